@@ -1,0 +1,126 @@
+/*! \file
+    \brief gemmkit C API: dense GEMM with BLAS semantics on host or device pointers.
+
+    C := alpha * op(A) * op(B) + beta * C, op(X) in {X, X^T, X^H}. All sizes, leading
+    dimensions and strides are 64-bit. Every call returns a status; on GK_INVALID_ARGUMENT
+    the context records the BLAS parameter index (CBLAS numbering: 1 = layout, 2 = transa,
+    3 = transb, 4 = m, 5 = n, 6 = k, 9 = lda, 11 = ldb, 14 = ldc) and a message, and nothing
+    is written.
+*/
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gk_status {
+  GK_SUCCESS = 0,
+  GK_INVALID_ARGUMENT = 1,   ///< a BLAS argument rule is broken; see gk_error_parameter()
+  GK_NOT_SUPPORTED = 2,      ///< valid call the selected backend cannot run (e.g. mixed pointers)
+  GK_NO_DEVICE = 3,          ///< a GPU was required but none is usable
+  GK_CUDA_ERROR = 4,         ///< the CUDA runtime reported an error; see gk_last_error()
+  GK_ALLOCATION_FAILED = 5,  ///< host or device memory could not be obtained
+  GK_INTERNAL_ERROR = 6,
+  GK_NOT_IMPLEMENTED = 7     ///< declared API whose implementation lands with a later issue
+} gk_status;
+
+typedef enum gk_layout { GK_COL_MAJOR = 0, GK_ROW_MAJOR = 1 } gk_layout;
+
+typedef enum gk_op {
+  GK_OP_N = 0,  ///< op(X) = X
+  GK_OP_T = 1,  ///< op(X) = X^T
+  GK_OP_C = 2   ///< op(X) = X^H (equals X^T for real data)
+} gk_op;
+
+typedef enum gk_backend {
+  GK_BACKEND_AUTO = 0,  ///< by pointer location: device pointers -> GPU, host pointers -> CPU
+  GK_BACKEND_CPU = 1,   ///< host pointers only, computed on the CPU
+  GK_BACKEND_GPU = 2    ///< device pointers only, computed on the GPU
+} gk_backend;
+
+typedef struct gk_context_st* gk_context;
+
+/// Creates a context on the current CUDA device (or a CPU-only context when no GPU exists).
+gk_status gk_create(gk_context* ctx);
+gk_status gk_destroy(gk_context ctx);
+
+/// The CUDA stream (cudaStream_t) GPU work is queued on; NULL is the legacy default stream.
+gk_status gk_set_stream(gk_context ctx, void* stream);
+gk_status gk_get_stream(gk_context ctx, void** stream);
+gk_status gk_set_device(gk_context ctx, int device);
+gk_status gk_get_device(gk_context ctx, int* device);
+/// Upper bound on device memory gemmkit may allocate for workspaces and staging (0 = no limit).
+gk_status gk_set_device_memory_budget(gk_context ctx, size_t bytes);
+gk_status gk_get_device_memory_budget(gk_context ctx, size_t* bytes);
+gk_status gk_set_backend(gk_context ctx, gk_backend backend);
+/// 0 = silent, 1 = notes (e.g. "no device: CPU path"), 2 = every dispatch decision. Printed to stderr.
+gk_status gk_set_verbosity(gk_context ctx, int level);
+/// Forces a registered variant by id (NULL or "" restores table-driven selection).
+gk_status gk_set_variant(gk_context ctx, const char* variant_id);
+/// Id of the variant that ran the last successful call on this context ("" if none).
+const char* gk_last_variant(gk_context ctx);
+
+/// Message of the last failed call on this context ("" after a success). Never NULL.
+const char* gk_last_error(gk_context ctx);
+/// BLAS parameter index of the last GK_INVALID_ARGUMENT (0 if none).
+int gk_error_parameter(gk_context ctx);
+const char* gk_status_string(gk_status status);
+
+/// 1 when gemmkit was built with CUDA and a device is usable, else 0.
+int gk_gpu_available(void);
+
+gk_status gk_dgemm(gk_context ctx, gk_layout layout, gk_op transa, gk_op transb, int64_t m, int64_t n,
+                   int64_t k, double alpha, const double* A, int64_t lda, const double* B, int64_t ldb,
+                   double beta, double* C, int64_t ldc);
+
+gk_status gk_sgemm(gk_context ctx, gk_layout layout, gk_op transa, gk_op transb, int64_t m, int64_t n,
+                   int64_t k, float alpha, const float* A, int64_t lda, const float* B, int64_t ldb,
+                   float beta, float* C, int64_t ldc);
+
+/// Strided batch: problem i uses A + i*stride_a, B + i*stride_b, C + i*stride_c. A stride of 0 for
+/// A or B broadcasts that operand; stride_c must keep the C windows disjoint.
+/// Parameter indices continue CBLAS numbering: 10 = stride_a, 13 = stride_b, 17 = stride_c, 18 = batch.
+gk_status gk_dgemm_strided_batched(gk_context ctx, gk_layout layout, gk_op transa, gk_op transb,
+                                   int64_t m, int64_t n, int64_t k, double alpha, const double* A,
+                                   int64_t lda, int64_t stride_a, const double* B, int64_t ldb,
+                                   int64_t stride_b, double beta, double* C, int64_t ldc,
+                                   int64_t stride_c, int64_t batch);
+gk_status gk_sgemm_strided_batched(gk_context ctx, gk_layout layout, gk_op transa, gk_op transb,
+                                   int64_t m, int64_t n, int64_t k, float alpha, const float* A,
+                                   int64_t lda, int64_t stride_a, const float* B, int64_t ldb,
+                                   int64_t stride_b, float beta, float* C, int64_t ldc,
+                                   int64_t stride_c, int64_t batch);
+
+/// Pointer-array batch: problem i uses A_array[i], B_array[i], C_array[i]. The arrays themselves
+/// live in host memory; the matrices they point to are all on the host or all on one device.
+gk_status gk_dgemm_batched(gk_context ctx, gk_layout layout, gk_op transa, gk_op transb, int64_t m,
+                           int64_t n, int64_t k, double alpha, const double* const* A_array,
+                           int64_t lda, const double* const* B_array, int64_t ldb, double beta,
+                           double* const* C_array, int64_t ldc, int64_t batch);
+gk_status gk_sgemm_batched(gk_context ctx, gk_layout layout, gk_op transa, gk_op transb, int64_t m,
+                           int64_t n, int64_t k, float alpha, const float* const* A_array,
+                           int64_t lda, const float* const* B_array, int64_t ldb, float beta,
+                           float* const* C_array, int64_t ldc, int64_t batch);
+
+/// Grouped (Batched-BLAS style): group g has group_size[g] problems sharing transa[g] ... ldc[g];
+/// problems are numbered consecutively across groups and use A_array[p], B_array[p], C_array[p].
+/// info (may be NULL) receives one status per problem; the call returns the first failure.
+gk_status gk_dgemm_grouped(gk_context ctx, gk_layout layout, const gk_op* transa, const gk_op* transb,
+                           const int64_t* m, const int64_t* n, const int64_t* k, const double* alpha,
+                           const double* const* A_array, const int64_t* lda,
+                           const double* const* B_array, const int64_t* ldb, const double* beta,
+                           double* const* C_array, const int64_t* ldc, int64_t group_count,
+                           const int64_t* group_size, gk_status* info);
+gk_status gk_sgemm_grouped(gk_context ctx, gk_layout layout, const gk_op* transa, const gk_op* transb,
+                           const int64_t* m, const int64_t* n, const int64_t* k, const float* alpha,
+                           const float* const* A_array, const int64_t* lda,
+                           const float* const* B_array, const int64_t* ldb, const float* beta,
+                           float* const* C_array, const int64_t* ldc, int64_t group_count,
+                           const int64_t* group_size, gk_status* info);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif

@@ -1,0 +1,21 @@
+/*! \file
+    \brief The device interface for a build without CUDA: no devices, every pointer is host memory.
+*/
+#include "core/device.hpp"
+#include "registry/registry.hpp"
+
+namespace gemmkit {
+
+int device_count() { return 0; }
+int compute_capability(int) { return 0; }
+MemoryLocation locate(void const*) { return MemoryLocation::kHost; }
+std::string use_device(int) { return "gemmkit was built without CUDA"; }
+std::string scale_c_device(GemmProblem const&, double, void*, ExecutionContext const&) {
+  return "gemmkit was built without CUDA";
+}
+std::string device_allocate(void**, std::size_t) { return "gemmkit was built without CUDA"; }
+void device_free(void*) {}
+
+void register_cuda_variants(Registry&) {}
+
+}  // namespace gemmkit

@@ -1,0 +1,135 @@
+/*! \file
+    \brief The dispatcher: special cases, pointer location, backend policy and variant selection.
+*/
+#include "core/dispatch.hpp"
+
+#include "core/device.hpp"
+#include "cpu/scale_c.hpp"
+#include "registry/registry.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace gemmkit {
+
+namespace {
+
+/// Chooses the backend from where C (and A, B when they are read) live and the context policy.
+gk_status choose_backend(gk_context_st& ctx, GemmArguments const& args, bool reads_ab, Backend* backend) {
+  MemoryLocation const c_place = locate(args.C);
+  if (reads_ab) {
+    if (locate(args.A) != c_place || locate(args.B) != c_place) {
+      return fail(ctx, GK_NOT_SUPPORTED,
+                  "A, B and C must all be host pointers or all device pointers (mixed locations given)");
+    }
+  }
+  *backend = c_place == MemoryLocation::kDevice ? Backend::kCuda : Backend::kCpu;
+  if (ctx.backend == GK_BACKEND_CPU && *backend == Backend::kCuda) {
+    return fail(ctx, GK_NOT_SUPPORTED, "backend policy is CPU but the operands are device pointers");
+  }
+  if (ctx.backend == GK_BACKEND_GPU && *backend == Backend::kCpu) {
+    if (device_count() == 0) return fail(ctx, GK_NO_DEVICE, "backend policy is GPU but no usable GPU was found");
+    return fail(ctx, GK_NOT_SUPPORTED,
+                "backend policy is GPU but the operands are host pointers (host-resident GPU GEMM is not built yet)");
+  }
+  if (*backend == Backend::kCpu && ctx.backend == GK_BACKEND_AUTO && device_count() == 0) {
+    note(ctx, 2, "no usable GPU: CPU path");
+  }
+  return GK_SUCCESS;
+}
+
+gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Backend backend, GemmVariant const** out) {
+  Registry const& registry = Registry::instance();
+  if (!ctx.forced_variant.empty()) {
+    GemmVariant const* v = registry.find(ctx.forced_variant);
+    if (v == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "no registered variant named '" + ctx.forced_variant + "'");
+    if (v->info().backend != backend || v->info().dtype != problem.dtype) {
+      return fail(ctx, GK_NOT_SUPPORTED,
+                  "forced variant '" + ctx.forced_variant + "' is for " + to_string(v->info().backend) + "/" +
+                      to_string(v->info().dtype) + ", the call needs " + to_string(backend) + "/" +
+                      to_string(problem.dtype));
+    }
+    if (v->can_implement(problem) != GK_SUCCESS) {
+      return fail(ctx, GK_NOT_SUPPORTED, "forced variant '" + ctx.forced_variant + "' cannot run this problem");
+    }
+    *out = v;
+    return GK_SUCCESS;
+  }
+  *out = registry.select(problem, backend);
+  if (*out == nullptr) {
+    return fail(ctx, GK_NOT_SUPPORTED,
+                std::string("no registered ") + to_string(backend) + " variant for " + to_string(problem.dtype) +
+                    " m=" + std::to_string(problem.m) + " n=" + std::to_string(problem.n) +
+                    " k=" + std::to_string(problem.k));
+  }
+  return GK_SUCCESS;
+}
+
+}  // namespace
+
+gk_status dispatch(gk_context_st& ctx, GemmArguments const& args) {
+  GemmProblem const& p = args.problem;
+  ctx.last_variant.clear();
+  if (p.m == 0 || p.n == 0 || p.batch == 0) return GK_SUCCESS;
+
+  bool const reads_ab = p.k > 0 && args.alpha != 0.0;
+  if (args.C == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "C is NULL", 13);
+  if (reads_ab && args.A == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "A is NULL", 8);
+  if (reads_ab && args.B == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "B is NULL", 10);
+
+  Backend backend{};
+  if (gk_status s = choose_backend(ctx, args, reads_ab, &backend); s != GK_SUCCESS) return s;
+
+  ExecutionContext const exec{ctx.stream, ctx.device};
+  if (backend == Backend::kCuda) {
+    if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
+  }
+
+  if (!reads_ab) {  // BLAS: C = beta*C, A and B not touched; beta = 0 writes zeros without reading C.
+    if (backend == Backend::kCpu) {
+      scale_c_host(p, args.beta, args.C);
+    } else if (std::string e = scale_c_device(p, args.beta, args.C, exec); !e.empty()) {
+      return fail(ctx, GK_CUDA_ERROR, e);
+    }
+    ctx.last_variant = "scale_c";
+    return GK_SUCCESS;
+  }
+
+  GemmVariant const* variant = nullptr;
+  if (gk_status s = pick_variant(ctx, p, backend, &variant); s != GK_SUCCESS) return s;
+  note(ctx, 2, "variant " + variant->info().id);
+
+  if (gk_status s = variant->initialize(exec); s != GK_SUCCESS) {
+    return fail(ctx, s, "variant '" + variant->info().id + "' failed to initialize");
+  }
+
+  std::size_t const ws_bytes = variant->workspace_bytes(p);
+  void* workspace = nullptr;
+  std::vector<unsigned char> host_workspace;
+  if (ws_bytes > 0) {
+    if (backend == Backend::kCpu) {
+      host_workspace.resize(ws_bytes);
+      workspace = host_workspace.data();
+    } else {
+      if (ctx.device_memory_budget != 0 && ws_bytes > ctx.device_memory_budget) {
+        return fail(ctx, GK_ALLOCATION_FAILED,
+                    "variant '" + variant->info().id + "' needs " + std::to_string(ws_bytes) +
+                        " bytes of workspace, over the device-memory budget of " +
+                        std::to_string(ctx.device_memory_budget));
+      }
+      if (std::string e = device_allocate(&workspace, ws_bytes); !e.empty()) {
+        return fail(ctx, GK_ALLOCATION_FAILED, e);
+      }
+    }
+  }
+  gk_status const s = variant->run(args, workspace, exec);
+  if (backend == Backend::kCuda && workspace != nullptr) device_free(workspace);
+  if (s != GK_SUCCESS) {
+    if (ctx.last_error.empty()) return fail(ctx, s, "variant '" + variant->info().id + "' failed");
+    return s;
+  }
+  ctx.last_variant = variant->info().id;
+  return GK_SUCCESS;
+}
+
+}  // namespace gemmkit

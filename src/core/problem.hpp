@@ -1,0 +1,58 @@
+/*! \file
+    \brief Internal description of one (strided-batched) GEMM, normalized to column-major.
+*/
+#pragma once
+
+#include <gemmkit/gemmkit.h>
+
+#include <cstdint>
+#include <string>
+
+namespace gemmkit {
+
+enum class Dtype { kF32, kF64 };
+enum class Backend { kCpu, kCuda };
+
+inline char const* to_string(Dtype dtype) { return dtype == Dtype::kF64 ? "f64" : "f32"; }
+inline char const* to_string(Backend backend) { return backend == Backend::kCpu ? "cpu" : "cuda"; }
+inline std::size_t size_of(Dtype dtype) { return dtype == Dtype::kF64 ? 8 : 4; }
+inline bool is_transposed(gk_op op) { return op != GK_OP_N; }
+inline char op_letter(gk_op op) { return op == GK_OP_N ? 'n' : (op == GK_OP_T ? 't' : 'c'); }
+
+/// Column-major problem: C(m x n) = alpha * op(A) * op(B) + beta * C, repeated batch times at the
+/// given element strides. Row-major calls are rewritten to this form before they get here.
+struct GemmProblem {
+  Dtype dtype = Dtype::kF64;
+  gk_op trans_a = GK_OP_N;
+  gk_op trans_b = GK_OP_N;
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t lda = 1, ldb = 1, ldc = 1;
+  std::int64_t batch = 1;
+  std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+
+  /// Rows and columns of A and B as stored (before op).
+  std::int64_t a_rows() const { return is_transposed(trans_a) ? k : m; }
+  std::int64_t a_cols() const { return is_transposed(trans_a) ? m : k; }
+  std::int64_t b_rows() const { return is_transposed(trans_b) ? n : k; }
+  std::int64_t b_cols() const { return is_transposed(trans_b) ? k : n; }
+  double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
+};
+
+/// A problem plus its scalars and operands. alpha/beta are held as double: float scalars
+/// round-trip exactly.
+struct GemmArguments {
+  GemmProblem problem;
+  double alpha = 1.0;
+  double beta = 0.0;
+  void const* A = nullptr;
+  void const* B = nullptr;
+  void* C = nullptr;
+};
+
+/// Where a variant runs: the CUDA stream (cudaStream_t) and device, unused on the CPU.
+struct ExecutionContext {
+  void* stream = nullptr;
+  int device = 0;
+};
+
+}  // namespace gemmkit

@@ -1,0 +1,50 @@
+/*! \file
+    \brief Kernel parameters shared by the ladder steps, and the op-aware element access they use.
+*/
+#pragma once
+
+#include "core/problem.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace gemmkit::ladder {
+
+/// Column-major operands of a strided batch, built once on the host from GemmArguments.
+template <typename T>
+struct Params {
+  std::int64_t m, n, k;
+  T alpha, beta;
+  T const* A;
+  std::int64_t lda, stride_a;
+  T const* B;
+  std::int64_t ldb, stride_b;
+  T* C;
+  std::int64_t ldc, stride_c;
+  std::int64_t batch;
+  bool trans_a, trans_b;
+};
+
+template <typename T>
+Params<T> make_params(GemmArguments const& args) {
+  GemmProblem const& p = args.problem;
+  return Params<T>{p.m,          p.n,
+                   p.k,          T(args.alpha),
+                   T(args.beta), static_cast<T const*>(args.A),
+                   p.lda,        p.stride_a,
+                   static_cast<T const*>(args.B), p.ldb,
+                   p.stride_b,   static_cast<T*>(args.C),
+                   p.ldc,        p.stride_c,
+                   p.batch,      is_transposed(p.trans_a),
+                   is_transposed(p.trans_b)};
+}
+
+/// Rows (x) and columns (y) of tiles and the batch (z) each wrapper walks with grid strides, so
+/// problems larger than the grid limits still map.
+inline dim3 tile_grid(std::int64_t tiles_m, std::int64_t tiles_n, std::int64_t batch) {
+  auto clamp = [](std::int64_t v, std::int64_t limit) { return unsigned(v < limit ? v : limit); };
+  return dim3(clamp(tiles_m, 2147483647), clamp(tiles_n, 65535), clamp(batch, 65535));
+}
+
+}  // namespace gemmkit::ladder

@@ -1,0 +1,45 @@
+/*! \file
+    \brief GemmVariant: the type-erased interface every kernel, ladder step and peer library implements.
+*/
+#pragma once
+
+#include "core/problem.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace gemmkit {
+
+/// What a variant is, for listing, filtering and benchmarking.
+enum class VariantKind {
+  kLadder,      ///< a step of the seeds' optimisation ladder (regression baseline)
+  kProduction,  ///< a gemmkit production kernel
+  kPeer,        ///< another library (cuBLAS, OpenBLAS) registered as a baseline
+  kReference    ///< higher-precision reference, for checks only
+};
+
+struct VariantInfo {
+  std::string id;        ///< spells the config, e.g. "dgemm_ladder02_tiled16"
+  Dtype dtype;
+  Backend backend;
+  VariantKind kind;
+  int min_sm = 0;        ///< lowest compute capability (major*10+minor) for CUDA variants
+  std::string summary;   ///< one line for `gemmkit-bench list`
+};
+
+/// Lifecycle per DESIGN.md: can_implement -> workspace_bytes -> initialize -> run. Implementations
+/// are stateless across calls (initialize does idempotent per-device setup), so one instance
+/// serves every context and thread.
+class GemmVariant {
+ public:
+  virtual ~GemmVariant() = default;
+  virtual VariantInfo const& info() const = 0;
+  /// GK_SUCCESS if this variant can run the problem, else GK_NOT_SUPPORTED (never a partial run).
+  virtual gk_status can_implement(GemmProblem const& problem) const = 0;
+  virtual std::size_t workspace_bytes(GemmProblem const&) const { return 0; }
+  virtual gk_status initialize(ExecutionContext const&) const { return GK_SUCCESS; }
+  /// Queues the whole (batched) GEMM. Arguments are already checked; k > 0 and alpha != 0 here.
+  virtual gk_status run(GemmArguments const& args, void* workspace, ExecutionContext const& exec) const = 0;
+};
+
+}  // namespace gemmkit
