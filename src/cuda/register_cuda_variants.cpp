@@ -21,7 +21,7 @@ void add_ladder_step(Registry& registry, std::string id, std::string summary,
       VariantInfo{std::move(id), dtype, Backend::kCuda, VariantKind::kLadder, kMinSm, std::move(summary)},
       FunctionVariant::CanImplement{},
       [launch](GemmArguments const& args, void*, ExecutionContext const& exec) {
-        return launch(ladder::make_params<T>(args), static_cast<cudaStream_t>(exec.stream)) == cudaSuccess
+        return launch(make_params<T>(args), static_cast<cudaStream_t>(exec.stream)) == cudaSuccess
                    ? GK_SUCCESS
                    : GK_CUDA_ERROR;
       },

@@ -1,7 +1,7 @@
 /*! \file
     \brief Ladder step 01: the naive GEMM, one thread per element of C, no reuse of A or B.
 */
-#include "cuda/ladder/epilogue.cuh"
+#include "cuda/gemm/epilogue.cuh"
 #include "cuda/ladder/ladder.hpp"
 
 namespace gemmkit::ladder {

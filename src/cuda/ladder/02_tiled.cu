@@ -1,7 +1,7 @@
 /*! \file
     \brief Ladder step 02 (seed 002): tiles of A and B staged in shared memory and reused kTile times.
 */
-#include "cuda/ladder/epilogue.cuh"
+#include "cuda/gemm/epilogue.cuh"
 #include "cuda/ladder/ladder.hpp"
 
 namespace gemmkit::ladder {

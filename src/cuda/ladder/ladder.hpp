@@ -3,11 +3,14 @@
 */
 #pragma once
 
-#include "cuda/ladder/ladder_params.hpp"
+#include "cuda/kernel_params.hpp"
 
 #include <cuda_runtime.h>
 
 namespace gemmkit::ladder {
+
+template <typename T>
+using Params = KernelParams<T>;
 
 /// Step 01: one thread per element of C, operands read straight from global memory.
 struct NaiveConfig {

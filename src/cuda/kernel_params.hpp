@@ -1,5 +1,5 @@
 /*! \file
-    \brief Kernel parameters shared by the ladder steps, and the op-aware element access they use.
+    \brief Parameters every GEMM kernel receives: the column-major strided batch, built on the host.
 */
 #pragma once
 
@@ -9,11 +9,11 @@
 
 #include <cstdint>
 
-namespace gemmkit::ladder {
+namespace gemmkit {
 
 /// Column-major operands of a strided batch, built once on the host from GemmArguments.
 template <typename T>
-struct Params {
+struct KernelParams {
   std::int64_t m, n, k;
   T alpha, beta;
   T const* A;
@@ -27,9 +27,9 @@ struct Params {
 };
 
 template <typename T>
-Params<T> make_params(GemmArguments const& args) {
+KernelParams<T> make_params(GemmArguments const& args) {
   GemmProblem const& p = args.problem;
-  return Params<T>{p.m,          p.n,
+  return KernelParams<T>{p.m,          p.n,
                    p.k,          T(args.alpha),
                    T(args.beta), static_cast<T const*>(args.A),
                    p.lda,        p.stride_a,
@@ -47,4 +47,4 @@ inline dim3 tile_grid(std::int64_t tiles_m, std::int64_t tiles_n, std::int64_t b
   return dim3(clamp(tiles_m, 2147483647), clamp(tiles_n, 65535), clamp(batch, 65535));
 }
 
-}  // namespace gemmkit::ladder
+}  // namespace gemmkit

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The one GPU run: build on the device, run every test (the `gpu` label included), compute-sanitizer
+# memcheck on the GPU test binary and racecheck on a subset, then the benchmarks. Results land in
+# $OUT (device tool) or ./device-out. Prepare once here with scripts/stage-device-deps.sh, then:
+#   run(command="bench/device.sh", carry=[".deps"])
+# Steps to run can be narrowed: GEMMKIT_DEVICE_STEPS="build test memcheck racecheck tour dgemm".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-$PWD/device-out}"
+mkdir -p "$out"
+steps="${GEMMKIT_DEVICE_STEPS:-build test memcheck racecheck tour dgemm}"
+build=build-device
+log="$out/device.log"
+export LD_LIBRARY_PATH="$PWD/.deps/openblas/lib:${LD_LIBRARY_PATH:-}"
+export PATH="/usr/local/cuda/bin:$PATH"
+status=0
+want() { [[ " $steps " == *" $1 "* ]]; }
+stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
+
+{
+  stage machine
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total --format=csv
+  nvcc --version | tail -2
+  cmake --version | head -1
+
+  if want build; then
+    stage build
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_DEPS_DIR="$PWD/.deps" >/dev/null || exit 1
+    cmake --build "$build" -j "$(nproc)" 2>&1 | grep -E "error|warning|FAILED" ; [[ ${PIPESTATUS[0]} -eq 0 ]] || exit 1
+  fi
+  bench_bin="$build/tools/gemmkit-bench/gemmkit-bench"
+  gpu_tests="$build/tests/gemmkit_gpu_tests"
+
+  if want test; then
+    stage "ctest (all labels)"
+    ctest --test-dir "$build" -j 8 --output-on-failure > "$out/ctest.log" 2>&1 || status=1
+    tail -15 "$out/ctest.log"
+  fi
+  if want memcheck; then
+    stage "compute-sanitizer memcheck on the GPU test binary"
+    compute-sanitizer --tool memcheck --error-exitcode 3 "$gpu_tests" > "$out/memcheck.log" 2>&1 || status=1
+    grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck.log" | tail -5
+  fi
+  if want racecheck; then
+    stage "compute-sanitizer racecheck on a subset"
+    compute-sanitizer --tool racecheck --error-exitcode 3 "$gpu_tests" --gtest_filter="${GEMMKIT_RACECHECK_FILTER:-*ladder02*:*Determinism*}" \
+      > "$out/racecheck.log" 2>&1 || status=1
+    grep -E "ERROR SUMMARY|RACE|PASSED|FAILED" "$out/racecheck.log" | tail -5
+  fi
+  if want tour; then
+    stage "gemmkit-bench tour"
+    "$bench_bin" tour --json "$out/tour.jsonl" || status=1
+  fi
+  if want dgemm; then
+    stage "gemmkit-bench gemm --suite dgemm"
+    "$bench_bin" gemm --suite dgemm --json "$out/dgemm.jsonl" || status=1
+  fi
+  stage "done, status $status"
+  exit "$status"
+} 2>&1 | tee "$log"
+exit "${PIPESTATUS[0]}"

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Copies what the device machine lacks (it has CUDA and CMake but no apt access) into .deps/,
+# which bench/device.sh builds against: GoogleTest sources and the OpenBLAS runtime with its
+# Fortran runtime. .deps/ is git-ignored and travels with `run`'s carry.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh base
+rm -rf .deps && mkdir -p .deps/openblas/include .deps/openblas/lib
+cp -r /usr/src/googletest .deps/googletest
+openblas_include=/usr/include/x86_64-linux-gnu/openblas-pthread
+openblas_lib=/usr/lib/x86_64-linux-gnu/openblas-pthread
+cp "$openblas_include"/{cblas.h,openblas_config.h} .deps/openblas/include/
+cp -L "$openblas_lib/libopenblas.so.0" .deps/openblas/lib/libopenblas.so.0
+ln -s libopenblas.so.0 .deps/openblas/lib/libopenblas.so
+cp -L /usr/lib/x86_64-linux-gnu/libgfortran.so.5 /usr/lib/x86_64-linux-gnu/libquadmath.so.0 .deps/openblas/lib/
+du -sh .deps
