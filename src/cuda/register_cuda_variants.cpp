@@ -2,6 +2,7 @@
     \brief Registers every CUDA variant this build has: the ladder steps and the cuBLAS peer.
 */
 #include "core/device.hpp"
+#include "cuda/gemm/dgemm_tensorop.hpp"
 #include "cuda/ladder/ladder.hpp"
 #include "cuda/peers/cublas_gemm.hpp"
 #include "registry/function_variant.hpp"
@@ -11,15 +12,16 @@ namespace gemmkit {
 
 namespace {
 
-/// Adds one ladder step for T: the launcher gets Params built from the arguments.
+constexpr int kMinSm = 80;  // the build carries sm_80 and sm_90a machine code
+
+/// Adds one kernel for T: the launcher gets KernelParams built from the arguments.
 template <typename T>
-void add_ladder_step(Registry& registry, std::string id, std::string summary,
-                     cudaError_t (*launch)(ladder::Params<T> const&, cudaStream_t)) {
+void add_kernel(Registry& registry, std::string id, VariantKind kind, std::string summary,
+                cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t),
+                FunctionVariant::CanImplement can_implement = {}) {
   constexpr Dtype dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
-  constexpr int kMinSm = 80;  // the build carries sm_80 and sm_90a machine code
   registry.add(std::make_unique<FunctionVariant>(
-      VariantInfo{std::move(id), dtype, Backend::kCuda, VariantKind::kLadder, kMinSm, std::move(summary)},
-      FunctionVariant::CanImplement{},
+      VariantInfo{std::move(id), dtype, Backend::kCuda, kind, kMinSm, std::move(summary)}, std::move(can_implement),
       [launch](GemmArguments const& args, void*, ExecutionContext const& exec) {
         return launch(make_params<T>(args), static_cast<cudaStream_t>(exec.stream)) == cudaSuccess
                    ? GK_SUCCESS
@@ -30,16 +32,26 @@ void add_ladder_step(Registry& registry, std::string id, std::string summary,
       }));
 }
 
+template <typename Cfg>
+void add_dgemm_tensorop(Registry& registry) {
+  add_kernel<double>(registry, "dgemm_tensorop_" + Cfg::name(), VariantKind::kProduction,
+                     "FP64 tensor cores (m16n8k16 on sm_90, m8n8k4 on sm_80), cp.async ring",
+                     gemm::launch_dgemm_tensorop<Cfg>, gemm::dgemm_tensorop_can_implement<Cfg>);
+}
+
 }  // namespace
 
 void register_cuda_variants(Registry& registry) {
   using ladder::TiledConfig;
-  add_ladder_step<double>(registry, "dgemm_ladder01_naive", "one thread per C element", ladder::launch_naive<double>);
-  add_ladder_step<float>(registry, "sgemm_ladder01_naive", "one thread per C element", ladder::launch_naive<float>);
-  add_ladder_step<double>(registry, "dgemm_ladder02_tiled16", "seed 002 shared-memory tiles 16x16",
-                          ladder::launch_tiled<double, TiledConfig<16>>);
-  add_ladder_step<float>(registry, "sgemm_ladder02_tiled16", "seed 002 shared-memory tiles 16x16",
-                         ladder::launch_tiled<float, TiledConfig<16>>);
+  constexpr auto kLadder = VariantKind::kLadder;
+  add_kernel<double>(registry, "dgemm_ladder01_naive", kLadder, "one thread per C element", ladder::launch_naive<double>);
+  add_kernel<float>(registry, "sgemm_ladder01_naive", kLadder, "one thread per C element", ladder::launch_naive<float>);
+  add_kernel<double>(registry, "dgemm_ladder02_tiled16", kLadder, "seed 002 shared-memory tiles 16x16",
+                     ladder::launch_tiled<double, TiledConfig<16>>);
+  add_kernel<float>(registry, "sgemm_ladder02_tiled16", kLadder, "seed 002 shared-memory tiles 16x16",
+                    ladder::launch_tiled<float, TiledConfig<16>>);
+  add_dgemm_tensorop<gemm::DgemmTile128x128>(registry);
+  add_dgemm_tensorop<gemm::DgemmTile64x64>(registry);
   register_cublas_variants(registry);
 }
 

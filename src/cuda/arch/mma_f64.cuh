@@ -1,0 +1,40 @@
+/*! \file
+    \brief FP64 tensor-core MMA: D(16x8) += A(16x16) * B(16x8), one warp.
+
+    Fragment layout per lane (g = lane / 4, t = lane % 4), the PTX ISA's for m16n8k16 .f64:
+      a[i]: A(g + 8*(i%2), t + 4*(i/2)), i < 8
+      b[i]: B(t + 4*i, g),               i < 4
+      c[i]: C(g + 8*(i/2), 2*t + i%2),   i < 4
+    On sm_90 this is one `mma.sync.m16n8k16`. On sm_80 the same fragments feed eight
+    `mma.sync.m8n8k4` (rows block r, k block q use a[2q+r], b[q], c[2r..2r+1]), so one kernel
+    source serves both.
+*/
+#pragma once
+
+namespace gemmkit::arch {
+
+__device__ __forceinline__ void mma_f64_m16n8k16(double (&c)[4], double const (&a)[8], double const (&b)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
+      : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
+        "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                   : "+d"(c[2 * r]), "+d"(c[2 * r + 1])
+                   : "d"(a[2 * q + r]), "d"(b[q]));
+    }
+  }
+#else
+  // Below sm_80 there is no FP64 MMA; kernels using this are never launched there (min_sm = 80).
+  __trap();
+#endif
+}
+
+}  // namespace gemmkit::arch
