@@ -1,0 +1,270 @@
+/*! \file
+    \brief The gemm suite: which cases to run, and the table, JSON lines and summary they produce.
+*/
+#include "gemm_suite.hpp"
+
+#include "registry/registry.hpp"
+#include "table_printer.hpp"
+
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace gemmkit::bench {
+
+namespace {
+
+double gflops_of(double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : kNotMeasured; }
+
+/// Progress on stderr: overwritten in place on a terminal, one line per case in a log.
+class Progress {
+ public:
+  Progress() : tty_(isatty(fileno(stderr)) != 0) {}
+  void show(std::string const& text) {
+    if (tty_) std::fprintf(stderr, "\r%s\033[K", text.c_str());
+    else std::fprintf(stderr, "%s\n", text.c_str());
+    std::fflush(stderr);
+  }
+  void clear() {
+    if (tty_) std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool tty_;
+};
+
+std::string verify_cell(Verification const& v) {
+  switch (v.verdict) {
+    case Verdict::kPassed: return "yes";
+    case Verdict::kFailed: return "FAIL";
+    case Verdict::kSkipped: return "skipped";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Bound peak_for(MachineInfo const& machine, Backend backend, Dtype dtype, std::optional<double> peak_override) {
+  if (peak_override) return {*peak_override, "--peak-gflops"};
+  if (backend != Backend::kCuda || !machine.gpu) return {};
+  GpuInfo const& gpu = *machine.gpu;
+  // DESIGN.md "Measured anchors": H100 80GB HBM3 SXM (132 SMs). Other H100 forms (PCIe, 114 SMs)
+  // have other peaks and get none rather than a wrong one.
+  if (gpu.name.find("H100") != std::string::npos && gpu.sm_count == 132) {
+    if (dtype == Dtype::kF64) return {66600, "H100 SXM FP64 tensor-core peak, measured (DESIGN.md anchors)"};
+    return {64500, "H100 SXM FP32 FMA peak, measured (DESIGN.md anchors)"};
+  }
+  return {};
+}
+
+std::vector<ShapeSpec> default_gemm_shapes(Backend backend) {
+  std::vector<ShapeSpec> shapes;
+  if (backend == Backend::kCuda) {
+    for (std::int64_t n : {256, 512, 1024, 2048, 4096, 8192}) shapes.push_back({n, n, n, std::nullopt});
+    for (std::int64_t n : {4095, 4097}) shapes.push_back({n, n, n, std::nullopt});
+    shapes.push_back({16384, 16384, 256, std::nullopt});  // rank-k update
+  } else {
+    for (std::int64_t n : {128, 256, 512, 1024}) shapes.push_back({n, n, n, std::nullopt});
+    for (std::int64_t n : {511, 1023}) shapes.push_back({n, n, n, std::nullopt});
+    shapes.push_back({2048, 2048, 128, std::nullopt});
+  }
+  return shapes;
+}
+
+std::vector<std::string> match_variants(std::string const& glob, Dtype dtype, Backend backend) {
+  std::vector<std::string> ids;
+  for (GemmVariant const* v : Registry::instance().variants()) {
+    VariantInfo const& info = v->info();
+    if (info.dtype != dtype || info.backend != backend) continue;
+    if (info.kind == VariantKind::kReference && info.id != glob) continue;
+    if (fnmatch(glob.c_str(), info.id.c_str(), 0) == 0) ids.push_back(info.id);
+  }
+  return ids;
+}
+
+void GemmReporter::run_section(std::string const& title, std::string const& section,
+                               std::vector<GemmCase> const& cases, GemmRunner& runner) {
+  bool const gpu_columns = !cases.empty() && cases.front().backend == Backend::kCuda;
+  std::printf("\n%s\n", title.c_str());
+  std::vector<TableColumn> columns = {
+      {"dtype", 5, true}, {"m", 5}, {"n", 5}, {"k", 5}, {"tr", 2, true}, {"variant", 24, true},
+      {"GF/s", 7}, {"ms med", 8}, {"ms min", 8}, {"ms max", 8}, {"peer", 8, true}, {"peer GF/s", 9},
+      {"ratio", 6}, {"%peak", 5}};
+  if (gpu_columns) columns.push_back({"graph x", 7});
+  columns.push_back({"verified", 8, true});
+  TablePrinter table(columns);
+  table.print_header();
+
+  Progress progress;
+  std::vector<std::pair<std::string, std::vector<double>>> log_ratios;  // per "dtype vs peer", in order seen
+  int const total = int(cases.size());
+  for (int i = 0; i < total; ++i) {
+    GemmCase const& c = cases[std::size_t(i)];
+    progress.show(format("[%*d/%d] %s %lldx%lldx%lld %s %s...", int(std::to_string(total).size()), i + 1, total,
+                         c.dtype == Dtype::kF64 ? "dgemm" : "sgemm", (long long)c.m, (long long)c.n, (long long)c.k,
+                         c.trans().c_str(), c.forced_variant.c_str()));
+    CaseResult const r = runner.run(c);
+    progress.clear();
+
+    std::vector<std::string> cells = {to_string(c.dtype), std::to_string(c.m), std::to_string(c.n),
+                                      std::to_string(c.k), c.trans()};
+    if (r.status != CaseStatus::kOk) {
+      cells.push_back((r.status == CaseStatus::kSkipped ? "skipped: " : "ERROR: ") +
+                      (c.forced_variant.empty() ? std::string() : c.forced_variant + ": ") + r.message);
+    } else {
+      double const flops = c.flops();
+      double const gf = gflops_of(flops, r.gemmkit.time.median);
+      double const peer_gf = r.peer.measured() ? gflops_of(flops, r.peer.time.median) : kNotMeasured;
+      double const ratio = gf / peer_gf;
+      Bound const bound = peak_for(machine_, c.backend, c.dtype, peak_override_);
+      double const graph_ratio = r.peer.graph_ms / r.gemmkit.graph_ms;  // NaN unless both were replayed
+      std::string verified = verify_cell(r.verify);
+      if (r.verify.verdict != Verdict::kSkipped && r.verify.columns < c.n) verified += "*";
+      cells.insert(cells.end(),
+                   {r.gemmkit.variant, format_gflops(gf), format_ms(r.gemmkit.time.median),
+                    format_ms(r.gemmkit.time.min), format_ms(r.gemmkit.time.max),
+                    r.peer_name.empty() ? "-" : r.peer_name, format_gflops(peer_gf), format_ratio(ratio),
+                    std::isfinite(bound.gflops) ? format("%.1f", 100 * gf / bound.gflops) : "-"});
+      if (gpu_columns) cells.push_back(format_ratio(graph_ratio));
+      cells.push_back(verified);
+      if (std::isfinite(ratio) && ratio > 0) {
+        std::string const key = std::string(to_string(c.dtype)) + " vs " + r.peer_name;
+        auto it = std::find_if(log_ratios.begin(), log_ratios.end(), [&](auto const& e) { return e.first == key; });
+        if (it == log_ratios.end()) it = log_ratios.insert(log_ratios.end(), {key, {}});
+        it->second.push_back(std::log(ratio));
+      }
+    }
+    table.print_row(cells);
+    report(r, section, runner.settings());
+  }
+  for (auto const& [key, logs] : log_ratios) {
+    double sum = 0;
+    for (double l : logs) sum += l;
+    std::printf("geometric mean of ratio (gemmkit / peer), %s: %.3f over %zu cases\n", key.c_str(),
+                std::exp(sum / double(logs.size())), logs.size());
+  }
+}
+
+void GemmReporter::report(CaseResult const& r, std::string const& section, RunSettings const& settings) {
+  ++summary_.cases;
+  switch (r.status) {
+    case CaseStatus::kOk: ++summary_.ok; break;
+    case CaseStatus::kSkipped: ++summary_.skipped; break;
+    case CaseStatus::kError: ++summary_.errors; break;
+  }
+  if (r.status == CaseStatus::kOk) {
+    switch (r.verify.verdict) {
+      case Verdict::kPassed:
+        ++summary_.verify_passed;
+        if (r.verify.columns < r.spec.n) ++summary_.verify_sampled;
+        break;
+      case Verdict::kFailed: ++summary_.verify_failed; break;
+      case Verdict::kSkipped: ++summary_.verify_skipped; break;
+    }
+  }
+  if (json_ != nullptr && json_->is_open()) json_->write(json_row(r, section, settings));
+}
+
+JsonObject GemmReporter::json_row(CaseResult const& r, std::string const& section,
+                                  RunSettings const& settings) const {
+  GemmCase const& c = r.spec;
+  bool const ok = r.status == CaseStatus::kOk;
+  double const flops = c.flops();
+  double const gf = ok ? gflops_of(flops, r.gemmkit.time.median) : kNotMeasured;
+  double const peer_gf = ok && r.peer.measured() ? gflops_of(flops, r.peer.time.median) : kNotMeasured;
+  Bound const bound = peak_for(machine_, c.backend, c.dtype, peak_override_);
+  bool const on_gpu = c.backend == Backend::kCuda && machine_.gpu.has_value();
+
+  JsonObject row;
+  row.add_string("suite", suite_);
+  if (!section.empty()) row.add_string("section", section);
+  row.add_string("case", c.name())
+      .add_string("dtype", to_string(c.dtype))
+      .add_int("m", c.m)
+      .add_int("n", c.n)
+      .add_int("k", c.k)
+      .add_int("batch", 1)
+      .add_string("trans", c.trans())
+      .add_string("variant", ok ? r.gemmkit.variant : c.forced_variant)
+      .add_bool("variant_forced", !c.forced_variant.empty())
+      .add_string("backend", to_string(c.backend))
+      .add_number("gflops", gf)
+      .add_number("time_ms", r.gemmkit.time.median)
+      .add_number("time_min_ms", r.gemmkit.time.min)
+      .add_number("time_max_ms", r.gemmkit.time.max)
+      .add_int("calls_per_rep", r.gemmkit.calls_per_rep)
+      .add_int("reps", settings.reps)
+      .add_int("warmup", settings.warmup);
+  if (r.peer_name.empty()) row.add_null("peer").add_null("peer_variant");
+  else row.add_string("peer", r.peer_name).add_string("peer_variant", r.peer.variant);
+  row.add_number("peer_gflops", peer_gf)
+      .add_number("peer_time_ms", r.peer.time.median)
+      .add_number("peer_time_min_ms", r.peer.time.min)
+      .add_number("peer_time_max_ms", r.peer.time.max)
+      .add_int("peer_calls_per_rep", r.peer.calls_per_rep)
+      .add_number("ratio", gf / peer_gf);
+  if (ok && on_gpu && std::max({c.m, c.n, c.k}) <= kGraphMaxSize && settings.graph) {
+    row.add_number("time_graph_ms", r.gemmkit.graph_ms)
+        .add_number("peer_time_graph_ms", r.peer.graph_ms)
+        .add_number("ratio_graph", r.peer.graph_ms / r.gemmkit.graph_ms);
+    std::string note = r.gemmkit.graph_note;
+    if (!r.peer.graph_note.empty()) note += (note.empty() ? "peer: " : "; peer: ") + r.peer.graph_note;
+    if (!note.empty()) row.add_string("graph_note", note);
+  }
+  if (std::isfinite(bound.gflops)) {
+    row.add_number("bound_gflops", bound.gflops).add_number("pct_bound", 100 * gf / bound.gflops);
+    row.add_string("bound_source", bound.source);
+  } else {
+    row.add_null("bound_gflops").add_null("pct_bound");
+  }
+  Verification const& v = r.verify;
+  if (ok && v.verdict == Verdict::kPassed) row.add_bool("verified", true);
+  else if (ok && v.verdict == Verdict::kFailed) row.add_bool("verified", false);
+  else row.add_string("verified", "skipped");
+  row.add_number("verify_error", v.error)
+      .add_number("verify_threshold", v.threshold)
+      .add_int("verify_columns", v.columns);
+  if (!v.note.empty()) row.add_string("verify_note", v.note);
+  row.add_number("alpha", settings.alpha).add_number("beta", settings.beta);
+  row.add_string("status", r.status == CaseStatus::kOk ? "ok" : (r.status == CaseStatus::kSkipped ? "skipped" : "error"));
+  if (!r.message.empty()) row.add_string("message", r.message);
+
+  JsonObject clocks;
+  if (on_gpu) {
+    GpuInfo const& gpu = *machine_.gpu;
+    row.add_string("device", gpu.name).add_string("device_short", short_device_name(gpu.name));
+    clocks.add_int("sm_max_mhz", gpu.sm_clock_max_mhz).add_int("mem_max_mhz", gpu.mem_clock_max_mhz);
+    if (r.gemmkit.sm_clock_mhz) clocks.add_int("sm_mhz_after_run", *r.gemmkit.sm_clock_mhz);
+    else clocks.add_null("sm_mhz_after_run");
+    row.add_object("clocks", clocks)
+        .add_string("driver", machine_.driver)
+        .add_string("cuda_runtime", machine_.runtime)
+        .add_int("compute_capability", gpu.compute_capability)
+        .add_int("sm_count", gpu.sm_count);
+  } else {
+    row.add_string("device", machine_.cpu_model).add_string("device_short", short_device_name(machine_.cpu_model));
+    if (machine_.cpu_mhz > 0) clocks.add_number("cpu_mhz", machine_.cpu_mhz);
+    else clocks.add_null("cpu_mhz");
+    row.add_object("clocks", clocks).add_string("driver", "none");
+  }
+  row.add_string("host_cpu", machine_.cpu_model)
+      .add_int("host_threads", machine_.cpu_threads)
+      .add_string("commit", machine_.commit)
+      .add_string("commit_source", machine_.commit_source)
+      .add_string("date", iso_utc_now());
+  return row;
+}
+
+void GemmReporter::print_summary() const {
+  SuiteSummary const& s = summary_;
+  std::printf("\nresult: %d case%s: %d measured, %d skipped, %d error%s; verification: %d passed", s.cases,
+              s.cases == 1 ? "" : "s", s.ok, s.skipped, s.errors, s.errors == 1 ? "" : "s", s.verify_passed);
+  if (s.verify_sampled > 0) std::printf(" (%d of them on a random sample of columns, marked *)", s.verify_sampled);
+  std::printf(", %d FAILED, %d not checked\n", s.verify_failed, s.verify_skipped);
+}
+
+}  // namespace gemmkit::bench

@@ -1,0 +1,67 @@
+/*! \file
+    \brief The gemm suite: which cases to run, and the table, JSON lines and summary they produce.
+*/
+#pragma once
+
+#include "gemm_runner.hpp"
+#include "json_writer.hpp"
+#include "machine_info.hpp"
+#include "options.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gemmkit::bench {
+
+/// The bound a row's GFLOP/s is compared against, and where the number comes from.
+struct Bound {
+  double gflops = kNotMeasured;
+  std::string source;
+};
+
+/// --peak-gflops when given; else the measured anchors of DESIGN.md for an H100 SXM; else none.
+/// Never a guess: a CPU has no default (OpenBLAS's own rate is not a peak).
+Bound peak_for(MachineInfo const& machine, Backend backend, Dtype dtype, std::optional<double> peak_override);
+
+/// The default shape set of `gemm` (suites dgemm/sgemm, or no sizes given) for a backend.
+std::vector<ShapeSpec> default_gemm_shapes(Backend backend);
+
+/// Registry ids matching a glob (fnmatch) for a dtype and backend. Reference variants only match
+/// when named exactly: they exist for checks and take minutes at benchmark sizes.
+std::vector<std::string> match_variants(std::string const& glob, Dtype dtype, Backend backend);
+
+/// Counts over everything reported, for the closing line and the exit code.
+struct SuiteSummary {
+  int cases = 0, ok = 0, skipped = 0, errors = 0;
+  int verify_passed = 0, verify_sampled = 0, verify_failed = 0, verify_skipped = 0;
+  bool failed() const { return errors > 0 || verify_failed > 0; }
+};
+
+/// Prints rows as they come (table on stdout, progress on stderr) and appends JSON lines.
+class GemmReporter {
+ public:
+  GemmReporter(std::string suite, MachineInfo const& machine, std::optional<double> peak_override,
+               JsonLinesFile* json)
+      : suite_(std::move(suite)), machine_(machine), peak_override_(peak_override), json_(json) {}
+
+  /// Runs `cases` under a heading, one table for the section, and prints its geometric mean ratio.
+  /// `section` tags the JSON rows ("" for none).
+  void run_section(std::string const& title, std::string const& section, std::vector<GemmCase> const& cases,
+                   GemmRunner& runner);
+
+  SuiteSummary const& summary() const { return summary_; }
+  void print_summary() const;
+
+ private:
+  void report(CaseResult const& result, std::string const& section, RunSettings const& settings);
+  JsonObject json_row(CaseResult const& result, std::string const& section, RunSettings const& settings) const;
+
+  std::string suite_;
+  MachineInfo const& machine_;
+  std::optional<double> peak_override_;
+  JsonLinesFile* json_;
+  SuiteSummary summary_;
+};
+
+}  // namespace gemmkit::bench

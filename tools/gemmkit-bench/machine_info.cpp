@@ -1,0 +1,223 @@
+/*! \file
+    \brief What a result row records about where it ran: device, clocks, driver, commit, date.
+*/
+#include "machine_info.hpp"
+
+#include <gemmkit/gemmkit.h>
+
+#include <dlfcn.h>
+
+#include <array>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+#if GEMMKIT_WITH_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#ifndef GEMMKIT_BENCH_SOURCE_DIR
+#define GEMMKIT_BENCH_SOURCE_DIR ""
+#endif
+#ifndef GEMMKIT_BENCH_CONFIGURE_COMMIT
+#define GEMMKIT_BENCH_CONFIGURE_COMMIT ""
+#endif
+
+namespace gemmkit::bench {
+
+namespace {
+
+std::string trim(std::string s) {
+  auto const first = s.find_first_not_of(" \t\r\n");
+  auto const last = s.find_last_not_of(" \t\r\n");
+  return first == std::string::npos ? std::string() : s.substr(first, last - first + 1);
+}
+
+/// The value of the first "key : value" line of /proc/cpuinfo with this key, or "".
+std::string cpuinfo_field(std::string const& key) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    auto const colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    if (trim(line.substr(0, colon)) == key) return trim(line.substr(colon + 1));
+  }
+  return {};
+}
+
+/// First line printed by a shell command, or "" when it fails.
+std::string first_line_of(std::string const& command) {
+  std::FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return {};
+  std::array<char, 256> buffer{};
+  std::string out;
+  if (std::fgets(buffer.data(), int(buffer.size()), pipe) != nullptr) out = trim(buffer.data());
+  int const status = pclose(pipe);
+  return status == 0 ? out : std::string();
+}
+
+/// The commit being measured: git at run time beats a value frozen when CMake configured.
+void find_commit(MachineInfo& info) {
+  std::string const source_dir = GEMMKIT_BENCH_SOURCE_DIR;
+  if (!source_dir.empty() && source_dir.find('\'') == std::string::npos) {
+    std::string const hash = first_line_of("git -C '" + source_dir + "' rev-parse --short HEAD 2>/dev/null");
+    if (!hash.empty()) {
+      info.commit = hash;
+      info.commit_source = "git";
+      return;
+    }
+  }
+  if (char const* env = std::getenv("GEMMKIT_COMMIT"); env != nullptr && *env != '\0') {
+    info.commit = env;
+    info.commit_source = "env GEMMKIT_COMMIT";
+    return;
+  }
+  if (std::string const configured = GEMMKIT_BENCH_CONFIGURE_COMMIT; !configured.empty()) {
+    info.commit = configured;
+    info.commit_source = "configure";
+    return;
+  }
+  info.commit = "unknown";
+  info.commit_source = "none";
+}
+
+#if GEMMKIT_WITH_CUDA
+std::string version_text(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+#endif
+
+/// NVML entry points, resolved once with dlopen so gemmkit-bench runs where NVML is absent.
+struct Nvml {
+  using Init = int (*)();
+  using HandleByBusId = int (*)(char const*, void**);
+  using ClockInfo = int (*)(void*, int, unsigned int*);
+  HandleByBusId handle_by_bus_id = nullptr;
+  ClockInfo clock_info = nullptr;
+  bool ok = false;
+
+  static Nvml const& instance() {
+    static Nvml const nvml = [] {
+      Nvml n;
+      void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+      if (lib == nullptr) return n;
+      auto init = reinterpret_cast<Init>(dlsym(lib, "nvmlInit_v2"));
+      n.handle_by_bus_id = reinterpret_cast<HandleByBusId>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+      n.clock_info = reinterpret_cast<ClockInfo>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+      n.ok = init != nullptr && n.handle_by_bus_id != nullptr && n.clock_info != nullptr && init() == 0;
+      return n;
+    }();
+    return nvml;
+  }
+};
+
+}  // namespace
+
+MachineInfo collect_machine_info(int device, bool use_gpu) {
+  MachineInfo info;
+  info.cpu_model = cpuinfo_field("model name");
+  if (info.cpu_model.empty()) info.cpu_model = "unknown CPU";
+  std::string const mhz = cpuinfo_field("cpu MHz");
+  info.cpu_mhz = mhz.empty() ? 0.0 : std::atof(mhz.c_str());
+  info.cpu_threads = int(std::thread::hardware_concurrency());
+  find_commit(info);
+
+#if GEMMKIT_WITH_CUDA
+  info.cuda_built = true;
+  int runtime = 0;
+  if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) info.runtime = version_text(runtime);
+  if (!use_gpu) {
+    info.no_gpu_reason = "--cpu given";
+    return info;
+  }
+  if (gk_gpu_available() == 0) {
+    info.no_gpu_reason = "no CUDA device";
+    return info;
+  }
+  int count = 0;
+  cudaGetDeviceCount(&count);
+  if (device < 0 || device >= count) {
+    info.no_gpu_reason = "device " + std::to_string(device) + " does not exist (" + std::to_string(count) + " found)";
+    return info;
+  }
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) == cudaSuccess) info.driver = version_text(driver);
+  GpuInfo gpu;
+  gpu.index = device;
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
+    gpu.name = prop.name;
+    gpu.compute_capability = prop.major * 10 + prop.minor;
+    gpu.sm_count = prop.multiProcessorCount;
+    gpu.memory_bytes = prop.totalGlobalMem;
+  }
+  int khz = 0;
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device) == cudaSuccess) gpu.sm_clock_max_mhz = khz / 1000;
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device) == cudaSuccess) {
+    gpu.mem_clock_max_mhz = khz / 1000;
+  }
+  char bus_id[32] = {};
+  if (cudaDeviceGetPCIBusId(bus_id, int(sizeof(bus_id)), device) == cudaSuccess) gpu.pci_bus_id = bus_id;
+  cudaGetLastError();
+  info.gpu = gpu;
+#else
+  (void)device;
+  info.no_gpu_reason = use_gpu ? "gemmkit built without CUDA" : "--cpu given";
+#endif
+  return info;
+}
+
+std::optional<int> current_sm_clock_mhz(std::string const& pci_bus_id) {
+  Nvml const& nvml = Nvml::instance();
+  if (!nvml.ok || pci_bus_id.empty()) return std::nullopt;
+  void* handle = nullptr;
+  if (nvml.handle_by_bus_id(pci_bus_id.c_str(), &handle) != 0) return std::nullopt;
+  unsigned int mhz = 0;
+  constexpr int kNvmlClockSm = 1;
+  if (nvml.clock_info(handle, kNvmlClockSm, &mhz) != 0) return std::nullopt;
+  return int(mhz);
+}
+
+std::string short_device_name(std::string const& name) {
+  for (char const* gpu : {"H100", "H200", "H20", "GH200", "B200", "A100", "L40S", "L4"}) {
+    std::string const g = gpu;
+    auto const at = name.find(g);
+    // Match whole model names only ("H20" must not match inside "H200").
+    if (at != std::string::npos && (at + g.size() == name.size() || !std::isalnum((unsigned char)name[at + g.size()]))) {
+      std::string out;
+      for (char c : g) out += char(std::tolower((unsigned char)c));
+      return out;
+    }
+  }
+  // A slug of the rest: lowercase words, trademarks, "CPU"/"Processor" and the "@ x GHz" tail dropped.
+  std::string cleaned = name;
+  if (auto const at = cleaned.find('@'); at != std::string::npos) cleaned.resize(at);
+  for (std::string const noise : {"(R)", "(r)", "(TM)", "(tm)", "NVIDIA"}) {
+    for (auto at = cleaned.find(noise); at != std::string::npos; at = cleaned.find(noise)) cleaned.erase(at, noise.size());
+  }
+  std::string slug, word;
+  auto flush = [&] {
+    if (!word.empty() && word != "cpu" && word != "processor") slug += (slug.empty() ? "" : "-") + word;
+    word.clear();
+  };
+  for (char c : cleaned) {
+    if (std::isalnum((unsigned char)c)) word += char(std::tolower((unsigned char)c));
+    else flush();
+  }
+  flush();
+  return slug.empty() ? "unknown" : slug;
+}
+
+std::string iso_utc_now() {
+  std::time_t const now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+}  // namespace gemmkit::bench

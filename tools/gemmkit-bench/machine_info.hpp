@@ -1,0 +1,49 @@
+/*! \file
+    \brief What a result row records about where it ran: device, clocks, driver, commit, date.
+*/
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace gemmkit::bench {
+
+struct GpuInfo {
+  int index = 0;
+  std::string name;               ///< e.g. "NVIDIA H100 80GB HBM3"
+  int compute_capability = 0;     ///< major*10+minor
+  int sm_count = 0;
+  std::size_t memory_bytes = 0;
+  int sm_clock_max_mhz = 0;       ///< cudaDevAttrClockRate (peak)
+  int mem_clock_max_mhz = 0;      ///< cudaDevAttrMemoryClockRate (peak)
+  std::string pci_bus_id;
+};
+
+struct MachineInfo {
+  std::string cpu_model;          ///< /proc/cpuinfo "model name"
+  double cpu_mhz = 0;             ///< /proc/cpuinfo "cpu MHz" of the first CPU, 0 if absent
+  int cpu_threads = 0;
+  bool cuda_built = false;        ///< gemmkit was compiled with CUDA
+  std::optional<GpuInfo> gpu;     ///< the device the GPU rows run on, when one is usable
+  std::string no_gpu_reason;      ///< why gpu is empty
+  std::string driver = "none";    ///< CUDA driver version, "none" without a usable GPU
+  std::string runtime = "none";   ///< CUDA runtime version gemmkit-bench was built against
+  std::string commit = "unknown";
+  std::string commit_source;      ///< "git", "env GEMMKIT_COMMIT", "configure" or "none"
+};
+
+/// Gathers the machine description; looks at GPU `device` unless `use_gpu` is false.
+MachineInfo collect_machine_info(int device, bool use_gpu);
+
+/// Short device name for result paths and plots: "h100", "h200", or a slug of a CPU model.
+std::string short_device_name(std::string const& name);
+
+/// The SM clock right now in MHz of the GPU at this PCI bus id, from NVML (loaded at run time, no link dependency), or nothing
+/// when NVML is not there. Read right after a timed batch it shows the clock under load.
+std::optional<int> current_sm_clock_mhz(std::string const& pci_bus_id);
+
+/// Current time, ISO 8601 UTC ("2026-11-21T16:13:00Z").
+std::string iso_utc_now();
+
+}  // namespace gemmkit::bench

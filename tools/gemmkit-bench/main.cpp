@@ -1,0 +1,367 @@
+/*! \file
+    \brief gemmkit-bench: subcommands tour (default), gemm and list; the rest are announced stubs.
+*/
+#include "gemm_suite.hpp"
+#include "machine_info.hpp"
+#include "options.hpp"
+#include "registry/registry.hpp"
+#include "table_printer.hpp"
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gemmkit::bench {
+
+namespace {
+
+/// Subcommands that exist in the interface but land with their own issue.
+struct PlannedCommand {
+  char const* name;
+  char const* what;
+};
+constexpr PlannedCommand kPlannedCommands[] = {
+    {"batched", "batched small GEMM (strided, pointer-array, grouped) on GPU and CPU"},
+    {"ooc", "host-resident (out-of-core) GEMM pipeline"},
+    {"ladder", "optimisation-ladder sweep with per-step bounds"},
+    {"micro", "device micro-benchmarks (peaks, bandwidth, latencies)"},
+    {"model", "performance model: predicted bound per kernel"},
+};
+
+void print_usage() {
+  std::printf(
+      "gemmkit-bench: gemmkit measured side by side with its peer (cuBLAS on the GPU, OpenBLAS on the CPU)\n"
+      "\n"
+      "usage: gemmkit-bench [command] [options]\n"
+      "\n"
+      "commands:\n"
+      "  tour       (default) a short run of everything this machine can run\n"
+      "  gemm       GEMM sweep: gemmkit vs its peer, verified; a table, and JSON lines with --json\n"
+      "  list       every registered variant: id, dtype, backend, kind, summary\n");
+  for (PlannedCommand const& c : kPlannedCommands) {
+    std::printf("  %-10s %s (not built yet: lands with its issue)\n", c.name, c.what);
+  }
+  std::printf(
+      "\n"
+      "sizes (gemm):\n"
+      "  --m LIST --n LIST --k LIST   LIST: first:last:step (last included) or a,b,c, mixed allowed;\n"
+      "                               only --m given: squares; a missing --n or --k follows m\n"
+      "  --shapes FILE                lines 'm n k [transA transB]', '#' comments\n"
+      "  --trans LIST                 nn,nt,tn,tt (default nn)\n"
+      "  --dtype f64|f32|both         default f64 (f32 for --suite sgemm)\n"
+      "  --suite NAME                 tag of the JSON rows; without sizes, the default shape set:\n"
+      "                               GPU 256..8192 squares, 4095, 4097, 16384x16384x256;\n"
+      "                               CPU 128..1024 squares, 511, 1023, 2048x2048x128\n"
+      "what runs:\n"
+      "  --variants GLOB              force registered variants whose id matches GLOB (fnmatch);\n"
+      "                               default: what gemmkit's selection table picks (public API as is)\n"
+      "  --peer cublas|openblas|none|auto   default auto: cuBLAS on the GPU, OpenBLAS on the CPU\n"
+      "  --cpu                        host pointers and the CPU path even when a GPU is present\n"
+      "  --device N                   CUDA device (default 0)\n"
+      "timing:\n"
+      "  --warmup N                   untimed calls per side (default GPU 3, CPU 1; tour 2 / 1)\n"
+      "  --reps N                     timed batches per side, median/min/max over them\n"
+      "                               (default GPU 10, CPU 5; tour 5 / 3)\n"
+      "  --target-ms X                a batch repeats the call until it lasts about X ms (default 20)\n"
+      "  --alpha X --beta X           scalars (default 1, 0; with beta = 0, C is filled with NaN)\n"
+      "  --no-graph                   skip the CUDA-graph replay timing of sizes <= 1024\n"
+      "checking and output:\n"
+      "  --verify / --no-verify       check against the higher-precision host reference (default on)\n"
+      "  --json FILE                  append one JSON object per case\n"
+      "  --peak-gflops X              bound for %%peak (default: measured H100 SXM anchors; else none)\n"
+      "  -v                           gemmkit verbosity (repeat for more)\n"
+      "\n"
+      "rows record the commit from git at run time, else $GEMMKIT_COMMIT, else the value CMake saw\n"
+      "exit status: 0 ok, 1 a verification failed or a case errored, 2 usage error\n");
+}
+
+char const* kind_name(VariantKind kind) {
+  switch (kind) {
+    case VariantKind::kLadder: return "ladder";
+    case VariantKind::kProduction: return "production";
+    case VariantKind::kPeer: return "peer";
+    case VariantKind::kReference: return "reference";
+  }
+  return "?";
+}
+
+std::string gib_text(std::size_t bytes) { return format("%.1f GiB", double(bytes) / double(1ull << 30)); }
+
+void print_banner(std::string const& command, std::string const& suite, MachineInfo const& m) {
+  std::printf("gemmkit-bench %s%s  commit %s (%s)  %s\n", command.c_str(),
+              suite.empty() ? "" : ("  suite " + suite).c_str(), m.commit.c_str(), m.commit_source.c_str(),
+              iso_utc_now().c_str());
+  if (m.gpu) {
+    GpuInfo const& g = *m.gpu;
+    std::printf("GPU %d: %s, sm_%d, %d SMs, %s, max clocks SM %d / memory %d MHz, driver %s, runtime %s\n", g.index,
+                g.name.c_str(), g.compute_capability, g.sm_count, gib_text(g.memory_bytes).c_str(),
+                g.sm_clock_max_mhz, g.mem_clock_max_mhz, m.driver.c_str(), m.runtime.c_str());
+  } else {
+    std::printf("GPU: none (%s)\n", m.no_gpu_reason.c_str());
+  }
+  std::printf("CPU: %s, %d threads", m.cpu_model.c_str(), m.cpu_threads);
+  if (m.cpu_mhz > 0) std::printf(", %.0f MHz", m.cpu_mhz);
+  std::printf("\n");
+}
+
+void print_method(RunSettings const& s, bool gpu) {
+  std::printf("timing: per-call time of back-to-back calls (%s around a batch of about %.0f ms), median of %d "
+              "reps after %d warm-up calls; gemmkit and peer alternate rep by rep\n",
+              gpu ? "CUDA events" : "steady clock", s.target_ms, s.reps, s.warmup);
+  if (s.beta == 0) std::printf("        beta = 0 with C filled with NaN before the checked call\n");
+  else std::printf("        beta = %g, C reset before every rep\n", s.beta);
+  if (s.verify) {
+    std::printf("verified: ||C-Cref||_F / (sqrt(k+2) |alpha| ||A||_F ||B||_F + 2 |beta| ||C0||_F) < 8 eps against the "
+                "host reference in higher precision; * = on a random sample of columns\n");
+  }
+}
+
+RunSettings make_settings(Options const& o, Backend backend, bool tour) {
+  bool const gpu = backend == Backend::kCuda;
+  RunSettings s;
+  s.warmup = o.warmup >= 0 ? o.warmup : (gpu ? (tour ? 2 : 3) : 1);
+  s.reps = o.reps > 0 ? o.reps : (gpu ? (tour ? 5 : 10) : (tour ? 3 : 5));
+  s.target_ms = o.target_ms > 0 ? o.target_ms : (tour ? 10 : 20);
+  s.verify = o.verify.value_or(true);
+  s.alpha = o.alpha;
+  s.beta = o.beta.value_or(0.0);
+  s.peer = o.peer;
+  s.graph = o.graph;
+  s.device = o.device;
+  s.verbosity = o.verbosity;
+  return s;
+}
+
+std::vector<GemmCase> make_cases(std::vector<Dtype> const& dtypes, std::vector<ShapeSpec> const& shapes,
+                                 std::vector<TransPair> const& trans, Backend backend,
+                                 std::vector<std::string> const& variants_for_f64,
+                                 std::vector<std::string> const& variants_for_f32) {
+  std::vector<GemmCase> cases;
+  for (Dtype dtype : dtypes) {
+    for (std::string const& variant : dtype == Dtype::kF64 ? variants_for_f64 : variants_for_f32) {
+      for (ShapeSpec const& s : shapes) {
+        std::vector<TransPair> const ts = s.trans ? std::vector<TransPair>{*s.trans} : trans;
+        for (TransPair const& t : ts) {
+          cases.push_back(GemmCase{dtype, backend, t.first, t.second, s.m, s.n, s.k, variant});
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+std::string open_json(Options const& o, JsonLinesFile* json) {
+  if (o.json_file.empty()) return {};
+  return json->open(o.json_file);
+}
+
+int run_list() {
+  Registry const& registry = Registry::instance();
+  bool const gpu = gk_gpu_available() != 0;
+  TablePrinter table({{"id", 28, true}, {"dtype", 5, true}, {"backend", 7, true}, {"kind", 10, true},
+                      {"min sm", 6}, {"here", 4, true}, {"summary", 48, true}});
+  table.print_header();
+  int runnable = 0;
+  auto const variants = registry.variants();
+  for (GemmVariant const* v : variants) {
+    VariantInfo const& i = v->info();
+    bool const here = i.backend == Backend::kCpu || gpu;
+    runnable += here ? 1 : 0;
+    table.print_row({i.id, to_string(i.dtype), to_string(i.backend), kind_name(i.kind),
+                     i.backend == Backend::kCuda ? std::to_string(i.min_sm) : "-", here ? "yes" : "no", i.summary});
+  }
+  std::printf("\n%zu variants, %d runnable here%s\n", variants.size(), runnable,
+              gpu ? "" : " (CUDA variants need a GPU: none found)");
+  std::printf("selection table (first matching row wins):\n");
+  for (SelectionRule const& r : registry.rules()) {
+    std::printf("  %-4s %s  m*n*k*batch <= %-8s -> %s\n", to_string(r.backend), to_string(r.dtype),
+                r.max_work == 0 ? "*" : format("%g", r.max_work).c_str(), r.variant_id.c_str());
+  }
+  return 0;
+}
+
+/// One line about the registry for the tour.
+void print_registry_summary() {
+  std::map<std::string, int> counts;
+  auto const variants = Registry::instance().variants();
+  for (GemmVariant const* v : variants) {
+    VariantInfo const& i = v->info();
+    ++counts[std::string(to_string(i.backend)) + " " + kind_name(i.kind)];
+  }
+  std::string parts;
+  for (auto const& [key, count] : counts) parts += (parts.empty() ? "" : ", ") + std::to_string(count) + " " + key;
+  std::printf("registry: %zu variants (%s); selection table: %zu rules; `gemmkit-bench list` shows them\n",
+              variants.size(), parts.c_str(), Registry::instance().rules().size());
+}
+
+int run_gemm(Options const& o) {
+  MachineInfo const machine = collect_machine_info(o.device, !o.force_cpu);
+  Backend const backend = machine.gpu ? Backend::kCuda : Backend::kCpu;
+  std::string const suite = o.suite.empty() ? "gemm" : o.suite;
+
+  std::vector<Dtype> dtypes = o.dtypes;
+  if (dtypes.empty()) dtypes = {suite == "sgemm" ? Dtype::kF32 : Dtype::kF64};
+  std::vector<ShapeSpec> shapes;
+  if (std::string e = shapes_from_options(o, &shapes); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
+    return 2;
+  }
+  if (shapes.empty()) shapes = default_gemm_shapes(backend);
+  std::vector<TransPair> const trans = o.trans.empty() ? std::vector<TransPair>{{GK_OP_N, GK_OP_N}} : o.trans;
+
+  std::vector<std::string> variants_f64{""}, variants_f32{""};
+  if (!o.variants.empty()) {
+    variants_f64 = match_variants(o.variants, Dtype::kF64, backend);
+    variants_f32 = match_variants(o.variants, Dtype::kF32, backend);
+    for (Dtype d : dtypes) {
+      if ((d == Dtype::kF64 ? variants_f64 : variants_f32).empty()) {
+        std::fprintf(stderr, "gemmkit-bench: no %s %s variant matches '%s' (see `gemmkit-bench list`)\n",
+                     to_string(backend), to_string(d), o.variants.c_str());
+      }
+    }
+  }
+  std::vector<GemmCase> const cases = make_cases(dtypes, shapes, trans, backend, variants_f64, variants_f32);
+  if (cases.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: nothing to run\n");
+    return 2;
+  }
+
+  RunSettings const settings = make_settings(o, backend, false);
+  JsonLinesFile json;
+  if (std::string e = open_json(o, &json); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
+    return 2;
+  }
+  GemmRunner runner(settings);
+  if (std::string e = runner.init(backend == Backend::kCuda); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
+    return 1;
+  }
+  print_banner("gemm", suite, machine);
+  print_method(settings, backend == Backend::kCuda);
+  std::string peer_name, peer_why;
+  if (runner.peer_for(dtypes.front(), backend, &peer_name, &peer_why) == nullptr) {
+    std::printf("peer: none (%s)\n", peer_why.c_str());
+  }
+
+  GemmReporter reporter(suite, machine, o.peak_gflops, &json);
+  std::string const title = std::string("gemm on the ") + (backend == Backend::kCuda ? "GPU" : "CPU") + ", " +
+                            std::to_string(cases.size()) + " cases";
+  reporter.run_section(title, "", cases, runner);
+  reporter.print_summary();
+  if (json.is_open()) std::printf("JSON lines appended to %s\n", o.json_file.c_str());
+  return reporter.summary().failed() ? 1 : 0;
+}
+
+int run_tour(Options const& o) {
+  if (!o.m.empty() || !o.n.empty() || !o.k.empty() || !o.shapes_file.empty() || !o.variants.empty() ||
+      !o.dtypes.empty() || !o.trans.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: tour runs its own sizes and variants; use `gemm` to choose them\n");
+    return 2;
+  }
+  MachineInfo const machine = collect_machine_info(o.device, !o.force_cpu);
+  bool const gpu = machine.gpu.has_value();
+  JsonLinesFile json;
+  if (std::string e = open_json(o, &json); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
+    return 2;
+  }
+  std::printf("== gemmkit-bench tour ==\n");
+  print_banner("tour", "", machine);
+  print_registry_summary();
+
+  std::vector<std::string> skipped;
+  GemmReporter reporter("tour", machine, o.peak_gflops, &json);
+  std::vector<Dtype> const both = {Dtype::kF64, Dtype::kF32};
+  std::vector<TransPair> const nn = {{GK_OP_N, GK_OP_N}};
+  auto squares = [](std::initializer_list<std::int64_t> sizes) {
+    std::vector<ShapeSpec> s;
+    for (std::int64_t n : sizes) s.push_back({n, n, n, std::nullopt});
+    return s;
+  };
+
+  if (gpu) {
+    RunSettings const settings = make_settings(o, Backend::kCuda, true);
+    GemmRunner runner(settings);
+    if (std::string e = runner.init(true); !e.empty()) {
+      skipped.push_back("GPU sections: " + e);
+    } else {
+      std::printf("\n");
+      print_method(settings, true);
+      reporter.run_section("gemm on the GPU vs cuBLAS: f64 and f32 at 1024, 2048, 4096 and odd 4097", "gpu",
+                           make_cases(both, squares({1024, 2048, 4096, 4097}), nn, Backend::kCuda, {""}, {""}),
+                           runner);
+      std::vector<std::string> ladder_f64, ladder_f32;
+      for (GemmVariant const* v : Registry::instance().variants()) {
+        VariantInfo const& i = v->info();
+        if (i.kind != VariantKind::kLadder || i.backend != Backend::kCuda) continue;
+        (i.dtype == Dtype::kF64 ? ladder_f64 : ladder_f32).push_back(i.id);
+      }
+      if (ladder_f64.empty() && ladder_f32.empty()) {
+        skipped.push_back("ladder variants: none registered");
+      } else {
+        reporter.run_section("each ladder variant at 1024 vs cuBLAS", "ladder",
+                             make_cases(both, squares({1024}), nn, Backend::kCuda, ladder_f64, ladder_f32), runner);
+      }
+    }
+  } else {
+    skipped.push_back("GPU gemm sweep vs cuBLAS (f64, f32 at 1024, 2048, 4096, 4097): " + machine.no_gpu_reason);
+    skipped.push_back("ladder variants at 1024: " + machine.no_gpu_reason);
+  }
+
+  {
+    RunSettings const settings = make_settings(o, Backend::kCpu, true);
+    GemmRunner runner(settings);
+    if (std::string e = runner.init(false); !e.empty()) {
+      skipped.push_back("CPU section: " + e);
+    } else {
+      // On a GPU machine the CPU path is a side show: one size keeps the tour short.
+      std::vector<ShapeSpec> const shapes = gpu ? squares({512}) : squares({256, 512, 1024});
+      std::printf("\n");
+      print_method(settings, false);
+      reporter.run_section(std::string("gemm on the CPU (host pointers) vs OpenBLAS: f64 and f32 at ") +
+                               (gpu ? "512" : "256, 512, 1024"),
+                           "cpu", make_cases(both, shapes, nn, Backend::kCpu, {""}, {""}), runner);
+    }
+  }
+
+  for (PlannedCommand const& c : kPlannedCommands) {
+    skipped.push_back(std::string(c.name) + " (" + c.what + "): not built yet, lands with the " + c.name + " issue");
+  }
+  std::printf("\nskipped:\n");
+  for (std::string const& s : skipped) std::printf("  - %s\n", s.c_str());
+  reporter.print_summary();
+  if (json.is_open()) std::printf("JSON lines appended to %s\n", o.json_file.c_str());
+  return reporter.summary().failed() ? 1 : 0;
+}
+
+}  // namespace
+
+int main_entry(int argc, char** argv) {
+  Options options;
+  if (std::string e = parse_options(argc, argv, &options); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: %s (gemmkit-bench --help lists the options)\n", e.c_str());
+    return 2;
+  }
+  if (options.help || options.command == "help") {
+    print_usage();
+    return 0;
+  }
+  if (options.command == "tour") return run_tour(options);
+  if (options.command == "gemm") return run_gemm(options);
+  if (options.command == "list") return run_list();
+  for (PlannedCommand const& c : kPlannedCommands) {
+    if (options.command == c.name) {
+      std::printf("gemmkit-bench %s: %s: not built yet: lands with its issue\n", c.name, c.what);
+      return 0;
+    }
+  }
+  std::fprintf(stderr, "gemmkit-bench: unknown command '%s' (gemmkit-bench --help lists them)\n",
+               options.command.c_str());
+  return 2;
+}
+
+}  // namespace gemmkit::bench
+
+int main(int argc, char** argv) { return gemmkit::bench::main_entry(argc, argv); }

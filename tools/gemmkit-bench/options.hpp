@@ -1,0 +1,65 @@
+/*! \file
+    \brief Command line of gemmkit-bench: subcommand, sizes (ranges and lists), filters, timing knobs.
+*/
+#pragma once
+
+#include "core/problem.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gemmkit::bench {
+
+using TransPair = std::pair<gk_op, gk_op>;
+
+/// One line of a --shapes file: sizes and, optionally, its own transposes.
+struct ShapeSpec {
+  std::int64_t m = 0, n = 0, k = 0;
+  std::optional<TransPair> trans;
+};
+
+struct Options {
+  std::string command = "tour";
+  std::vector<std::int64_t> m, n, k;   ///< --m/--n/--k; only --m given means squares
+  std::string shapes_file;             ///< --shapes
+  std::vector<TransPair> trans;        ///< --trans; empty means nn
+  std::vector<Dtype> dtypes;           ///< --dtype; empty means the command's default
+  std::string variants;                ///< --variants GLOB; empty means the selection table
+  std::string peer = "auto";           ///< cublas | openblas | none | auto
+  std::optional<bool> verify;          ///< --verify / --no-verify; default on
+  int warmup = -1;                     ///< untimed calls per side before timing; -1 = default
+  int reps = -1;                       ///< timed repetitions (batches) per side; -1 = default
+  double target_ms = -1;               ///< length of one timed batch; -1 = default
+  std::string json_file;
+  bool force_cpu = false;
+  std::string suite;
+  double alpha = 1.0;
+  std::optional<double> beta;          ///< timing uses beta = 0 unless given
+  std::optional<double> peak_gflops;
+  bool graph = true;                   ///< CUDA-graph timing for small sizes
+  int device = 0;
+  int verbosity = 0;
+  bool help = false;
+};
+
+/// Parses argv into `out`; returns "" or a message for a usage error.
+std::string parse_options(int argc, char** argv, Options* out);
+
+/// "256:8192:256" (first:last:step, last included), "1,2,3", or a comma list mixing both.
+std::string parse_size_list(std::string_view text, std::vector<std::int64_t>* out);
+
+/// "nn,nt,tn,tt".
+std::string parse_trans_list(std::string_view text, std::vector<TransPair>* out);
+
+/// Lines "m n k [transA transB]"; '#' starts a comment.
+std::string read_shapes_file(std::string const& path, std::vector<ShapeSpec>* out);
+
+/// The sizes the options ask for: the --shapes file, else --m/--n/--k (only --m: squares; a missing
+/// --n or --k follows m). Empty when neither was given.
+std::string shapes_from_options(Options const& options, std::vector<ShapeSpec>* out);
+
+}  // namespace gemmkit::bench
