@@ -1,0 +1,232 @@
+/*! \file
+    \brief Every registered CUDA variant (ladder steps, cuBLAS peers) on device memory, directly and
+    through the API: sizes derived from the ladder configs, all transposes, padding poisoned on the
+    device, NaN C with beta = 0, strided batches, grid-limit shapes and run-to-run determinism.
+*/
+#include "core/device.hpp"
+#include "cuda/gemm/dgemm_tensorop.hpp"
+#include "cuda/ladder/ladder.hpp"
+#include "registry/registry.hpp"
+#include "support/device_memory.hpp"
+#include "support/gemm_check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace gemmkit::test {
+namespace {
+
+/// Skips the running test unless a device is present that can run `v`.
+#define GEMMKIT_REQUIRE_DEVICE_FOR(v)                                                              \
+  do {                                                                                             \
+    if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";                                     \
+    if (compute_capability(device_memory()->device()) < (v).info().min_sm)                         \
+      GTEST_SKIP() << (v).info().id << " needs sm_" << (v).info().min_sm;                          \
+  } while (0)
+
+struct Shape {
+  std::int64_t m, n, k;
+};
+
+struct CudaCase {
+  Shape shape;
+  gk_op ta, tb;
+  double alpha, beta;
+  std::int64_t ld_pad = 0;
+  std::int64_t batch = 1;
+};
+
+/// Checks that share a shape run as one test (CTest starts a process per test); each failure
+/// message names its ops, scalars, padding and seed.
+struct CaseGroup {
+  std::string name;
+  std::vector<CudaCase> cases;
+};
+
+/// gtest prints a parameter on failure; the group's name says it all.
+void PrintTo(CaseGroup const& group, std::ostream* os) { *os << group.name; }
+
+std::string shape_name(Shape const& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+/// All four N/T combos of one shape with (1, 0) on NaN C and (-1.5, 0.25), padding alternating.
+CaseGroup shape_group(std::string name, Shape s) {
+  CaseGroup g{std::move(name), {}};
+  int i = 0;
+  for (gk_op ta : {GK_OP_N, GK_OP_T}) {
+    for (gk_op tb : {GK_OP_N, GK_OP_T}) {
+      g.cases.push_back({s, ta, tb, 1.0, 0.0, (i++ % 2) * 3});
+      g.cases.push_back({s, ta, tb, -1.5, 0.25, (i++ % 2) * 5});
+    }
+  }
+  return g;
+}
+
+/// Sizes from a block-tile config: BM+-1 and BN+-1 (partial tiles), BK*(stages+1)-1 (a k that
+/// ends mid-ring after draining the pipeline), BK*stages+1 and BK-1 (one partial slice).
+template <typename Cfg>
+void add_tile_groups(std::vector<CaseGroup>& groups) {
+  std::string const prefix = "tile" + Cfg::name() + "_";
+  for (Shape const s : {Shape{Cfg::kBM + 1, Cfg::kBN - 1, Cfg::kBK * (Cfg::kStages + 1) - 1},
+                        Shape{Cfg::kBM - 1, 2 * Cfg::kBN + 1, Cfg::kBK * Cfg::kStages + 1},
+                        Shape{2 * Cfg::kBM + 1, Cfg::kBN + 1, Cfg::kBK - 1}}) {
+    groups.push_back(shape_group(prefix + shape_name(s), s));
+  }
+}
+
+/// Sizes from the ladder configs: tile +-1, 2*tile+1, the k that drains a (stages+1)-deep
+/// pipeline minus one, thread-block edges of the naive step, primes and one larger problem;
+/// then the production tile configs' own edges.
+std::vector<CaseGroup> cuda_case_groups() {
+  constexpr std::int64_t t = ladder::TiledConfig<16>::kTile;
+  constexpr std::int64_t bm = ladder::NaiveConfig::kBlockM, bn = ladder::NaiveConfig::kBlockN;
+  constexpr std::int64_t k_drain = t * (1 + 1) - 1;  // BK*(stages+1)-1 with one stage
+  Shape const shapes[] = {{1, 1, 1},          {t - 1, t, t + 1},     {t + 1, t - 1, t},   {t, t, t},
+                          {2 * t + 1, t + 1, k_drain}, {bm + 1, bn - 1, 2 * t + 1}, {1, 2 * t + 1, 3},
+                          {2 * t + 1, 1, 1},  {37, 61, 97},          {97, 37, 61},        {257, 129, 200}};
+  gk_op const nt[] = {GK_OP_N, GK_OP_T};
+  std::vector<CaseGroup> groups;
+  for (Shape const& s : shapes) groups.push_back(shape_group(shape_name(s), s));
+  add_tile_groups<gemm::DgemmTile128x128>(groups);
+  add_tile_groups<gemm::DgemmTile64x64>(groups);
+  for (Shape const& s : {Shape{t + 1, 2 * t + 1, k_drain}, Shape{97, 37, 61}}) {
+    groups.push_back({"conj_" + shape_name(s),
+                      {{s, GK_OP_C, GK_OP_N, 1.0, 1.0, 2},
+                       {s, GK_OP_N, GK_OP_C, 1.0, 0.0, 0},
+                       {s, GK_OP_C, GK_OP_C, 2.0, -1.0, 1}}});
+  }
+  for (Shape const& s : {Shape{t, t, t}, Shape{2 * t + 1, t - 1, 37}, Shape{61, 37, 29}}) {
+    CaseGroup g{"batch3_" + shape_name(s), {}};
+    for (gk_op ta : nt) {
+      g.cases.push_back({s, ta, GK_OP_T, 1.0, 0.0, 0, 3});
+      g.cases.push_back({s, ta, GK_OP_N, 0.5, -2.0, 4, 3});
+    }
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+std::vector<std::string> cuda_variant_ids() {
+  std::vector<std::string> ids;
+  for (GemmVariant const* v : Registry::instance().variants()) {
+    if (v->info().backend == Backend::kCuda) ids.push_back(v->info().id);
+  }
+  return ids;
+}
+
+class CudaVariant : public ::testing::TestWithParam<std::tuple<std::string, CaseGroup>> {};
+
+TEST_P(CudaVariant, MatchesReference) {
+  auto const& [id, group] = GetParam();
+  GemmVariant const* v = Registry::instance().find(id);
+  ASSERT_NE(v, nullptr);
+  GEMMKIT_REQUIRE_DEVICE_FOR(*v);
+  for (CudaCase const& c : group.cases) {
+    GemmProblem const p =
+        make_problem(v->info().dtype, c.ta, c.tb, c.shape.m, c.shape.n, c.shape.k, c.ld_pad, c.batch);
+    EXPECT_TRUE(check_variant(*v, p, c.alpha, c.beta, /*on_device=*/true));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, CudaVariant,
+                         ::testing::Combine(::testing::ValuesIn(cuda_variant_ids()),
+                                            ::testing::ValuesIn(cuda_case_groups())),
+                         [](auto const& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
+
+/// Checks that run once per variant (not per case).
+class CudaVariantOnce : public ::testing::TestWithParam<std::string> {
+ protected:
+  GemmVariant const& variant() const { return *Registry::instance().find(GetParam()); }
+};
+
+TEST_P(CudaVariantOnce, StridedBatchBroadcast) {
+  GEMMKIT_REQUIRE_DEVICE_FOR(variant());
+  GemmProblem p = make_problem(variant().info().dtype, GK_OP_T, GK_OP_N, 19, 23, 11, 1, 3);
+  p.stride_a = 0;
+  EXPECT_TRUE(check_variant(variant(), p, 1.0, 0.5, true));
+  p.stride_a = p.lda * p.a_cols();
+  p.stride_b = 0;
+  EXPECT_TRUE(check_variant(variant(), p, -1.0, 0.0, true));
+}
+
+/// Operands that start 1 or 2 elements past an aligned base (8 or 16 bytes off for f64, 4 or 8 for
+/// f32), with odd leading dimensions, so alignment-dependent paths must fall back correctly.
+TEST_P(CudaVariantOnce, UnalignedOperands) {
+  GEMMKIT_REQUIRE_DEVICE_FOR(variant());
+  for (std::int64_t offset : {1, 2}) {
+    CheckOptions options;
+    options.element_offset = offset;
+    for (auto const& p : {make_problem(variant().info().dtype, GK_OP_N, GK_OP_N, 65, 33, 47, 1),
+                          make_problem(variant().info().dtype, GK_OP_T, GK_OP_T, 64, 64, 64, 0),
+                          make_problem(variant().info().dtype, GK_OP_N, GK_OP_T, 129, 70, 80, 2, 2)}) {
+      EXPECT_TRUE(check_variant(variant(), p, 1.0, 0.5, true, options)) << "element offset " << offset;
+    }
+  }
+}
+
+/// More batch entries than gridDim.z may hold (65535): the kernels must walk the rest.
+TEST_P(CudaVariantOnce, BatchBeyondTheGridLimit) {
+  GEMMKIT_REQUIRE_DEVICE_FOR(variant());
+  GemmProblem const p = make_problem(variant().info().dtype, GK_OP_N, GK_OP_T, 3, 2, 2, 0, 65535 + 70);
+  EXPECT_TRUE(check_variant(variant(), p, 1.0, 0.5, true, CheckOptions{.direct = true, .api = false}));
+}
+
+/// More column tiles than gridDim.y may hold (65535 tiles of 16).
+TEST_P(CudaVariantOnce, ColumnsBeyondTheGridLimit) {
+  GEMMKIT_REQUIRE_DEVICE_FOR(variant());
+  std::int64_t const n = 16 * 65535 + 33;
+  GemmProblem const p = make_problem(variant().info().dtype, GK_OP_N, GK_OP_N, 2, n, 3);
+  EXPECT_TRUE(check_variant(variant(), p, 1.0, 0.0, true, CheckOptions{.direct = true, .api = false}));
+}
+
+/// Same inputs, same configuration: bitwise the same C (DESIGN.md "API semantics").
+TEST_P(CudaVariantOnce, DeterministicRunToRun) {
+  GEMMKIT_REQUIRE_DEVICE_FOR(variant());
+  GemmProblem const p = make_problem(variant().info().dtype, GK_OP_N, GK_OP_T, 257, 129, 200, 1, 2);
+  auto twice = [&]<typename T>() {
+    Operands<T> const ops = make_operands<T>(p, 1.0);
+    DeviceBuffer<T> A(ops.A.storage()), B(ops.B.storage()), C1(ops.C.storage()), C2(ops.C.storage());
+    GemmArguments args;
+    args.problem = p;
+    args.alpha = 1.0;
+    args.beta = 1.0;
+    args.A = A.get();
+    args.B = B.get();
+    ExecutionContext const exec{nullptr, device_memory()->device()};
+    ASSERT_EQ(variant().initialize(exec), GK_SUCCESS);
+    ASSERT_EQ(variant().workspace_bytes(p), 0u) << "extend this test to allocate the workspace";
+    for (T* c : {C1.get(), C2.get()}) {
+      args.C = c;
+      ASSERT_EQ(variant().run(args, nullptr, exec), GK_SUCCESS);
+    }
+    ASSERT_EQ(device_memory()->synchronize(), "");
+    std::vector<T> const r1 = C1.download(), r2 = C2.download();
+    ASSERT_EQ(C1.error() + C2.error() + A.error() + B.error(), "");
+    EXPECT_EQ(std::memcmp(r1.data(), r2.data(), r1.size() * sizeof(T)), 0) << "two runs differ";
+  };
+  if (variant().info().dtype == Dtype::kF64) twice.template operator()<double>();
+  else twice.template operator()<float>();
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, CudaVariantOnce, ::testing::ValuesIn(cuda_variant_ids()),
+                         [](auto const& info) { return info.param; });
+
+TEST(CudaRegistry, LadderAndPeerVariantsAreRegistered) {
+  auto const ids = cuda_variant_ids();
+  for (char const* id : {"dgemm_ladder01_naive", "sgemm_ladder01_naive", "dgemm_ladder02_tiled16",
+                         "sgemm_ladder02_tiled16", "cublas_dgemm", "cublas_sgemm"}) {
+    EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+  }
+  // The table picks a CUDA variant for device problems of both dtypes.
+  for (Dtype d : {Dtype::kF64, Dtype::kF32}) {
+    GemmVariant const* v = Registry::instance().select(make_problem(d, GK_OP_N, GK_OP_N, 64, 64, 64), Backend::kCuda);
+    ASSERT_NE(v, nullptr);
+    EXPECT_EQ(v->info().backend, Backend::kCuda);
+  }
+}
+
+}  // namespace
+}  // namespace gemmkit::test

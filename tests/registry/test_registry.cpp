@@ -1,0 +1,259 @@
+/*! \file
+    \brief The registry: selection-table parsing, id rules, lookup and table-driven selection.
+*/
+#include "registry/function_variant.hpp"
+#include "registry/registry.hpp"
+#include "support/gemm_check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+
+namespace gemmkit::test {
+namespace {
+
+// ---- parse_selection_table ------------------------------------------------------------------------
+
+TEST(SelectionTable, ParsesRowsInOrder) {
+  auto const rules = parse_selection_table(
+      "# comment before the header\n"
+      "\n"
+      "backend,dtype,max_work,variant\n"
+      "  # indented comment\n"
+      "cuda,f64,1e6,small_kernel\n"
+      " cuda , f64 , * , big_kernel \r\n"  // spaces and a CRLF line end are trimmed
+      "cpu,f32,4096,cpu_small\n"
+      "\n"
+      "cpu,f64,*,cpu_any");  // no final newline
+  ASSERT_EQ(rules.size(), 4u);
+  EXPECT_EQ(rules[0].backend, Backend::kCuda);
+  EXPECT_EQ(rules[0].dtype, Dtype::kF64);
+  EXPECT_EQ(rules[0].max_work, 1e6);
+  EXPECT_EQ(rules[0].variant_id, "small_kernel");
+  EXPECT_EQ(rules[1].max_work, 0.0);  // '*' = unbounded
+  EXPECT_EQ(rules[1].variant_id, "big_kernel");
+  EXPECT_EQ(rules[2].backend, Backend::kCpu);
+  EXPECT_EQ(rules[2].dtype, Dtype::kF32);
+  EXPECT_EQ(rules[2].max_work, 4096.0);
+  EXPECT_EQ(rules[3].variant_id, "cpu_any");
+}
+
+TEST(SelectionTable, HeaderOnlyOrEmptyGivesNoRules) {
+  EXPECT_TRUE(parse_selection_table("").empty());
+  EXPECT_TRUE(parse_selection_table("# nothing\n\n").empty());
+  EXPECT_TRUE(parse_selection_table("backend,dtype,max_work,variant\n").empty());
+}
+
+TEST(SelectionTable, MalformedRowsThrowNamingTheLine) {
+  std::string const header = "backend,dtype,max_work,variant\n# a comment\n";  // the bad row is line 3
+  char const* const bad_rows[] = {
+      "cpu,f64,*",                  // too few fields
+      "cpu,f64,*,a,b",              // too many fields
+      "gpu,f64,*,x",                // unknown backend
+      "CPU,f64,*,x",                // case matters
+      "cpu,f16,*,x",                // unknown dtype
+      "cpu,f64,lots,x",             // max_work not a number
+      "cpu,f64,,x",                 // max_work empty
+      "cpu,f64,*,",                 // variant empty
+      "cpu,f64,*,   ",              // variant blank
+  };
+  for (char const* row : bad_rows) {
+    SCOPED_TRACE(row);
+    try {
+      parse_selection_table(header + row + "\n");
+      ADD_FAILURE() << "accepted a malformed row";
+    } catch (std::invalid_argument const& e) {
+      EXPECT_NE(std::string(e.what()).find("line 3"), std::string::npos) << e.what();
+    }
+  }
+}
+
+/// A number with trailing text is malformed too: "100x" must not be read as 100.
+TEST(SelectionTable, MaxWorkWithTrailingTextThrows) {
+  EXPECT_THROW(parse_selection_table("backend,dtype,max_work,variant\ncpu,f64,100x,v\n"), std::invalid_argument);
+  EXPECT_THROW(parse_selection_table("backend,dtype,max_work,variant\ncpu,f64,1e3 big,v\n"), std::invalid_argument);
+}
+
+TEST(SelectionTable, CompiledInTableNamesRegisteredVariants) {
+  Registry const& r = Registry::instance();
+  ASSERT_FALSE(r.rules().empty());
+  bool cpu_f64 = false, cpu_f32 = false;
+  for (SelectionRule const& rule : r.rules()) {
+    GemmVariant const* v = r.find(rule.variant_id);
+#if defined(GEMMKIT_WITH_CUDA)
+    bool const expect_registered = true;
+#else
+    bool const expect_registered = rule.backend == Backend::kCpu;
+#endif
+    if (!expect_registered) continue;
+    ASSERT_NE(v, nullptr) << "table names unregistered variant '" << rule.variant_id << "'";
+    EXPECT_EQ(v->info().backend, rule.backend) << rule.variant_id;
+    EXPECT_EQ(v->info().dtype, rule.dtype) << rule.variant_id;
+    cpu_f64 |= rule.backend == Backend::kCpu && rule.dtype == Dtype::kF64;
+    cpu_f32 |= rule.backend == Backend::kCpu && rule.dtype == Dtype::kF32;
+  }
+  EXPECT_TRUE(cpu_f64);
+  EXPECT_TRUE(cpu_f32);
+}
+
+// ---- the process registry -------------------------------------------------------------------------
+
+TEST(Registry, InstanceIsOneObject) { EXPECT_EQ(&Registry::instance(), &Registry::instance()); }
+
+TEST(Registry, IdsAreUniqueAndSpellTheirDtype) {
+  auto const variants = Registry::instance().variants();
+  ASSERT_FALSE(variants.empty());
+  std::set<std::string> ids;
+  for (GemmVariant const* v : variants) {
+    VariantInfo const& info = v->info();
+    SCOPED_TRACE(info.id);
+    EXPECT_TRUE(ids.insert(info.id).second) << "duplicate id";
+    EXPECT_FALSE(info.id.empty());
+    EXPECT_FALSE(info.summary.empty());
+    EXPECT_EQ(info.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_"), std::string::npos)
+        << "ids are lower-case snake_case";
+    // Every id names its routine; gemmkit's own kernels lead with the BLAS precision letter.
+    char const letter = info.dtype == Dtype::kF64 ? 'd' : 's';
+    EXPECT_NE(info.id.find(std::string(1, letter) + "gemm"), std::string::npos);
+    if (info.kind == VariantKind::kLadder || info.kind == VariantKind::kProduction) {
+      EXPECT_EQ(info.id[0], letter);
+    }
+    if (info.backend == Backend::kCuda) {
+      EXPECT_GT(info.min_sm, 0);
+    }
+  }
+}
+
+TEST(Registry, HasCpuVariantsForBothDtypes) {
+  int f64 = 0, f32 = 0;
+  for (GemmVariant const* v : Registry::instance().variants()) {
+    if (v->info().backend != Backend::kCpu) continue;
+    f64 += v->info().dtype == Dtype::kF64;
+    f32 += v->info().dtype == Dtype::kF32;
+  }
+  EXPECT_GE(f64, 1);
+  EXPECT_GE(f32, 1);
+#if !defined(GEMMKIT_WITH_CUDA)
+  for (GemmVariant const* v : Registry::instance().variants()) EXPECT_EQ(v->info().backend, Backend::kCpu);
+#endif
+}
+
+TEST(Registry, FindReturnsTheRegisteredObject) {
+  Registry const& r = Registry::instance();
+  for (GemmVariant const* v : r.variants()) EXPECT_EQ(r.find(v->info().id), v);
+  EXPECT_EQ(r.find("no_such_variant"), nullptr);
+  EXPECT_EQ(r.find(""), nullptr);
+  EXPECT_EQ(r.find("openblas_dgemm_"), nullptr);  // no prefix matching
+}
+
+TEST(Registry, SelectPicksARunnableCpuVariant) {
+  Registry const& r = Registry::instance();
+  for (Dtype dtype : {Dtype::kF64, Dtype::kF32}) {
+    for (auto const& p : {make_problem(dtype, GK_OP_N, GK_OP_N, 1, 1, 1), make_problem(dtype, GK_OP_T, GK_OP_C, 97, 61, 37, 3),
+                          make_problem(dtype, GK_OP_N, GK_OP_T, 500, 400, 300, 0, 4)}) {
+      SCOPED_TRACE(describe(p));
+      GemmVariant const* v = r.select(p, Backend::kCpu);
+      ASSERT_NE(v, nullptr);
+      EXPECT_EQ(v->info().backend, Backend::kCpu);
+      EXPECT_EQ(v->info().dtype, dtype);
+      EXPECT_EQ(v->can_implement(p), GK_SUCCESS);
+      EXPECT_NE(v->info().kind, VariantKind::kReference) << "the reference is for checks, not selection";
+    }
+  }
+}
+
+TEST(Registry, VariantsRefuseTheOtherDtype) {
+  for (GemmVariant const* v : Registry::instance().variants()) {
+    Dtype const other = v->info().dtype == Dtype::kF64 ? Dtype::kF32 : Dtype::kF64;
+    EXPECT_EQ(v->can_implement(make_problem(other, GK_OP_N, GK_OP_N, 8, 8, 8)), GK_NOT_SUPPORTED) << v->info().id;
+    EXPECT_EQ(v->can_implement(make_problem(v->info().dtype, GK_OP_N, GK_OP_N, 8, 8, 8)), GK_SUCCESS)
+        << v->info().id;
+  }
+}
+
+/// OpenBLAS takes 32-bit ints: a dimension past INT_MAX must be refused, not truncated.
+TEST(Registry, OpenBlasRefusesDimensionsPastInt32) {
+  GemmVariant const* v = Registry::instance().find("openblas_dgemm");
+  ASSERT_NE(v, nullptr);
+  GemmProblem p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 8, 8, 8);
+  p.ldc = std::int64_t(1) << 31;
+  EXPECT_EQ(v->can_implement(p), GK_NOT_SUPPORTED);
+  p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, std::int64_t(1) << 32, 1, 1);
+  EXPECT_EQ(v->can_implement(p), GK_NOT_SUPPORTED);
+}
+
+// ---- selection on a private registry --------------------------------------------------------------
+
+/// A CPU f64 variant that accepts problems with m <= max_m.
+std::unique_ptr<GemmVariant> toy_variant(std::string id, std::int64_t max_m) {
+  return std::make_unique<FunctionVariant>(
+      VariantInfo{std::move(id), Dtype::kF64, Backend::kCpu, VariantKind::kProduction, 0, "toy"},
+      [max_m](GemmProblem const& p) { return p.m <= max_m; },
+      [](GemmArguments const&, void*, ExecutionContext const&) { return GK_SUCCESS; });
+}
+
+TEST(RegistrySelect, FirstAdmittingRunnableRuleWins) {
+  Registry r;
+  r.add(toy_variant("dgemm_small", 8));
+  r.add(toy_variant("dgemm_any", 1 << 30));
+  r.set_rules(parse_selection_table(
+      "backend,dtype,max_work,variant\n"
+      "cpu,f64,1000,dgemm_small\n"
+      "cpu,f64,*,dgemm_missing\n"  // not registered: skipped
+      "cpu,f64,*,dgemm_any\n"));
+  auto p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 8, 10, 10);  // work 800
+  EXPECT_EQ(r.select(p, Backend::kCpu)->info().id, "dgemm_small");
+  p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 8, 10, 13);  // work 1040 > max_work
+  EXPECT_EQ(r.select(p, Backend::kCpu)->info().id, "dgemm_any");
+  p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 8, 10, 10, 0, 2);  // batch counts in the work
+  EXPECT_EQ(r.select(p, Backend::kCpu)->info().id, "dgemm_any");
+  p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 9, 2, 2);  // small work, but dgemm_small cannot run m = 9
+  EXPECT_EQ(r.select(p, Backend::kCpu)->info().id, "dgemm_any");
+}
+
+TEST(RegistrySelect, NoMatchingRuleGivesNull) {
+  Registry r;
+  r.add(toy_variant("dgemm_small", 8));
+  r.set_rules(parse_selection_table("backend,dtype,max_work,variant\ncpu,f64,*,dgemm_small\n"));
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 100, 1, 1), Backend::kCpu), nullptr);
+  EXPECT_EQ(r.select(make_problem(Dtype::kF32, GK_OP_N, GK_OP_N, 4, 4, 4), Backend::kCpu), nullptr);
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 4, 4, 4), Backend::kCuda), nullptr);
+  EXPECT_NE(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 4, 4, 4), Backend::kCpu), nullptr);
+}
+
+TEST(RegistrySelect, DuplicateIdIsRejected) {
+  Registry r;
+  r.add(toy_variant("dgemm_toy", 8));
+  EXPECT_THROW(r.add(toy_variant("dgemm_toy", 16)), std::logic_error);
+  EXPECT_EQ(r.variants().size(), 1u);
+}
+
+TEST(FunctionVariant, ForwardsTheLifecycle) {
+  int initialized = 0, ran = 0;
+  FunctionVariant const v(
+      VariantInfo{"sgemm_toy", Dtype::kF32, Backend::kCpu, VariantKind::kProduction, 0, "toy"}, {},
+      [&](GemmArguments const& a, void* ws, ExecutionContext const&) {
+        ++ran;
+        return a.problem.m == 3 && ws != nullptr ? GK_SUCCESS : GK_INTERNAL_ERROR;
+      },
+      [&](ExecutionContext const&) {
+        ++initialized;
+        return GK_SUCCESS;
+      },
+      [](GemmProblem const& p) { return std::size_t(p.m * 4); });
+  GemmProblem const p = make_problem(Dtype::kF32, GK_OP_N, GK_OP_N, 3, 2, 1);
+  EXPECT_EQ(v.can_implement(p), GK_SUCCESS);  // empty CanImplement: dtype alone decides
+  EXPECT_EQ(v.can_implement(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 3, 2, 1)), GK_NOT_SUPPORTED);
+  EXPECT_EQ(v.workspace_bytes(p), 12u);
+  EXPECT_EQ(v.initialize(ExecutionContext{}), GK_SUCCESS);
+  GemmArguments args;
+  args.problem = p;
+  char ws[12];
+  EXPECT_EQ(v.run(args, ws, ExecutionContext{}), GK_SUCCESS);
+  EXPECT_EQ(initialized, 1);
+  EXPECT_EQ(ran, 1);
+}
+
+}  // namespace
+}  // namespace gemmkit::test
