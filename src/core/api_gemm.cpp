@@ -31,6 +31,11 @@ GemmArguments make_arguments(gk_layout layout, GemmProblem const& problem, T alp
   return args;
 }
 
+/// The caller's operand indices as dispatch sees the operands: row-major swapped A and B.
+OperandPositions positions_for(gk_layout layout, OperandPositions caller) {
+  return layout == GK_COL_MAJOR ? caller : OperandPositions{caller.b, caller.a, caller.c};
+}
+
 /// Runs `body` and turns any escaping exception into a status: the C API never throws.
 template <typename Body>
 gk_status guarded(gk_context_st& ctx, Body&& body) {
@@ -54,7 +59,7 @@ gk_status gemm(gk_context handle, gk_layout layout, gk_op transa, gk_op transb, 
       return fail(ctx, GK_INVALID_ARGUMENT, e.message, e.parameter);
     }
     GemmProblem const p = to_column_major(layout, dtype_of<T>(), transa, transb, m, n, k, lda, ldb, ldc);
-    return dispatch(ctx, make_arguments(layout, p, alpha, A, B, beta, C));
+    return dispatch(ctx, make_arguments(layout, p, alpha, A, B, beta, C), positions_for(layout, {}));
   });
 }
 
@@ -91,7 +96,7 @@ gk_status gemm_strided_batched(gk_context handle, gk_layout layout, gk_op transa
     p.stride_a = layout == GK_COL_MAJOR ? stride_a : stride_b;
     p.stride_b = layout == GK_COL_MAJOR ? stride_b : stride_a;
     p.stride_c = stride_c;
-    return dispatch(ctx, make_arguments(layout, p, alpha, A, B, beta, C));
+    return dispatch(ctx, make_arguments(layout, p, alpha, A, B, beta, C), positions_for(layout, {8, 11, 15}));
   });
 }
 
@@ -112,9 +117,9 @@ gk_status gemm_batched(gk_context handle, gk_layout layout, gk_op transa, gk_op 
       return fail(ctx, GK_INVALID_ARGUMENT, "pointer array is NULL", parameter);
     }
     GemmProblem const p = to_column_major(layout, dtype_of<T>(), transa, transb, m, n, k, lda, ldb, ldc);
-    std::string variants;
     for (std::int64_t i = 0; i < batch; ++i) {
-      if (gk_status s = dispatch(ctx, make_arguments(layout, p, alpha, A_array[i], B_array[i], beta, C_array[i]));
+      if (gk_status s = dispatch(ctx, make_arguments(layout, p, alpha, A_array[i], B_array[i], beta, C_array[i]),
+                                 positions_for(layout, {}));
           s != GK_SUCCESS) {
         ctx.last_error = "problem " + std::to_string(i) + ": " + ctx.last_error;
         return s;
@@ -163,7 +168,8 @@ gk_status gemm_grouped(gk_context handle, gk_layout layout, gk_op const* transa,
           to_column_major(layout, dtype_of<T>(), transa[g], transb[g], m[g], n[g], k[g], lda[g], ldb[g], ldc[g]);
       for (std::int64_t i = 0; i < group_size[g]; ++i, ++problem) {
         gk_status const s = dispatch(
-            ctx, make_arguments(layout, p, alpha[g], A_array[problem], B_array[problem], beta[g], C_array[problem]));
+            ctx, make_arguments(layout, p, alpha[g], A_array[problem], B_array[problem], beta[g], C_array[problem]),
+            positions_for(layout, {}));
         if (info != nullptr) info[problem] = s;
         if (s != GK_SUCCESS && first_failure == GK_SUCCESS) {
           first_failure = s;

@@ -15,7 +15,7 @@ namespace gemmkit {
 namespace {
 
 /// Chooses the backend from where C (and A, B when they are read) live and the context policy.
-gk_status choose_backend(gk_context_st& ctx, GemmArguments const& args, bool reads_ab, Backend* backend) {
+gk_status choose_backend(gk_context_st& ctx, GemmArguments const& args, bool reads_ab, Platform* backend) {
   MemoryLocation const c_place = locate(args.C);
   if (reads_ab) {
     if (locate(args.A) != c_place || locate(args.B) != c_place) {
@@ -23,22 +23,22 @@ gk_status choose_backend(gk_context_st& ctx, GemmArguments const& args, bool rea
                   "A, B and C must all be host pointers or all device pointers (mixed locations given)");
     }
   }
-  *backend = c_place == MemoryLocation::kDevice ? Backend::kCuda : Backend::kCpu;
-  if (ctx.backend == GK_BACKEND_CPU && *backend == Backend::kCuda) {
+  *backend = c_place == MemoryLocation::kDevice ? Platform::kCuda : Platform::kCpu;
+  if (ctx.backend == GK_BACKEND_CPU && *backend == Platform::kCuda) {
     return fail(ctx, GK_NOT_SUPPORTED, "backend policy is CPU but the operands are device pointers");
   }
-  if (ctx.backend == GK_BACKEND_GPU && *backend == Backend::kCpu) {
+  if (ctx.backend == GK_BACKEND_GPU && *backend == Platform::kCpu) {
     if (device_count() == 0) return fail(ctx, GK_NO_DEVICE, "backend policy is GPU but no usable GPU was found");
     return fail(ctx, GK_NOT_SUPPORTED,
                 "backend policy is GPU but the operands are host pointers (host-resident GPU GEMM is not built yet)");
   }
-  if (*backend == Backend::kCpu && ctx.backend == GK_BACKEND_AUTO && device_count() == 0) {
+  if (*backend == Platform::kCpu && ctx.backend == GK_BACKEND_AUTO && device_count() == 0) {
     note(ctx, 2, "no usable GPU: CPU path");
   }
   return GK_SUCCESS;
 }
 
-gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Backend backend, GemmVariant const** out) {
+gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform backend, GemmVariant const** out) {
   Registry const& registry = Registry::instance();
   if (!ctx.forced_variant.empty()) {
     GemmVariant const* v = registry.find(ctx.forced_variant);
@@ -67,26 +67,26 @@ gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Backend b
 
 }  // namespace
 
-gk_status dispatch(gk_context_st& ctx, GemmArguments const& args) {
+gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, OperandPositions positions) {
   GemmProblem const& p = args.problem;
   ctx.last_variant.clear();
   if (p.m == 0 || p.n == 0 || p.batch == 0) return GK_SUCCESS;
 
   bool const reads_ab = p.k > 0 && args.alpha != 0.0;
-  if (args.C == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "C is NULL", 13);
-  if (reads_ab && args.A == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "A is NULL", 8);
-  if (reads_ab && args.B == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "B is NULL", 10);
+  if (args.C == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "C is NULL", positions.c);
+  if (reads_ab && args.A == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "A is NULL", positions.a);
+  if (reads_ab && args.B == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "B is NULL", positions.b);
 
-  Backend backend{};
+  Platform backend{};
   if (gk_status s = choose_backend(ctx, args, reads_ab, &backend); s != GK_SUCCESS) return s;
 
   ExecutionContext const exec{ctx.stream, ctx.device};
-  if (backend == Backend::kCuda) {
+  if (backend == Platform::kCuda) {
     if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
   }
 
   if (!reads_ab) {  // BLAS: C = beta*C, A and B not touched; beta = 0 writes zeros without reading C.
-    if (backend == Backend::kCpu) {
+    if (backend == Platform::kCpu) {
       scale_c_host(p, args.beta, args.C);
     } else if (std::string e = scale_c_device(p, args.beta, args.C, exec); !e.empty()) {
       return fail(ctx, GK_CUDA_ERROR, e);
@@ -107,7 +107,7 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args) {
   void* workspace = nullptr;
   std::vector<unsigned char> host_workspace;
   if (ws_bytes > 0) {
-    if (backend == Backend::kCpu) {
+    if (backend == Platform::kCpu) {
       host_workspace.resize(ws_bytes);
       workspace = host_workspace.data();
     } else {
@@ -123,7 +123,7 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args) {
     }
   }
   gk_status const s = variant->run(args, workspace, exec);
-  if (backend == Backend::kCuda && workspace != nullptr) device_free(workspace);
+  if (backend == Platform::kCuda && workspace != nullptr) device_free(workspace);
   if (s != GK_SUCCESS) {
     if (ctx.last_error.empty()) return fail(ctx, s, "variant '" + variant->info().id + "' failed");
     return s;

@@ -11,10 +11,10 @@
 namespace gemmkit {
 
 enum class Dtype { kF32, kF64 };
-enum class Backend { kCpu, kCuda };
+enum class Platform { kCpu, kCuda };
 
 inline char const* to_string(Dtype dtype) { return dtype == Dtype::kF64 ? "f64" : "f32"; }
-inline char const* to_string(Backend backend) { return backend == Backend::kCpu ? "cpu" : "cuda"; }
+inline char const* to_string(Platform backend) { return backend == Platform::kCpu ? "cpu" : "cuda"; }
 inline std::size_t size_of(Dtype dtype) { return dtype == Dtype::kF64 ? 8 : 4; }
 inline bool is_transposed(gk_op op) { return op != GK_OP_N; }
 inline char op_letter(gk_op op) { return op == GK_OP_N ? 'n' : (op == GK_OP_T ? 't' : 'c'); }

@@ -27,7 +27,7 @@ class OpenBlasGemm final : public GemmVariant {
  public:
   OpenBlasGemm()
       : info_{sizeof(T) == 8 ? "openblas_dgemm" : "openblas_sgemm", sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32,
-              Backend::kCpu, VariantKind::kPeer, 0, "OpenBLAS cblas_?gemm, one call per batch entry"} {}
+              Platform::kCpu, VariantKind::kPeer, 0, "OpenBLAS cblas_?gemm, one call per batch entry"} {}
 
   VariantInfo const& info() const override { return info_; }
 
@@ -65,7 +65,7 @@ class ReferenceGemm final : public GemmVariant {
  public:
   ReferenceGemm()
       : info_{sizeof(T) == 8 ? "reference_dgemm" : "reference_sgemm", sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32,
-              Backend::kCpu, VariantKind::kReference, 0, "host reference, accumulates in higher precision"} {}
+              Platform::kCpu, VariantKind::kReference, 0, "host reference, accumulates in higher precision"} {}
 
   VariantInfo const& info() const override { return info_; }
   gk_status can_implement(GemmProblem const& p) const override {

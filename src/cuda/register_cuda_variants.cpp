@@ -21,7 +21,7 @@ void add_kernel(Registry& registry, std::string id, VariantKind kind, std::strin
                 FunctionVariant::CanImplement can_implement = {}) {
   constexpr Dtype dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
   registry.add(std::make_unique<FunctionVariant>(
-      VariantInfo{std::move(id), dtype, Backend::kCuda, kind, kMinSm, std::move(summary)}, std::move(can_implement),
+      VariantInfo{std::move(id), dtype, Platform::kCuda, kind, kMinSm, std::move(summary)}, std::move(can_implement),
       [launch](GemmArguments const& args, void*, ExecutionContext const& exec) {
         return launch(make_params<T>(args), static_cast<cudaStream_t>(exec.stream)) == cudaSuccess
                    ? GK_SUCCESS

@@ -21,7 +21,7 @@ enum class VariantKind {
 struct VariantInfo {
   std::string id;        ///< spells the config, e.g. "dgemm_ladder02_tiled16"
   Dtype dtype;
-  Backend backend;
+  Platform backend;
   VariantKind kind;
   int min_sm = 0;        ///< lowest compute capability (major*10+minor) for CUDA variants
   std::string summary;   ///< one line for `gemmkit-bench list`

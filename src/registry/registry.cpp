@@ -51,7 +51,7 @@ GemmVariant const* Registry::find(std::string_view id) const {
   return nullptr;
 }
 
-GemmVariant const* Registry::select(GemmProblem const& problem, Backend backend) const {
+GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend) const {
   double const work = double(problem.m) * double(problem.n) * double(problem.k) * double(problem.batch);
   for (SelectionRule const& rule : rules_) {
     if (rule.backend != backend || rule.dtype != problem.dtype) continue;
@@ -88,16 +88,22 @@ std::vector<SelectionRule> parse_selection_table(std::string_view csv) {
     };
     if (f.size() != 4) throw bad("expected 4 fields (backend,dtype,max_work,variant)");
     SelectionRule rule;
-    if (f[0] == "cpu") rule.backend = Backend::kCpu;
-    else if (f[0] == "cuda") rule.backend = Backend::kCuda;
+    if (f[0] == "cpu") rule.backend = Platform::kCpu;
+    else if (f[0] == "cuda") rule.backend = Platform::kCuda;
     else throw bad("backend must be cpu or cuda, got '" + f[0] + "'");
     if (f[1] == "f64") rule.dtype = Dtype::kF64;
     else if (f[1] == "f32") rule.dtype = Dtype::kF32;
     else throw bad("dtype must be f64 or f32, got '" + f[1] + "'");
-    try {
-      rule.max_work = f[2] == "*" ? 0.0 : std::stod(f[2]);
-    } catch (std::exception const&) {
-      throw bad("max_work must be a number or *, got '" + f[2] + "'");
+    if (f[2] == "*") {
+      rule.max_work = 0.0;
+    } else {
+      std::size_t used = 0;
+      try {
+        rule.max_work = std::stod(f[2], &used);
+      } catch (std::exception const&) {
+        used = 0;
+      }
+      if (used == 0 || used != f[2].size()) throw bad("max_work must be a number or *, got '" + f[2] + "'");
     }
     if (f[3].empty()) throw bad("variant id is empty");
     rule.variant_id = f[3];

@@ -15,7 +15,7 @@ namespace gemmkit {
 /// One row of the selection table: for this backend and dtype, problems with m*n*k*batch up to
 /// max_work (0 = unbounded) use the variant named; rows are tried in order.
 struct SelectionRule {
-  Backend backend;
+  Platform backend;
   Dtype dtype;
   double max_work = 0;
   std::string variant_id;
@@ -29,7 +29,7 @@ class Registry {
   std::vector<GemmVariant const*> variants() const;
   GemmVariant const* find(std::string_view id) const;
   /// The variant the selection table picks for this problem, or nullptr if no rule matches.
-  GemmVariant const* select(GemmProblem const& problem, Backend backend) const;
+  GemmVariant const* select(GemmProblem const& problem, Platform backend) const;
   std::vector<SelectionRule> const& rules() const { return rules_; }
 
   void add(std::unique_ptr<GemmVariant> variant);

@@ -2,9 +2,8 @@
     \brief The C++ API: gemmkit::Context, gemmkit::gemm overloads, and gemmkit::Error carrying the
     status and the BLAS parameter index.
 
-    Includes only public headers: gemmkit.hpp's gemmkit::Backend clashes with the internal one in
-    core/problem.hpp (see headers.public_and_internal_headers_compose), so the reference here is a
-    plain loop instead of the shared support.
+    Includes only public headers, as a user's program does, so the reference here is a plain loop
+    instead of the shared support.
 */
 #include <gemmkit/gemmkit.hpp>
 

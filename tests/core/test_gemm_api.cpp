@@ -383,9 +383,9 @@ TYPED_TEST(GemmApi, LastVariantIsTheRegisteredCpuVariantThatRan) {
   ASSERT_TRUE(check_api(p, 1.0, 0.0, false, &ran));
   GemmVariant const* v = Registry::instance().find(ran);
   ASSERT_NE(v, nullptr) << "gk_last_variant '" << ran << "' is not a registered id";
-  EXPECT_EQ(v->info().backend, Backend::kCpu);
+  EXPECT_EQ(v->info().backend, Platform::kCpu);
   EXPECT_EQ(v->info().dtype, dtype_of<T>());
-  EXPECT_EQ(v, Registry::instance().select(p, Backend::kCpu));
+  EXPECT_EQ(v, Registry::instance().select(p, Platform::kCpu));
 }
 
 TYPED_TEST(GemmApi, ForcedVariants) {

@@ -79,7 +79,7 @@ std::vector<CaseGroup> cpu_case_groups() {
 std::vector<std::string> cpu_variant_ids() {
   std::vector<std::string> ids;
   for (GemmVariant const* v : Registry::instance().variants()) {
-    if (v->info().backend == Backend::kCpu) ids.push_back(v->info().id);
+    if (v->info().backend == Platform::kCpu) ids.push_back(v->info().id);
   }
   return ids;
 }

@@ -34,7 +34,7 @@ TYPED_TEST(CudaApi, DevicePointersRunACudaVariant) {
     EXPECT_TRUE(check_api(p, 1.0, 0.0, /*on_device=*/true, &ran));
     GemmVariant const* v = Registry::instance().find(ran);
     ASSERT_NE(v, nullptr) << "gk_last_variant '" << ran << "'";
-    EXPECT_EQ(v->info().backend, Backend::kCuda);
+    EXPECT_EQ(v->info().backend, Platform::kCuda);
     EXPECT_EQ(v->info().dtype, dtype_of<T>());
   }
 }

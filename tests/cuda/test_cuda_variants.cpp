@@ -112,7 +112,7 @@ std::vector<CaseGroup> cuda_case_groups() {
 std::vector<std::string> cuda_variant_ids() {
   std::vector<std::string> ids;
   for (GemmVariant const* v : Registry::instance().variants()) {
-    if (v->info().backend == Backend::kCuda) ids.push_back(v->info().id);
+    if (v->info().backend == Platform::kCuda) ids.push_back(v->info().id);
   }
   return ids;
 }
@@ -222,9 +222,9 @@ TEST(CudaRegistry, LadderAndPeerVariantsAreRegistered) {
   }
   // The table picks a CUDA variant for device problems of both dtypes.
   for (Dtype d : {Dtype::kF64, Dtype::kF32}) {
-    GemmVariant const* v = Registry::instance().select(make_problem(d, GK_OP_N, GK_OP_N, 64, 64, 64), Backend::kCuda);
+    GemmVariant const* v = Registry::instance().select(make_problem(d, GK_OP_N, GK_OP_N, 64, 64, 64), Platform::kCuda);
     ASSERT_NE(v, nullptr);
-    EXPECT_EQ(v->info().backend, Backend::kCuda);
+    EXPECT_EQ(v->info().backend, Platform::kCuda);
   }
 }
 

@@ -27,13 +27,13 @@ TEST(SelectionTable, ParsesRowsInOrder) {
       "\n"
       "cpu,f64,*,cpu_any");  // no final newline
   ASSERT_EQ(rules.size(), 4u);
-  EXPECT_EQ(rules[0].backend, Backend::kCuda);
+  EXPECT_EQ(rules[0].backend, Platform::kCuda);
   EXPECT_EQ(rules[0].dtype, Dtype::kF64);
   EXPECT_EQ(rules[0].max_work, 1e6);
   EXPECT_EQ(rules[0].variant_id, "small_kernel");
   EXPECT_EQ(rules[1].max_work, 0.0);  // '*' = unbounded
   EXPECT_EQ(rules[1].variant_id, "big_kernel");
-  EXPECT_EQ(rules[2].backend, Backend::kCpu);
+  EXPECT_EQ(rules[2].backend, Platform::kCpu);
   EXPECT_EQ(rules[2].dtype, Dtype::kF32);
   EXPECT_EQ(rules[2].max_work, 4096.0);
   EXPECT_EQ(rules[3].variant_id, "cpu_any");
@@ -84,14 +84,14 @@ TEST(SelectionTable, CompiledInTableNamesRegisteredVariants) {
 #if defined(GEMMKIT_WITH_CUDA)
     bool const expect_registered = true;
 #else
-    bool const expect_registered = rule.backend == Backend::kCpu;
+    bool const expect_registered = rule.backend == Platform::kCpu;
 #endif
     if (!expect_registered) continue;
     ASSERT_NE(v, nullptr) << "table names unregistered variant '" << rule.variant_id << "'";
     EXPECT_EQ(v->info().backend, rule.backend) << rule.variant_id;
     EXPECT_EQ(v->info().dtype, rule.dtype) << rule.variant_id;
-    cpu_f64 |= rule.backend == Backend::kCpu && rule.dtype == Dtype::kF64;
-    cpu_f32 |= rule.backend == Backend::kCpu && rule.dtype == Dtype::kF32;
+    cpu_f64 |= rule.backend == Platform::kCpu && rule.dtype == Dtype::kF64;
+    cpu_f32 |= rule.backend == Platform::kCpu && rule.dtype == Dtype::kF32;
   }
   EXPECT_TRUE(cpu_f64);
   EXPECT_TRUE(cpu_f32);
@@ -119,7 +119,7 @@ TEST(Registry, IdsAreUniqueAndSpellTheirDtype) {
     if (info.kind == VariantKind::kLadder || info.kind == VariantKind::kProduction) {
       EXPECT_EQ(info.id[0], letter);
     }
-    if (info.backend == Backend::kCuda) {
+    if (info.backend == Platform::kCuda) {
       EXPECT_GT(info.min_sm, 0);
     }
   }
@@ -128,14 +128,14 @@ TEST(Registry, IdsAreUniqueAndSpellTheirDtype) {
 TEST(Registry, HasCpuVariantsForBothDtypes) {
   int f64 = 0, f32 = 0;
   for (GemmVariant const* v : Registry::instance().variants()) {
-    if (v->info().backend != Backend::kCpu) continue;
+    if (v->info().backend != Platform::kCpu) continue;
     f64 += v->info().dtype == Dtype::kF64;
     f32 += v->info().dtype == Dtype::kF32;
   }
   EXPECT_GE(f64, 1);
   EXPECT_GE(f32, 1);
 #if !defined(GEMMKIT_WITH_CUDA)
-  for (GemmVariant const* v : Registry::instance().variants()) EXPECT_EQ(v->info().backend, Backend::kCpu);
+  for (GemmVariant const* v : Registry::instance().variants()) EXPECT_EQ(v->info().backend, Platform::kCpu);
 #endif
 }
 
@@ -153,9 +153,9 @@ TEST(Registry, SelectPicksARunnableCpuVariant) {
     for (auto const& p : {make_problem(dtype, GK_OP_N, GK_OP_N, 1, 1, 1), make_problem(dtype, GK_OP_T, GK_OP_C, 97, 61, 37, 3),
                           make_problem(dtype, GK_OP_N, GK_OP_T, 500, 400, 300, 0, 4)}) {
       SCOPED_TRACE(describe(p));
-      GemmVariant const* v = r.select(p, Backend::kCpu);
+      GemmVariant const* v = r.select(p, Platform::kCpu);
       ASSERT_NE(v, nullptr);
-      EXPECT_EQ(v->info().backend, Backend::kCpu);
+      EXPECT_EQ(v->info().backend, Platform::kCpu);
       EXPECT_EQ(v->info().dtype, dtype);
       EXPECT_EQ(v->can_implement(p), GK_SUCCESS);
       EXPECT_NE(v->info().kind, VariantKind::kReference) << "the reference is for checks, not selection";
@@ -188,7 +188,7 @@ TEST(Registry, OpenBlasRefusesDimensionsPastInt32) {
 /// A CPU f64 variant that accepts problems with m <= max_m.
 std::unique_ptr<GemmVariant> toy_variant(std::string id, std::int64_t max_m) {
   return std::make_unique<FunctionVariant>(
-      VariantInfo{std::move(id), Dtype::kF64, Backend::kCpu, VariantKind::kProduction, 0, "toy"},
+      VariantInfo{std::move(id), Dtype::kF64, Platform::kCpu, VariantKind::kProduction, 0, "toy"},
       [max_m](GemmProblem const& p) { return p.m <= max_m; },
       [](GemmArguments const&, void*, ExecutionContext const&) { return GK_SUCCESS; });
 }
@@ -203,23 +203,23 @@ TEST(RegistrySelect, FirstAdmittingRunnableRuleWins) {
       "cpu,f64,*,dgemm_missing\n"  // not registered: skipped
       "cpu,f64,*,dgemm_any\n"));
   auto p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 8, 10, 10);  // work 800
-  EXPECT_EQ(r.select(p, Backend::kCpu)->info().id, "dgemm_small");
+  EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_small");
   p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 8, 10, 13);  // work 1040 > max_work
-  EXPECT_EQ(r.select(p, Backend::kCpu)->info().id, "dgemm_any");
+  EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_any");
   p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 8, 10, 10, 0, 2);  // batch counts in the work
-  EXPECT_EQ(r.select(p, Backend::kCpu)->info().id, "dgemm_any");
+  EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_any");
   p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 9, 2, 2);  // small work, but dgemm_small cannot run m = 9
-  EXPECT_EQ(r.select(p, Backend::kCpu)->info().id, "dgemm_any");
+  EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_any");
 }
 
 TEST(RegistrySelect, NoMatchingRuleGivesNull) {
   Registry r;
   r.add(toy_variant("dgemm_small", 8));
   r.set_rules(parse_selection_table("backend,dtype,max_work,variant\ncpu,f64,*,dgemm_small\n"));
-  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 100, 1, 1), Backend::kCpu), nullptr);
-  EXPECT_EQ(r.select(make_problem(Dtype::kF32, GK_OP_N, GK_OP_N, 4, 4, 4), Backend::kCpu), nullptr);
-  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 4, 4, 4), Backend::kCuda), nullptr);
-  EXPECT_NE(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 4, 4, 4), Backend::kCpu), nullptr);
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 100, 1, 1), Platform::kCpu), nullptr);
+  EXPECT_EQ(r.select(make_problem(Dtype::kF32, GK_OP_N, GK_OP_N, 4, 4, 4), Platform::kCpu), nullptr);
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 4, 4, 4), Platform::kCuda), nullptr);
+  EXPECT_NE(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 4, 4, 4), Platform::kCpu), nullptr);
 }
 
 TEST(RegistrySelect, DuplicateIdIsRejected) {
@@ -232,7 +232,7 @@ TEST(RegistrySelect, DuplicateIdIsRejected) {
 TEST(FunctionVariant, ForwardsTheLifecycle) {
   int initialized = 0, ran = 0;
   FunctionVariant const v(
-      VariantInfo{"sgemm_toy", Dtype::kF32, Backend::kCpu, VariantKind::kProduction, 0, "toy"}, {},
+      VariantInfo{"sgemm_toy", Dtype::kF32, Platform::kCpu, VariantKind::kProduction, 0, "toy"}, {},
       [&](GemmArguments const& a, void* ws, ExecutionContext const&) {
         ++ran;
         return a.problem.m == 3 && ws != nullptr ? GK_SUCCESS : GK_INTERNAL_ERROR;

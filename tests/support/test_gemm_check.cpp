@@ -20,7 +20,7 @@ namespace {
 FunctionVariant faulty_variant(std::function<void(GemmArguments&)> before,
                                std::function<void(GemmArguments const&)> after) {
   return FunctionVariant(
-      VariantInfo{"dgemm_faulty", Dtype::kF64, Backend::kCpu, VariantKind::kProduction, 0, "planted fault"}, {},
+      VariantInfo{"dgemm_faulty", Dtype::kF64, Platform::kCpu, VariantKind::kProduction, 0, "planted fault"}, {},
       [before, after](GemmArguments const& given, void* ws, ExecutionContext const& exec) {
         GemmArguments args = given;
         if (before) before(args);
@@ -82,7 +82,7 @@ TEST(GemmCheck, CatchesAnIgnoredTranspose) {
 
 TEST(GemmCheck, CatchesAFailedStatus) {
   FunctionVariant const v(
-      VariantInfo{"dgemm_failing", Dtype::kF64, Backend::kCpu, VariantKind::kProduction, 0, "returns an error"}, {},
+      VariantInfo{"dgemm_failing", Dtype::kF64, Platform::kCpu, VariantKind::kProduction, 0, "returns an error"}, {},
       [](GemmArguments const&, void*, ExecutionContext const&) { return GK_INTERNAL_ERROR; });
   EXPECT_FALSE(check_variant(v, make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 4, 4, 4), 1.0, 0.0, false, kDirectOnly));
 }

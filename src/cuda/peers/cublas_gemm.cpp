@@ -59,7 +59,7 @@ gk_status run_cublas(GemmArguments const& args, ExecutionContext const& exec) {
 void register_cublas_variants(Registry& registry) {
   auto add = [&](char const* id, Dtype dtype, auto run) {
     registry.add(std::make_unique<FunctionVariant>(
-        VariantInfo{id, dtype, Backend::kCuda, VariantKind::kPeer, 50, "cuBLAS, default math mode (no TF32)"},
+        VariantInfo{id, dtype, Platform::kCuda, VariantKind::kPeer, 50, "cuBLAS, default math mode (no TF32)"},
         FunctionVariant::CanImplement{}, [run](GemmArguments const& a, void*, ExecutionContext const& e) {
           return run(a, e);
         }));
