@@ -40,7 +40,10 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   fi
   if want memcheck; then
     stage "compute-sanitizer memcheck on the GPU test binary"
-    compute-sanitizer --tool memcheck --error-exitcode 3 "$gpu_tests" > "$out/memcheck.log" 2>&1 || status=1
+    # CudaApiStream's control leg needs the default stream to overtake a held stream; the sanitizer
+    # serializes streams, so that test runs in ctest above and not under memcheck.
+    compute-sanitizer --tool memcheck --error-exitcode 3 "$gpu_tests" --gtest_filter='-CudaApiStream.*' \
+      > "$out/memcheck.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck.log" | tail -5
   fi
   if want racecheck; then
