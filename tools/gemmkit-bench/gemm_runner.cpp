@@ -56,7 +56,7 @@ struct Operands {
 
 /// One side being timed: how its calls are issued and where its results go.
 struct Side {
-  Backend backend;
+  Platform backend;
   Call call;
   SideResult* result;
   std::vector<double> samples;
@@ -128,14 +128,14 @@ std::string GemmRunner::init(bool use_gpu) {
 #endif
 }
 
-GemmVariant const* GemmRunner::peer_for(Dtype dtype, Backend backend, std::string* name, std::string* why) const {
+GemmVariant const* GemmRunner::peer_for(Dtype dtype, Platform backend, std::string* name, std::string* why) const {
   std::string peer = settings_.peer;
   if (peer == "none") {
     *name = "";
     *why = "--peer none";
     return nullptr;
   }
-  if (peer == "auto") peer = backend == Backend::kCuda ? "cublas" : "openblas";
+  if (peer == "auto") peer = backend == Platform::kCuda ? "cublas" : "openblas";
   *name = peer;
   std::string const id = peer + (dtype == Dtype::kF64 ? "_dgemm" : "_sgemm");
   GemmVariant const* v = Registry::instance().find(id);
@@ -143,7 +143,7 @@ GemmVariant const* GemmRunner::peer_for(Dtype dtype, Backend backend, std::strin
     *why = "peer variant '" + id + "' is not registered in this build";
     return nullptr;
   }
-  if (v->info().backend == Backend::kCuda && !gpu_) {
+  if (v->info().backend == Platform::kCuda && !gpu_) {
     *why = "peer '" + id + "' needs a GPU and none is in use";
     return nullptr;
   }
@@ -154,7 +154,7 @@ CaseResult GemmRunner::run(GemmCase const& spec) {
   CaseResult result;
   result.spec = spec;
   try {
-    if (spec.backend == Backend::kCuda && !gpu_) throw CaseEnd{CaseStatus::kSkipped, "no GPU in use"};
+    if (spec.backend == Platform::kCuda && !gpu_) throw CaseEnd{CaseStatus::kSkipped, "no GPU in use"};
     if (spec.dtype == Dtype::kF64) run_typed<double>(result);
     else run_typed<float>(result);
   } catch (CaseEnd const& end) {
@@ -209,9 +209,9 @@ void GemmRunner::run_typed(CaseResult& r) {
     r.peer_name.clear();
     r.message = peer_why;
   }
-  Backend const peer_backend = peer != nullptr ? peer->info().backend : c.backend;
-  bool const host_c_needed = c.backend == Backend::kCpu || (peer != nullptr && peer_backend == Backend::kCpu);
-  bool const device_needed = c.backend == Backend::kCuda || (peer != nullptr && peer_backend == Backend::kCuda);
+  Platform const peer_backend = peer != nullptr ? peer->info().backend : c.backend;
+  bool const host_c_needed = c.backend == Platform::kCpu || (peer != nullptr && peer_backend == Platform::kCpu);
+  bool const device_needed = c.backend == Platform::kCuda || (peer != nullptr && peer_backend == Platform::kCuda);
 
   std::size_t const a_count = std::size_t(p.lda) * std::size_t(p.a_cols());
   std::size_t const b_count = std::size_t(p.ldb) * std::size_t(p.b_cols());
@@ -259,17 +259,17 @@ void GemmRunner::run_typed(CaseResult& r) {
   if (device_needed) throw CaseEnd{CaseStatus::kSkipped, "built without CUDA"};
 #endif
 
-  auto operands = [&](Backend b) {
+  auto operands = [&](Platform b) {
 #if GEMMKIT_WITH_CUDA
-    if (b == Backend::kCuda) return Operands<T>{dA.get(), dB.get(), dC.get()};
+    if (b == Platform::kCuda) return Operands<T>{dA.get(), dB.get(), dC.get()};
 #endif
     (void)b;
     return Operands<T>{A.data(), B.data(), host_c.data()};
   };
   // beta = 0: C holds NaN, which a correct GEMM never reads; else C goes back to C0.
-  auto reset_c = [&](Backend b) {
+  auto reset_c = [&](Platform b) {
 #if GEMMKIT_WITH_CUDA
-    if (b == Backend::kCuda) {
+    if (b == Platform::kCuda) {
       if (C0.empty()) check(cudaMemsetAsync(dC.get(), 0xFF, c_count * sizeof(T), stream), "poison C");
       else check(cudaMemcpyAsync(dC.get(), dC0.get(), c_count * sizeof(T), cudaMemcpyDeviceToDevice, stream), "reset C");
       return;
@@ -278,15 +278,15 @@ void GemmRunner::run_typed(CaseResult& r) {
     if (C0.empty()) std::fill(host_c.begin(), host_c.end(), std::numeric_limits<T>::quiet_NaN());
     else std::copy(C0.begin(), C0.end(), host_c.begin());
   };
-  auto sync = [&](Backend b) {
+  auto sync = [&](Platform b) {
 #if GEMMKIT_WITH_CUDA
-    if (b == Backend::kCuda) check(cudaStreamSynchronize(stream), "kernel execution");
+    if (b == Platform::kCuda) check(cudaStreamSynchronize(stream), "kernel execution");
 #endif
     (void)b;
   };
 
   // --- gemmkit: one checked call through the public API ------------------------------------------
-  gk_set_backend(ctx_, c.backend == Backend::kCpu ? GK_BACKEND_CPU : GK_BACKEND_GPU);
+  gk_set_backend(ctx_, c.backend == Platform::kCpu ? GK_BACKEND_CPU : GK_BACKEND_GPU);
   gk_set_variant(ctx_, c.forced_variant.c_str());
   Operands<T> const gk_ops = operands(c.backend);
   Call const gk_call = [&] { return api_gemm(ctx_, p, set.alpha, gk_ops.A, gk_ops.B, set.beta, gk_ops.C); };
@@ -310,7 +310,7 @@ void GemmRunner::run_typed(CaseResult& r) {
       for (std::size_t i = 0; i < cols.size(); ++i) {
         std::size_t const offset = std::size_t(cols[i]) * std::size_t(p.ldc);
 #if GEMMKIT_WITH_CUDA
-        if (c.backend == Backend::kCuda) {
+        if (c.backend == Platform::kCuda) {
           check(cudaMemcpyAsync(got.data() + i * col_len, dC.get() + offset, col_len * sizeof(T),
                                 cudaMemcpyDeviceToHost, stream),
                 "fetch C");
@@ -343,17 +343,17 @@ void GemmRunner::run_typed(CaseResult& r) {
   if (peer != nullptr) {
     ExecutionContext exec{nullptr, set.device};
 #if GEMMKIT_WITH_CUDA
-    if (peer_backend == Backend::kCuda) exec.stream = stream;
+    if (peer_backend == Platform::kCuda) exec.stream = stream;
 #endif
     if (peer->initialize(exec) != GK_SUCCESS) throw CaseEnd{CaseStatus::kError, peer->info().id + " failed to initialize"};
     std::size_t const ws_bytes = peer->workspace_bytes(p);
     void* workspace = nullptr;
-    if (ws_bytes > 0 && peer_backend == Backend::kCpu) {
+    if (ws_bytes > 0 && peer_backend == Platform::kCpu) {
       peer_host_workspace.resize(ws_bytes);
       workspace = peer_host_workspace.data();
     }
 #if GEMMKIT_WITH_CUDA
-    if (ws_bytes > 0 && peer_backend == Backend::kCuda) {
+    if (ws_bytes > 0 && peer_backend == Platform::kCuda) {
       if (std::string e = peer_device_workspace.allocate(ws_bytes); !e.empty()) throw CaseEnd{CaseStatus::kError, e};
       workspace = peer_device_workspace.get();
     }
@@ -379,13 +379,13 @@ void GemmRunner::run_typed(CaseResult& r) {
     double ms = 0;
     gk_status s = GK_SUCCESS;
 #if GEMMKIT_WITH_CUDA
-    if (side.backend == Backend::kCuda) {
+    if (side.backend == Platform::kCuda) {
       std::string error;
       s = events_.time_batch(side.call, calls, &ms, &error);
       if (!error.empty()) throw CaseEnd{CaseStatus::kError, side.result->variant + ": " + error};
     }
 #endif
-    if (side.backend == Backend::kCpu) s = time_host_batch(side.call, calls, &ms);
+    if (side.backend == Platform::kCpu) s = time_host_batch(side.call, calls, &ms);
     if (s != GK_SUCCESS) {
       if (side.result == &r.gemmkit) throw api_failure(s);
       throw CaseEnd{CaseStatus::kError, side.result->variant + ": " + gk_status_string(s)};
@@ -419,7 +419,7 @@ void GemmRunner::run_typed(CaseResult& r) {
       }
       side.samples.push_back(batch(side, side.result->calls_per_rep));
 #if GEMMKIT_WITH_CUDA
-      if (side.backend == Backend::kCuda && rep + 1 == set.reps) {
+      if (side.backend == Platform::kCuda && rep + 1 == set.reps) {
         side.result->sm_clock_mhz = current_sm_clock_mhz(pci_bus_id_);
       }
 #endif
@@ -436,7 +436,7 @@ void GemmRunner::run_typed(CaseResult& r) {
     for (Side& side : sides) {
       graphs.emplace_back();
       graph_calls.push_back(0);
-      if (side.backend != Backend::kCuda) continue;
+      if (side.backend != Platform::kCuda) continue;
       int const calls = std::clamp(side.result->calls_per_rep, 1, kMaxGraphCalls);
       auto graph = std::make_unique<CapturedGraph>();
       std::string e = graph->capture(stream, side.call, calls, cudaStreamCaptureModeThreadLocal);

@@ -16,7 +16,7 @@ namespace gemmkit::bench {
 /// One row of a sweep.
 struct GemmCase {
   Dtype dtype = Dtype::kF64;
-  Backend backend = Backend::kCpu;  ///< where gemmkit runs and its operands live
+  Platform backend = Platform::kCpu;  ///< where gemmkit runs and its operands live
   gk_op trans_a = GK_OP_N;
   gk_op trans_b = GK_OP_N;
   std::int64_t m = 0, n = 0, k = 0;
@@ -80,7 +80,7 @@ class GemmRunner {
   CaseResult run(GemmCase const& spec);
 
   /// The registered peer variant --peer names for this dtype and backend, or nullptr and why not.
-  GemmVariant const* peer_for(Dtype dtype, Backend backend, std::string* name, std::string* why) const;
+  GemmVariant const* peer_for(Dtype dtype, Platform backend, std::string* name, std::string* why) const;
 
   RunSettings const& settings() const { return settings_; }
 

@@ -48,9 +48,9 @@ std::string verify_cell(Verification const& v) {
 
 }  // namespace
 
-Bound peak_for(MachineInfo const& machine, Backend backend, Dtype dtype, std::optional<double> peak_override) {
+Bound peak_for(MachineInfo const& machine, Platform backend, Dtype dtype, std::optional<double> peak_override) {
   if (peak_override) return {*peak_override, "--peak-gflops"};
-  if (backend != Backend::kCuda || !machine.gpu) return {};
+  if (backend != Platform::kCuda || !machine.gpu) return {};
   GpuInfo const& gpu = *machine.gpu;
   // DESIGN.md "Measured anchors": H100 80GB HBM3 SXM (132 SMs). Other H100 forms (PCIe, 114 SMs)
   // have other peaks and get none rather than a wrong one.
@@ -61,9 +61,9 @@ Bound peak_for(MachineInfo const& machine, Backend backend, Dtype dtype, std::op
   return {};
 }
 
-std::vector<ShapeSpec> default_gemm_shapes(Backend backend) {
+std::vector<ShapeSpec> default_gemm_shapes(Platform backend) {
   std::vector<ShapeSpec> shapes;
-  if (backend == Backend::kCuda) {
+  if (backend == Platform::kCuda) {
     for (std::int64_t n : {256, 512, 1024, 2048, 4096, 8192}) shapes.push_back({n, n, n, std::nullopt});
     for (std::int64_t n : {4095, 4097}) shapes.push_back({n, n, n, std::nullopt});
     shapes.push_back({16384, 16384, 256, std::nullopt});  // rank-k update
@@ -75,7 +75,7 @@ std::vector<ShapeSpec> default_gemm_shapes(Backend backend) {
   return shapes;
 }
 
-std::vector<std::string> match_variants(std::string const& glob, Dtype dtype, Backend backend) {
+std::vector<std::string> match_variants(std::string const& glob, Dtype dtype, Platform backend) {
   std::vector<std::string> ids;
   for (GemmVariant const* v : Registry::instance().variants()) {
     VariantInfo const& info = v->info();
@@ -88,7 +88,7 @@ std::vector<std::string> match_variants(std::string const& glob, Dtype dtype, Ba
 
 void GemmReporter::run_section(std::string const& title, std::string const& section,
                                std::vector<GemmCase> const& cases, GemmRunner& runner) {
-  bool const gpu_columns = !cases.empty() && cases.front().backend == Backend::kCuda;
+  bool const gpu_columns = !cases.empty() && cases.front().backend == Platform::kCuda;
   std::printf("\n%s\n", title.c_str());
   std::vector<TableColumn> columns = {
       {"dtype", 5, true}, {"m", 5}, {"n", 5}, {"k", 5}, {"tr", 2, true}, {"variant", 24, true},
@@ -177,7 +177,7 @@ JsonObject GemmReporter::json_row(CaseResult const& r, std::string const& sectio
   double const gf = ok ? gflops_of(flops, r.gemmkit.time.median) : kNotMeasured;
   double const peer_gf = ok && r.peer.measured() ? gflops_of(flops, r.peer.time.median) : kNotMeasured;
   Bound const bound = peak_for(machine_, c.backend, c.dtype, peak_override_);
-  bool const on_gpu = c.backend == Backend::kCuda && machine_.gpu.has_value();
+  bool const on_gpu = c.backend == Platform::kCuda && machine_.gpu.has_value();
 
   JsonObject row;
   row.add_string("suite", suite_);

@@ -22,14 +22,14 @@ struct Bound {
 
 /// --peak-gflops when given; else the measured anchors of DESIGN.md for an H100 SXM; else none.
 /// Never a guess: a CPU has no default (OpenBLAS's own rate is not a peak).
-Bound peak_for(MachineInfo const& machine, Backend backend, Dtype dtype, std::optional<double> peak_override);
+Bound peak_for(MachineInfo const& machine, Platform backend, Dtype dtype, std::optional<double> peak_override);
 
 /// The default shape set of `gemm` (suites dgemm/sgemm, or no sizes given) for a backend.
-std::vector<ShapeSpec> default_gemm_shapes(Backend backend);
+std::vector<ShapeSpec> default_gemm_shapes(Platform backend);
 
 /// Registry ids matching a glob (fnmatch) for a dtype and backend. Reference variants only match
 /// when named exactly: they exist for checks and take minutes at benchmark sizes.
-std::vector<std::string> match_variants(std::string const& glob, Dtype dtype, Backend backend);
+std::vector<std::string> match_variants(std::string const& glob, Dtype dtype, Platform backend);
 
 /// Counts over everything reported, for the closing line and the exit code.
 struct SuiteSummary {

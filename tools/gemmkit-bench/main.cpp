@@ -117,8 +117,8 @@ void print_method(RunSettings const& s, bool gpu) {
   }
 }
 
-RunSettings make_settings(Options const& o, Backend backend, bool tour) {
-  bool const gpu = backend == Backend::kCuda;
+RunSettings make_settings(Options const& o, Platform backend, bool tour) {
+  bool const gpu = backend == Platform::kCuda;
   RunSettings s;
   s.warmup = o.warmup >= 0 ? o.warmup : (gpu ? (tour ? 2 : 3) : 1);
   s.reps = o.reps > 0 ? o.reps : (gpu ? (tour ? 5 : 10) : (tour ? 3 : 5));
@@ -134,7 +134,7 @@ RunSettings make_settings(Options const& o, Backend backend, bool tour) {
 }
 
 std::vector<GemmCase> make_cases(std::vector<Dtype> const& dtypes, std::vector<ShapeSpec> const& shapes,
-                                 std::vector<TransPair> const& trans, Backend backend,
+                                 std::vector<TransPair> const& trans, Platform backend,
                                  std::vector<std::string> const& variants_for_f64,
                                  std::vector<std::string> const& variants_for_f32) {
   std::vector<GemmCase> cases;
@@ -166,10 +166,10 @@ int run_list() {
   auto const variants = registry.variants();
   for (GemmVariant const* v : variants) {
     VariantInfo const& i = v->info();
-    bool const here = i.backend == Backend::kCpu || gpu;
+    bool const here = i.backend == Platform::kCpu || gpu;
     runnable += here ? 1 : 0;
     table.print_row({i.id, to_string(i.dtype), to_string(i.backend), kind_name(i.kind),
-                     i.backend == Backend::kCuda ? std::to_string(i.min_sm) : "-", here ? "yes" : "no", i.summary});
+                     i.backend == Platform::kCuda ? std::to_string(i.min_sm) : "-", here ? "yes" : "no", i.summary});
   }
   std::printf("\n%zu variants, %d runnable here%s\n", variants.size(), runnable,
               gpu ? "" : " (CUDA variants need a GPU: none found)");
@@ -197,7 +197,7 @@ void print_registry_summary() {
 
 int run_gemm(Options const& o) {
   MachineInfo const machine = collect_machine_info(o.device, !o.force_cpu);
-  Backend const backend = machine.gpu ? Backend::kCuda : Backend::kCpu;
+  Platform const backend = machine.gpu ? Platform::kCuda : Platform::kCpu;
   std::string const suite = o.suite.empty() ? "gemm" : o.suite;
 
   std::vector<Dtype> dtypes = o.dtypes;
@@ -234,19 +234,19 @@ int run_gemm(Options const& o) {
     return 2;
   }
   GemmRunner runner(settings);
-  if (std::string e = runner.init(backend == Backend::kCuda); !e.empty()) {
+  if (std::string e = runner.init(backend == Platform::kCuda); !e.empty()) {
     std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
     return 1;
   }
   print_banner("gemm", suite, machine);
-  print_method(settings, backend == Backend::kCuda);
+  print_method(settings, backend == Platform::kCuda);
   std::string peer_name, peer_why;
   if (runner.peer_for(dtypes.front(), backend, &peer_name, &peer_why) == nullptr) {
     std::printf("peer: none (%s)\n", peer_why.c_str());
   }
 
   GemmReporter reporter(suite, machine, o.peak_gflops, &json);
-  std::string const title = std::string("gemm on the ") + (backend == Backend::kCuda ? "GPU" : "CPU") + ", " +
+  std::string const title = std::string("gemm on the ") + (backend == Platform::kCuda ? "GPU" : "CPU") + ", " +
                             std::to_string(cases.size()) + " cases";
   reporter.run_section(title, "", cases, runner);
   reporter.print_summary();
@@ -282,7 +282,7 @@ int run_tour(Options const& o) {
   };
 
   if (gpu) {
-    RunSettings const settings = make_settings(o, Backend::kCuda, true);
+    RunSettings const settings = make_settings(o, Platform::kCuda, true);
     GemmRunner runner(settings);
     if (std::string e = runner.init(true); !e.empty()) {
       skipped.push_back("GPU sections: " + e);
@@ -290,19 +290,19 @@ int run_tour(Options const& o) {
       std::printf("\n");
       print_method(settings, true);
       reporter.run_section("gemm on the GPU vs cuBLAS: f64 and f32 at 1024, 2048, 4096 and odd 4097", "gpu",
-                           make_cases(both, squares({1024, 2048, 4096, 4097}), nn, Backend::kCuda, {""}, {""}),
+                           make_cases(both, squares({1024, 2048, 4096, 4097}), nn, Platform::kCuda, {""}, {""}),
                            runner);
       std::vector<std::string> ladder_f64, ladder_f32;
       for (GemmVariant const* v : Registry::instance().variants()) {
         VariantInfo const& i = v->info();
-        if (i.kind != VariantKind::kLadder || i.backend != Backend::kCuda) continue;
+        if (i.kind != VariantKind::kLadder || i.backend != Platform::kCuda) continue;
         (i.dtype == Dtype::kF64 ? ladder_f64 : ladder_f32).push_back(i.id);
       }
       if (ladder_f64.empty() && ladder_f32.empty()) {
         skipped.push_back("ladder variants: none registered");
       } else {
         reporter.run_section("each ladder variant at 1024 vs cuBLAS", "ladder",
-                             make_cases(both, squares({1024}), nn, Backend::kCuda, ladder_f64, ladder_f32), runner);
+                             make_cases(both, squares({1024}), nn, Platform::kCuda, ladder_f64, ladder_f32), runner);
       }
     }
   } else {
@@ -311,7 +311,7 @@ int run_tour(Options const& o) {
   }
 
   {
-    RunSettings const settings = make_settings(o, Backend::kCpu, true);
+    RunSettings const settings = make_settings(o, Platform::kCpu, true);
     GemmRunner runner(settings);
     if (std::string e = runner.init(false); !e.empty()) {
       skipped.push_back("CPU section: " + e);
@@ -322,7 +322,7 @@ int run_tour(Options const& o) {
       print_method(settings, false);
       reporter.run_section(std::string("gemm on the CPU (host pointers) vs OpenBLAS: f64 and f32 at ") +
                                (gpu ? "512" : "256, 512, 1024"),
-                           "cpu", make_cases(both, shapes, nn, Backend::kCpu, {""}, {""}), runner);
+                           "cpu", make_cases(both, shapes, nn, Platform::kCpu, {""}, {""}), runner);
     }
   }
 
