@@ -3,12 +3,15 @@
 # memcheck on the GPU test binary and racecheck on a subset, then the benchmarks. Results land in
 # $OUT (device tool) or ./device-out. Prepare once here with scripts/stage-device-deps.sh, then:
 #   run(command="bench/device.sh", carry=[".deps"])
-# Steps to run can be narrowed: GEMMKIT_DEVICE_STEPS="build test memcheck racecheck tour dgemm".
+# Steps to run can be narrowed: GEMMKIT_DEVICE_STEPS="build test memcheck racecheck tour dgemm sweep ncu".
+# sweep: every FP64 tensor-core config forced, side by side with cuBLAS (the tuner's input);
+# ncu: Nsight Compute sections of the production kernel at 8192 (what limits it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-$PWD/device-out}"
 mkdir -p "$out"
 steps="${GEMMKIT_DEVICE_STEPS:-build test memcheck racecheck tour dgemm}"
+sanitizer_limit_s="${GEMMKIT_SANITIZER_LIMIT_S:-240}"
 build=build-device
 log="$out/device.log"
 export LD_LIBRARY_PATH="$PWD/.deps/openblas/lib:${LD_LIBRARY_PATH:-}"
@@ -42,13 +45,14 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
     stage "compute-sanitizer memcheck on the GPU test binary"
     # CudaApiStream's control leg needs the default stream to overtake a held stream; the sanitizer
     # serializes streams, so that test runs in ctest above and not under memcheck.
-    compute-sanitizer --tool memcheck --error-exitcode 3 "$gpu_tests" --gtest_filter='-CudaApiStream.*' \
+    timeout "$sanitizer_limit_s" compute-sanitizer --tool memcheck --error-exitcode 3 "$gpu_tests" --gtest_filter='-CudaApiStream.*' \
       > "$out/memcheck.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck.log" | tail -5
   fi
   if want racecheck; then
     stage "compute-sanitizer racecheck on a subset"
-    compute-sanitizer --tool racecheck --error-exitcode 3 "$gpu_tests" --gtest_filter="${GEMMKIT_RACECHECK_FILTER:-*ladder02*:*tensorop*:*Deterministic*}" \
+    timeout "$sanitizer_limit_s" compute-sanitizer --tool racecheck --error-exitcode 3 "$gpu_tests" \
+      --gtest_filter="${GEMMKIT_RACECHECK_FILTER:-*ladder02*:*tensorop_128x128x16_w32x64_s3*:*tensorop_64x64x16_w32x32_s4*:*Deterministic*}" \
       > "$out/racecheck.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|RACE|PASSED|FAILED" "$out/racecheck.log" | tail -5
   fi
@@ -59,6 +63,19 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   if want dgemm; then
     stage "gemmkit-bench gemm --suite dgemm"
     "$bench_bin" gemm --suite dgemm --json "$out/dgemm.jsonl" || status=1
+  fi
+  if want sweep; then
+    stage "sweep: every FP64 tensor-core config vs cuBLAS"
+    "$bench_bin" gemm --suite dgemm-sweep --variants 'dgemm_tensorop_*' --m 1024,2048,4096,8192,4097 \
+      --json "$out/sweep.jsonl" || status=1
+  fi
+  if want ncu; then
+    stage "ncu: production kernel at 8192"
+    timeout 300 ncu --kernel-name regex:dgemm_tensorop --launch-skip 3 --launch-count 1 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+      --section Occupancy --section WarpStateStats --section LaunchStats \
+      "$bench_bin" gemm --m 8192 --dtype f64 --reps 1 --warmup 1 > "$out/ncu.txt" 2>&1 || status=1
+    grep -E "Duration|Throughput|Pipe|Occupancy|Registers|Stall|Issue" "$out/ncu.txt" | head -40
   fi
   stage "done, status $status"
   exit "$status"

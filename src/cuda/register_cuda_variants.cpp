@@ -50,8 +50,9 @@ void register_cuda_variants(Registry& registry) {
                      ladder::launch_tiled<double, TiledConfig<16>>);
   add_kernel<float>(registry, "sgemm_ladder02_tiled16", kLadder, "seed 002 shared-memory tiles 16x16",
                     ladder::launch_tiled<float, TiledConfig<16>>);
-  add_dgemm_tensorop<gemm::DgemmTile128x128>(registry);
-  add_dgemm_tensorop<gemm::DgemmTile64x64>(registry);
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (add_dgemm_tensorop<std::tuple_element_t<I, gemm::DgemmTensorOpConfigs>>(registry), ...);
+  }(std::make_index_sequence<gemm::kDgemmTensorOpConfigCount>{});
   register_cublas_variants(registry);
 }
 

@@ -90,8 +90,9 @@ std::vector<CaseGroup> cuda_case_groups() {
   gk_op const nt[] = {GK_OP_N, GK_OP_T};
   std::vector<CaseGroup> groups;
   for (Shape const& s : shapes) groups.push_back(shape_group(shape_name(s), s));
-  add_tile_groups<gemm::DgemmTile128x128>(groups);
-  add_tile_groups<gemm::DgemmTile64x64>(groups);
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (add_tile_groups<std::tuple_element_t<I, gemm::DgemmTensorOpConfigs>>(groups), ...);
+  }(std::make_index_sequence<gemm::kDgemmTensorOpConfigCount>{});
   for (Shape const& s : {Shape{t + 1, 2 * t + 1, k_drain}, Shape{97, 37, 61}}) {
     groups.push_back({"conj_" + shape_name(s),
                       {{s, GK_OP_C, GK_OP_N, 1.0, 1.0, 2},

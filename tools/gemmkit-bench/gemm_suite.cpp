@@ -63,10 +63,20 @@ Bound peak_for(MachineInfo const& machine, Platform backend, Dtype dtype, std::o
 
 std::vector<ShapeSpec> default_gemm_shapes(Platform backend) {
   std::vector<ShapeSpec> shapes;
-  if (backend == Platform::kCuda) {
-    for (std::int64_t n : {256, 512, 1024, 2048, 4096, 8192}) shapes.push_back({n, n, n, std::nullopt});
-    for (std::int64_t n : {4095, 4097}) shapes.push_back({n, n, n, std::nullopt});
-    shapes.push_back({16384, 16384, 256, std::nullopt});  // rank-k update
+  if (backend == Platform::kCuda) {  // the GPU DGEMM issue's shape set
+    for (std::int64_t n : {256, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192, 16384}) {
+      shapes.push_back({n, n, n, std::nullopt});
+    }
+    for (std::int64_t n : {1000, 3000, 4095, 4097, 8191, 12345}) shapes.push_back({n, n, n, std::nullopt});
+    for (std::int64_t k : {128, 256, 512}) shapes.push_back({16384, 16384, k, std::nullopt});  // rank-k updates
+    shapes.push_back({262144, 64, 64, std::nullopt});                                         // tall and inner
+    shapes.push_back({65536, 256, 256, std::nullopt});
+    shapes.push_back({256, 256, 262144, std::nullopt});
+    for (std::int64_t n : {8192, 8191}) {
+      for (TransPair t : {TransPair{GK_OP_N, GK_OP_T}, TransPair{GK_OP_T, GK_OP_N}, TransPair{GK_OP_T, GK_OP_T}}) {
+        shapes.push_back({n, n, n, t});
+      }
+    }
   } else {
     for (std::int64_t n : {128, 256, 512, 1024}) shapes.push_back({n, n, n, std::nullopt});
     for (std::int64_t n : {511, 1023}) shapes.push_back({n, n, n, std::nullopt});

@@ -1,5 +1,6 @@
 /*! \file
-    \brief Instances of the FP64 tensor-core GEMM and the launcher that picks one per call.
+    \brief The launcher of the FP64 tensor-core GEMM for one configuration, the one at index
+    GEMMKIT_DGEMM_CONFIG_INDEX of DgemmTensorOpConfigs; CMake compiles this file once per index.
 */
 #include "cuda/gemm/dgemm_tensorop.cuh"
 #include "cuda/gemm/dgemm_tensorop.hpp"
@@ -62,7 +63,7 @@ cudaError_t launch_dgemm_tensorop(KernelParams<double> const& p, cudaStream_t st
   return launch_aligned_or_not<Cfg, true, true>(p, stream);
 }
 
-template cudaError_t launch_dgemm_tensorop<DgemmTile128x128>(KernelParams<double> const&, cudaStream_t);
-template cudaError_t launch_dgemm_tensorop<DgemmTile64x64>(KernelParams<double> const&, cudaStream_t);
+template cudaError_t launch_dgemm_tensorop<std::tuple_element_t<GEMMKIT_DGEMM_CONFIG_INDEX, DgemmTensorOpConfigs>>(
+    KernelParams<double> const&, cudaStream_t);
 
 }  // namespace gemmkit::gemm

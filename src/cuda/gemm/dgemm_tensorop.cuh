@@ -36,33 +36,56 @@ struct SmemTile {
   static constexpr __host__ __device__ int offset(int mn, int k) { return kKContiguous ? mn * kPitch + k : k * kPitch + mn; }
 };
 
-/// Issues the cp.async copies of one kMn x kBK tile of an operand. `origin` points at element
-/// (mn0, k0); `mn_left`/`k_left` count the elements still inside the matrix. Each thread copies
-/// chunks of kVec elements along the contiguous direction; partial chunks zero-fill.
+/// Copies one operand's kMn x kBK tiles from global to shared memory with cp.async. Each thread
+/// owns chunks of kVec elements along the contiguous direction ("along") at a fixed position and
+/// runs kRunsPerPass runs apart, so one 64-bit pointer per thread is stepped instead of one
+/// pointer per chunk being held live (which spilled). Partial chunks zero-fill.
 template <typename Cfg, int kMn, bool kKContiguous, int kVec>
-__device__ __forceinline__ void load_tile(double* smem, double const* origin, std::int64_t ld, std::int64_t mn_left,
-                                          std::int64_t k_left, int thread) {
+struct TileLoader {
   using Tile = SmemTile<Cfg, kMn, kKContiguous>;
-  constexpr int kRun = kKContiguous ? Cfg::kBK : kMn;  // contiguous extent in global memory
-  constexpr int kChunksPerRun = kRun / kVec;
-  constexpr int kChunks = kMn * Cfg::kBK / kVec;
-  static_assert(kChunks % Cfg::kThreads == 0, "tile must split evenly over the threads");
-#pragma unroll
-  for (int i = 0; i < kChunks / Cfg::kThreads; ++i) {
-    int const chunk = thread + i * Cfg::kThreads;
-    int const run = chunk / kChunksPerRun;               // k index (MN-contig) or mn index (K-contig)
-    int const along = (chunk % kChunksPerRun) * kVec;    // position within the run
-    int const mn = kKContiguous ? run : along;
-    int const k = kKContiguous ? along : run;
-    std::int64_t const run_left = kKContiguous ? mn_left - mn : k_left - k;      // is the run inside?
-    std::int64_t const along_left = kKContiguous ? k_left - k : mn_left - mn;    // elements left in it
-    int valid = 0;
-    if (run_left > 0 && along_left > 0) valid = along_left >= kVec ? kVec : int(along_left);
-    double const* src = valid > 0 ? origin + (kKContiguous ? std::int64_t(mn) * ld + k : std::int64_t(k) * ld + mn)
-                                  : origin;
-    arch::cp_async<kVec * 8>(smem + Tile::offset(mn, k), src, valid * 8);
+  static constexpr int kRunLength = kKContiguous ? Cfg::kBK : kMn;  // contiguous extent in global
+  static constexpr int kRuns = kKContiguous ? kMn : Cfg::kBK;
+  static constexpr int kChunksPerRun = kRunLength / kVec;
+  static_assert(Cfg::kThreads % kChunksPerRun == 0, "a pass must cover whole runs");
+  static constexpr int kRunsPerPass = Cfg::kThreads / kChunksPerRun;
+  static_assert(kRuns % kRunsPerPass == 0, "the tile must split evenly into passes");
+  static constexpr int kPasses = kRuns / kRunsPerPass;
+
+  double const* origin;     ///< element (mn0 + mn, k0 + k) of this thread's first chunk, k-tile 0
+  std::int64_t ld;
+  std::int64_t k_tile_step; ///< elements between consecutive k-tiles
+  std::int64_t mn_left;     ///< rows of C's side left in the matrix from this tile's origin
+  int run0, along;          ///< this thread's first run and position within a run
+  int smem_offset;          ///< element offset of the first chunk in a stage
+
+  __device__ TileLoader(double const* tile_origin, std::int64_t ld_, std::int64_t mn_left_, int thread)
+      : ld(ld_), mn_left(mn_left_) {
+    run0 = thread / kChunksPerRun;
+    along = (thread % kChunksPerRun) * kVec;
+    int const mn = kKContiguous ? run0 : along;
+    int const k = kKContiguous ? along : run0;
+    origin = tile_origin + std::int64_t(run0) * ld + along;
+    k_tile_step = kKContiguous ? Cfg::kBK : std::int64_t(Cfg::kBK) * ld;
+    smem_offset = Tile::offset(mn, k);
   }
-}
+
+  /// Queues k-tile `k_tile` into `stage_smem`; k_left = elements of K left from the tile start.
+  __device__ __forceinline__ void load(double* stage_smem, std::int64_t k_tile, std::int64_t k_left) const {
+    double const* src = origin + k_tile * k_tile_step;
+    std::int64_t const run_limit = kKContiguous ? mn_left : k_left;
+    std::int64_t const along_left = (kKContiguous ? k_left : mn_left) - along;
+    int const along_valid = along_left <= 0 ? 0 : (along_left >= kVec ? kVec : int(along_left));
+    std::int64_t const pass_step = std::int64_t(kRunsPerPass) * ld;
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      int const run = run0 + pass * kRunsPerPass;
+      int const valid = run < run_limit ? along_valid : 0;
+      constexpr int kPassOffset = kKContiguous ? Tile::offset(kRunsPerPass, 0) : Tile::offset(0, kRunsPerPass);
+      arch::cp_async<kVec * 8>(stage_smem + smem_offset + pass * kPassOffset, valid > 0 ? src : origin, valid * 8);
+      src += pass_step;
+    }
+  }
+};
 
 /// Maps a linear block index to (tile_m, tile_n) in groups of kGroupM tile rows, so blocks running
 /// together share A panels and B panels in L2.
@@ -129,16 +152,14 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   std::int64_t const n0 = tile_n * Cfg::kBN;
   double const* A = p.A + batch_index * p.stride_a + (kAK ? m0 * p.lda : m0);
   double const* B = p.B + batch_index * p.stride_b + (kBK_ ? n0 * p.ldb : n0);
-  std::int64_t const a_k_step = kAK ? Cfg::kBK : Cfg::kBK * p.lda;
-  std::int64_t const b_k_step = kBK_ ? Cfg::kBK : Cfg::kBK * p.ldb;
   std::int64_t const k_tiles = (p.k + Cfg::kBK - 1) / Cfg::kBK;
 
+  TileLoader<Cfg, Cfg::kBM, kAK, kVecA> const load_a(A, p.lda, p.m - m0, thread);
+  TileLoader<Cfg, Cfg::kBN, kBK_, kVecB> const load_b(B, p.ldb, p.n - n0, thread);
   auto load_stage = [&](std::int64_t k_tile, int stage) {
     std::int64_t const k_left = p.k - k_tile * Cfg::kBK;
-    load_tile<Cfg, Cfg::kBM, kAK, kVecA>(smem_a + stage * Cfg::kStageElementsA, A + k_tile * a_k_step, p.lda,
-                                         p.m - m0, k_left, thread);
-    load_tile<Cfg, Cfg::kBN, kBK_, kVecB>(smem_b + stage * Cfg::kStageElementsB, B + k_tile * b_k_step, p.ldb,
-                                          p.n - n0, k_left, thread);
+    load_a.load(smem_a + stage * Cfg::kStageElementsA, k_tile, k_left);
+    load_b.load(smem_b + stage * Cfg::kStageElementsB, k_tile, k_left);
   };
 
   double acc[Cfg::kFragsM][Cfg::kFragsN][4];  // (FRAGS_M, FRAGS_N, 4)
