@@ -27,8 +27,9 @@ std::string use_device(int device);
 /// Queued on exec.stream for device memory. Returns "" or an error message.
 std::string scale_c_device(GemmProblem const& problem, double beta, void* C, ExecutionContext const& exec);
 
-/// Device memory for workspaces: allocate / free on the current device ("" or an error message).
-std::string device_allocate(void** pointer, std::size_t bytes);
-void device_free(void* pointer);
+/// Device memory for workspaces, stream-ordered on exec.stream (so a call stays asynchronous and
+/// graph-capturable): allocate / free on the current device ("" or an error message).
+std::string device_allocate(void** pointer, std::size_t bytes, ExecutionContext const& exec);
+void device_free(void* pointer, ExecutionContext const& exec);
 
 }  // namespace gemmkit

@@ -50,10 +50,12 @@ std::string scale_c_device(GemmProblem const& problem, double beta, void* C, Exe
   return cuda_error_text(launch_scale_c(problem, beta, C, static_cast<cudaStream_t>(exec.stream)), "scale_c kernel");
 }
 
-std::string device_allocate(void** pointer, std::size_t bytes) {
-  return cuda_error_text(cudaMalloc(pointer, bytes), "cudaMalloc");
+std::string device_allocate(void** pointer, std::size_t bytes, ExecutionContext const& exec) {
+  return cuda_error_text(cudaMallocAsync(pointer, bytes, static_cast<cudaStream_t>(exec.stream)), "cudaMallocAsync");
 }
 
-void device_free(void* pointer) { cudaFree(pointer); }
+void device_free(void* pointer, ExecutionContext const& exec) {
+  cudaFreeAsync(pointer, static_cast<cudaStream_t>(exec.stream));
+}
 
 }  // namespace gemmkit

@@ -13,8 +13,8 @@ std::string use_device(int) { return "gemmkit was built without CUDA"; }
 std::string scale_c_device(GemmProblem const&, double, void*, ExecutionContext const&) {
   return "gemmkit was built without CUDA";
 }
-std::string device_allocate(void**, std::size_t) { return "gemmkit was built without CUDA"; }
-void device_free(void*) {}
+std::string device_allocate(void**, std::size_t, ExecutionContext const&) { return "gemmkit was built without CUDA"; }
+void device_free(void*, ExecutionContext const&) {}
 
 void register_cuda_variants(Registry&) {}
 

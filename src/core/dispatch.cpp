@@ -117,13 +117,13 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, OperandPositio
                         " bytes of workspace, over the device-memory budget of " +
                         std::to_string(ctx.device_memory_budget));
       }
-      if (std::string e = device_allocate(&workspace, ws_bytes); !e.empty()) {
+      if (std::string e = device_allocate(&workspace, ws_bytes, exec); !e.empty()) {
         return fail(ctx, GK_ALLOCATION_FAILED, e);
       }
     }
   }
   gk_status const s = variant->run(args, workspace, exec);
-  if (backend == Platform::kCuda && workspace != nullptr) device_free(workspace);
+  if (backend == Platform::kCuda && workspace != nullptr) device_free(workspace, exec);
   if (s != GK_SUCCESS) {
     if (ctx.last_error.empty()) return fail(ctx, s, "variant '" + variant->info().id + "' failed");
     return s;

@@ -39,6 +39,25 @@ void add_dgemm_tensorop(Registry& registry) {
                      gemm::launch_dgemm_tensorop<Cfg>, gemm::dgemm_tensorop_can_implement<Cfg>);
 }
 
+/// The split-K form: for batch 1 only; its workspace holds one partial m x n result per slice.
+template <typename Cfg>
+void add_dgemm_tensorop_split_k(Registry& registry) {
+  registry.add(std::make_unique<FunctionVariant>(
+      VariantInfo{"dgemm_tensorop_" + Cfg::name() + "_splitk", Dtype::kF64, Platform::kCuda, VariantKind::kProduction,
+                  kMinSm, "FP64 tensor cores, K split across blocks, deterministic two-pass reduction"},
+      [](GemmProblem const& p) { return p.batch == 1 && gemm::dgemm_tensorop_can_implement<Cfg>(p); },
+      [](GemmArguments const& args, void* workspace, ExecutionContext const& exec) {
+        return gemm::launch_dgemm_tensorop_split_k<Cfg>(make_params<double>(args), static_cast<double*>(workspace),
+                                                        static_cast<cudaStream_t>(exec.stream)) == cudaSuccess
+                   ? GK_SUCCESS
+                   : GK_CUDA_ERROR;
+      },
+      [](ExecutionContext const& exec) {
+        return compute_capability(exec.device) >= kMinSm ? GK_SUCCESS : GK_NOT_SUPPORTED;
+      },
+      gemm::dgemm_tensorop_split_k_workspace<Cfg>));
+}
+
 }  // namespace
 
 void register_cuda_variants(Registry& registry) {
@@ -53,6 +72,8 @@ void register_cuda_variants(Registry& registry) {
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (add_dgemm_tensorop<std::tuple_element_t<I, gemm::DgemmTensorOpConfigs>>(registry), ...);
   }(std::make_index_sequence<gemm::kDgemmTensorOpConfigCount>{});
+  add_dgemm_tensorop_split_k<std::tuple_element_t<6, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4
+  add_dgemm_tensorop_split_k<std::tuple_element_t<1, gemm::DgemmTensorOpConfigs>>(registry);  // 128x128x16 s4
   register_cublas_variants(registry);
 }
 

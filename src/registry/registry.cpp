@@ -5,6 +5,7 @@
 
 #include "registry/selection_table_data.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -52,10 +53,8 @@ GemmVariant const* Registry::find(std::string_view id) const {
 }
 
 GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend) const {
-  double const work = double(problem.m) * double(problem.n) * double(problem.k) * double(problem.batch);
   for (SelectionRule const& rule : rules_) {
-    if (rule.backend != backend || rule.dtype != problem.dtype) continue;
-    if (rule.max_work != 0 && work > rule.max_work) continue;
+    if (rule.backend != backend || rule.dtype != problem.dtype || !rule.admits(problem)) continue;
     GemmVariant const* v = find(rule.variant_id);
     if (v != nullptr && v->can_implement(problem) == GK_SUCCESS) return v;
   }
@@ -69,44 +68,88 @@ void Registry::add(std::unique_ptr<GemmVariant> variant) {
   variants_.push_back(std::move(variant));
 }
 
+bool SelectionRule::admits(GemmProblem const& p) const {
+  double const work = double(p.m) * double(p.n) * double(p.k) * double(p.batch);
+  if (max_work != 0 && work > max_work) return false;
+  if (max_mn != 0 && double(p.m) * double(p.n) > max_mn) return false;
+  if (min_k != 0 && double(p.k) < min_k) return false;
+  if (alignment != Alignment::kAny) {
+    bool const even = p.lda % 2 == 0 && p.ldb % 2 == 0 && (p.batch == 1 || (p.stride_a % 2 == 0 && p.stride_b % 2 == 0));
+    if (even != (alignment == Alignment::kAligned)) return false;
+  }
+  return true;
+}
+
 std::vector<SelectionRule> parse_selection_table(std::string_view csv) {
   std::vector<SelectionRule> rules;
   std::stringstream stream{std::string(csv)};
   std::string line;
   int number = 0;
-  bool header_seen = false;
+  std::vector<std::string> columns;
+  auto bad = [&](std::string const& why) {
+    return std::invalid_argument("selection table line " + std::to_string(number) + ": " + why);
+  };
+  auto bound = [&](std::string const& text, char const* name) {
+    if (text == "*") return 0.0;
+    std::size_t used = 0;
+    double value = 0;
+    try {
+      value = std::stod(text, &used);
+    } catch (std::exception const&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size()) throw bad(std::string(name) + " must be a number or *, got '" + text + "'");
+    return value;
+  };
   while (std::getline(stream, line)) {
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos || line[line.find_first_not_of(" \t")] == '#') continue;
-    if (!header_seen) {  // the first non-comment line names the columns
-      header_seen = true;
+    std::vector<std::string> const f = split(line, ',');
+    if (columns.empty()) {  // the first non-comment line names the columns
+      columns = f;
+      for (char const* required : {"backend", "dtype", "variant"}) {
+        if (std::find(columns.begin(), columns.end(), required) == columns.end()) {
+          throw bad(std::string("header lacks the column '") + required + "'");
+        }
+      }
+      for (std::string const& c : columns) {
+        if (c != "backend" && c != "dtype" && c != "variant" && c != "max_work" && c != "max_mn" && c != "min_k" &&
+            c != "aligned") {
+          throw bad("unknown column '" + c + "'");
+        }
+      }
       continue;
     }
-    std::vector<std::string> const f = split(line, ',');
-    auto bad = [&](std::string const& why) {
-      return std::invalid_argument("selection table line " + std::to_string(number) + ": " + why);
-    };
-    if (f.size() != 4) throw bad("expected 4 fields (backend,dtype,max_work,variant)");
-    SelectionRule rule;
-    if (f[0] == "cpu") rule.backend = Platform::kCpu;
-    else if (f[0] == "cuda") rule.backend = Platform::kCuda;
-    else throw bad("backend must be cpu or cuda, got '" + f[0] + "'");
-    if (f[1] == "f64") rule.dtype = Dtype::kF64;
-    else if (f[1] == "f32") rule.dtype = Dtype::kF32;
-    else throw bad("dtype must be f64 or f32, got '" + f[1] + "'");
-    if (f[2] == "*") {
-      rule.max_work = 0.0;
-    } else {
-      std::size_t used = 0;
-      try {
-        rule.max_work = std::stod(f[2], &used);
-      } catch (std::exception const&) {
-        used = 0;
-      }
-      if (used == 0 || used != f[2].size()) throw bad("max_work must be a number or *, got '" + f[2] + "'");
+    if (f.size() != columns.size()) {
+      throw bad("expected " + std::to_string(columns.size()) + " fields, got " + std::to_string(f.size()));
     }
-    if (f[3].empty()) throw bad("variant id is empty");
-    rule.variant_id = f[3];
+    SelectionRule rule;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      std::string const& c = columns[i];
+      if (c == "backend") {
+        if (f[i] == "cpu") rule.backend = Platform::kCpu;
+        else if (f[i] == "cuda") rule.backend = Platform::kCuda;
+        else throw bad("backend must be cpu or cuda, got '" + f[i] + "'");
+      } else if (c == "dtype") {
+        if (f[i] == "f64") rule.dtype = Dtype::kF64;
+        else if (f[i] == "f32") rule.dtype = Dtype::kF32;
+        else throw bad("dtype must be f64 or f32, got '" + f[i] + "'");
+      } else if (c == "variant") {
+        if (f[i].empty()) throw bad("variant id is empty");
+        rule.variant_id = f[i];
+      } else if (c == "max_work") {
+        rule.max_work = bound(f[i], "max_work");
+      } else if (c == "max_mn") {
+        rule.max_mn = bound(f[i], "max_mn");
+      } else if (c == "min_k") {
+        rule.min_k = bound(f[i], "min_k");
+      } else if (c == "aligned") {
+        if (f[i] == "*") rule.alignment = Alignment::kAny;
+        else if (f[i] == "yes") rule.alignment = Alignment::kAligned;
+        else if (f[i] == "no") rule.alignment = Alignment::kMisaligned;
+        else throw bad("aligned must be yes, no or *, got '" + f[i] + "'");
+      }
+    }
     rules.push_back(std::move(rule));
   }
   return rules;

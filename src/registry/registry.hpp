@@ -12,13 +12,21 @@
 
 namespace gemmkit {
 
-/// One row of the selection table: for this backend and dtype, problems with m*n*k*batch up to
-/// max_work (0 = unbounded) use the variant named; rows are tried in order.
+/// Whether a rule asks for operands that allow 16-byte copies (even leading dimensions and strides).
+enum class Alignment { kAny, kAligned, kMisaligned };
+
+/// One row of the selection table: for this backend and dtype, problems inside every bound use
+/// the variant named; rows are tried in order. A bound of 0 means unbounded.
 struct SelectionRule {
   Platform backend;
   Dtype dtype;
-  double max_work = 0;
+  double max_work = 0;  ///< m*n*k*batch at most
+  double max_mn = 0;    ///< m*n at most
+  double min_k = 0;     ///< k at least
+  Alignment alignment = Alignment::kAny;
   std::string variant_id;
+
+  bool admits(GemmProblem const& problem) const;
 };
 
 class Registry {
@@ -40,8 +48,9 @@ class Registry {
   std::vector<SelectionRule> rules_;
 };
 
-/// Parses the CSV selection table ("backend,dtype,max_work,variant" with a header line).
-/// Throws std::invalid_argument naming the line on a malformed row.
+/// Parses the CSV selection table. The header line names the columns: backend, dtype and variant
+/// are required; max_work, max_mn, min_k (numbers or *) and aligned (yes, no or *) are optional.
+/// Throws std::invalid_argument naming the line on a malformed header or row.
 std::vector<SelectionRule> parse_selection_table(std::string_view csv);
 
 /// Registration hooks, one per layer; each adds what its layer built.

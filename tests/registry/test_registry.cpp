@@ -212,6 +212,40 @@ TEST(RegistrySelect, FirstAdmittingRunnableRuleWins) {
   EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_any");
 }
 
+TEST(RegistrySelect, ShapeAndAlignmentColumnsBoundTheRule) {
+  Registry r;
+  r.add(toy_variant("dgemm_longk", 1 << 30));
+  r.add(toy_variant("dgemm_even", 1 << 30));
+  r.add(toy_variant("dgemm_any", 1 << 30));
+  r.set_rules(parse_selection_table(
+      "backend,dtype,max_work,max_mn,min_k,aligned,variant\n"
+      "cpu,f64,*,100,50,*,dgemm_longk\n"
+      "cpu,f64,*,*,*,yes,dgemm_even\n"
+      "cpu,f64,*,*,*,*,dgemm_any\n"));
+  auto p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 10, 10, 50);  // m*n = 100, k = 50: long-K rule
+  EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_longk");
+  p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 10, 11, 50);  // m*n = 110 > max_mn; lda = ldb = 10 even
+  EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_even");
+  p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 10, 10, 49);  // k < min_k; ldb = 49 odd
+  EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_any");
+  p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 10, 10, 48, 1);  // padding makes lda = 11: odd
+  EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_any");
+}
+
+TEST(SelectionTable, HeaderNamesTheColumns) {
+  EXPECT_THROW(parse_selection_table("backend,dtype,max_work\ncpu,f64,1\n"), std::invalid_argument);  // no variant
+  EXPECT_THROW(parse_selection_table("backend,dtype,speed,variant\ncpu,f64,1,v\n"), std::invalid_argument);
+  EXPECT_THROW(parse_selection_table("backend,dtype,aligned,variant\ncpu,f64,maybe,v\n"), std::invalid_argument);
+  EXPECT_THROW(parse_selection_table("backend,dtype,min_k,variant\ncpu,f64,1,2,v\n"), std::invalid_argument);
+  auto const rules = parse_selection_table("variant,aligned,dtype,backend,min_k\nv,no,f32,cuda,64\n");
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].variant_id, "v");
+  EXPECT_EQ(rules[0].alignment, Alignment::kMisaligned);
+  EXPECT_EQ(rules[0].dtype, Dtype::kF32);
+  EXPECT_EQ(rules[0].backend, Platform::kCuda);
+  EXPECT_EQ(rules[0].min_k, 64.0);
+}
+
 TEST(RegistrySelect, NoMatchingRuleGivesNull) {
   Registry r;
   r.add(toy_variant("dgemm_small", 8));

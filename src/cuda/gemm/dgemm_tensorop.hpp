@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <tuple>
 
 namespace gemmkit::gemm {
@@ -29,6 +30,33 @@ inline constexpr int kDgemmTensorOpConfigCount = std::tuple_size_v<DgemmTensorOp
 /// Launches the kernel instance matching the problem's transposes and operand alignment.
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop(KernelParams<double> const& params, cudaStream_t stream);
+
+/// How split-K divides K: `slices` slices of `slice` elements (a multiple of BK; the last may be
+/// shorter). Chosen so tiles x slices fills the device about twice while every slice keeps at
+/// least kMinKTilesPerSlice k-tiles; a function of the problem and the SM count only, so the same
+/// call always splits the same way (deterministic results).
+struct SplitK {
+  std::int64_t slices = 1;
+  std::int64_t slice = 0;
+};
+
+template <typename Cfg>
+SplitK plan_split_k(GemmProblem const& problem, int sm_count) {
+  constexpr std::int64_t kMinKTilesPerSlice = 8;
+  std::int64_t const tiles = ((problem.m + Cfg::kBM - 1) / Cfg::kBM) * ((problem.n + Cfg::kBN - 1) / Cfg::kBN);
+  std::int64_t const k_tiles = (problem.k + Cfg::kBK - 1) / Cfg::kBK;
+  std::int64_t slices = (2 * std::int64_t(sm_count) + tiles - 1) / tiles;
+  slices = std::min<std::int64_t>({slices, k_tiles / kMinKTilesPerSlice, 65535});
+  if (slices < 1) slices = 1;
+  std::int64_t const slice = ((k_tiles + slices - 1) / slices) * Cfg::kBK;
+  return SplitK{(problem.k + slice - 1) / slice, slice};
+}
+
+/// Split-K form of the same kernel (batch = 1): partial sums into `workspace`, then a reduction.
+template <typename Cfg>
+std::size_t dgemm_tensorop_split_k_workspace(GemmProblem const& problem);
+template <typename Cfg>
+cudaError_t launch_dgemm_tensorop_split_k(KernelParams<double> const& params, double* workspace, cudaStream_t stream);
 
 /// True when the grid for this config fits (tiles of one problem index a 31-bit grid.x).
 template <typename Cfg>
