@@ -39,13 +39,14 @@ void add_dgemm_tensorop(Registry& registry) {
                      gemm::launch_dgemm_tensorop<Cfg>, gemm::dgemm_tensorop_can_implement<Cfg>);
 }
 
-/// The split-K form: for batch 1 only; its workspace holds one partial m x n result per slice.
+/// The split-K form; its workspace holds one partial m x n result per slice (batch entries run in
+/// turn and reuse it).
 template <typename Cfg>
 void add_dgemm_tensorop_split_k(Registry& registry) {
   registry.add(std::make_unique<FunctionVariant>(
       VariantInfo{"dgemm_tensorop_" + Cfg::name() + "_splitk", Dtype::kF64, Platform::kCuda, VariantKind::kProduction,
                   kMinSm, "FP64 tensor cores, K split across blocks, deterministic two-pass reduction"},
-      [](GemmProblem const& p) { return p.batch == 1 && gemm::dgemm_tensorop_can_implement<Cfg>(p); },
+      gemm::dgemm_tensorop_can_implement<Cfg>,
       [](GemmArguments const& args, void* workspace, ExecutionContext const& exec) {
         return gemm::launch_dgemm_tensorop_split_k<Cfg>(make_params<double>(args), static_cast<double*>(workspace),
                                                         static_cast<cudaStream_t>(exec.stream)) == cudaSuccess

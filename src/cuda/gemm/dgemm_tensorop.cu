@@ -82,17 +82,27 @@ cudaError_t launch_dgemm_tensorop_split_k(KernelParams<double> const& p, double*
   shape.m = p.m, shape.n = p.n, shape.k = p.k;
   SplitK const split = plan_split_k<Cfg>(shape, current_sm_count());
   if (split.slices <= 1) return launch_dgemm_tensorop<Cfg>(p, stream);
-  KernelParams<double> partial = p;
-  partial.alpha = 1.0;
-  partial.beta = 0.0;
-  partial.C = workspace;
-  partial.ldc = p.m;
-  partial.stride_c = p.m * p.n;
-  partial.batch = split.slices;
-  partial.stride_a = partial.stride_b = 0;  // every slice reads the one A and B
-  partial.split_k_slice = split.slice;
-  if (cudaError_t e = launch_dgemm_tensorop<Cfg>(partial, stream); e != cudaSuccess) return e;
-  return launch_split_k_reduce(p.m, p.n, split.slices, workspace, p.alpha, p.beta, p.C, p.ldc, stream);
+  // Batch entries run one after another on the stream, so they share the one workspace.
+  for (std::int64_t b = 0; b < p.batch; ++b) {
+    KernelParams<double> partial = p;
+    partial.A += b * p.stride_a;
+    partial.B += b * p.stride_b;
+    partial.alpha = 1.0;
+    partial.beta = 0.0;
+    partial.C = workspace;
+    partial.ldc = p.m;
+    partial.stride_c = p.m * p.n;
+    partial.batch = split.slices;
+    partial.stride_a = partial.stride_b = 0;  // every slice reads the same A and B
+    partial.split_k_slice = split.slice;
+    if (cudaError_t e = launch_dgemm_tensorop<Cfg>(partial, stream); e != cudaSuccess) return e;
+    if (cudaError_t e = launch_split_k_reduce(p.m, p.n, split.slices, workspace, p.alpha, p.beta, p.C + b * p.stride_c,
+                                              p.ldc, stream);
+        e != cudaSuccess) {
+      return e;
+    }
+  }
+  return cudaSuccess;
 }
 
 template <typename Cfg>

@@ -52,7 +52,7 @@ SplitK plan_split_k(GemmProblem const& problem, int sm_count) {
   return SplitK{(problem.k + slice - 1) / slice, slice};
 }
 
-/// Split-K form of the same kernel (batch = 1): partial sums into `workspace`, then a reduction.
+/// Split-K form of the same kernel: partial sums into `workspace`, then a reduction, per batch entry.
 template <typename Cfg>
 std::size_t dgemm_tensorop_split_k_workspace(GemmProblem const& problem);
 template <typename Cfg>
