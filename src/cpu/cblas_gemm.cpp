@@ -2,6 +2,7 @@
     \brief CPU variants: OpenBLAS (through CBLAS) as the large-GEMM path and peer, and the reference.
 */
 #include "cpu/reference_gemm.hpp"
+#include "cpu/small/small_batched.hpp"
 #include "registry/registry.hpp"
 
 #include <cblas.h>
@@ -93,6 +94,7 @@ class ReferenceGemm final : public GemmVariant {
 }  // namespace
 
 void register_cpu_variants(Registry& registry) {
+  cpu::register_small_variants(registry);
   registry.add(std::make_unique<OpenBlasGemm<double>>());
   registry.add(std::make_unique<OpenBlasGemm<float>>());
   registry.add(std::make_unique<ReferenceGemm<double>>());

@@ -1,0 +1,62 @@
+/*! \file
+    \brief The small-GEMM kernels for AVX-512 (F, VL, DQ); this file is compiled with those flags.
+*/
+#include <immintrin.h>
+
+#include "cpu/small/small_kernels.inl"
+
+namespace gemmkit::cpu {
+
+namespace {
+
+struct Avx512F64 {
+  using T = double;
+  using Reg = __m512d;
+  static constexpr int kWidth = 8;
+  static constexpr int kRegisters = 32;
+  static constexpr int kMaxRowVectors = 4;
+  static constexpr int kMaxBlockColumns = 8;
+  static Reg zero() { return _mm512_setzero_pd(); }
+  static __mmask8 tail_mask(int rows) { return __mmask8((1u << rows) - 1u); }
+  static Reg load(double const* p) { return _mm512_loadu_pd(p); }
+  static Reg load(double const* p, __mmask8 m) { return _mm512_maskz_loadu_pd(m, p); }
+  static void store(double* p, Reg v) { _mm512_storeu_pd(p, v); }
+  static void store(double* p, Reg v, __mmask8 m) { _mm512_mask_storeu_pd(p, m, v); }
+  static Reg broadcast(double x) { return _mm512_set1_pd(x); }
+  static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_pd(a, b, c); }
+  static Reg mul(Reg a, Reg b) { return _mm512_mul_pd(a, b); }
+};
+
+struct Avx512F32 {
+  using T = float;
+  using Reg = __m512;
+  static constexpr int kWidth = 16;
+  static constexpr int kRegisters = 32;
+  static constexpr int kMaxRowVectors = 4;
+  static constexpr int kMaxBlockColumns = 8;
+  static Reg zero() { return _mm512_setzero_ps(); }
+  static __mmask16 tail_mask(int rows) { return __mmask16((1u << rows) - 1u); }
+  static Reg load(float const* p) { return _mm512_loadu_ps(p); }
+  static Reg load(float const* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+  static void store(float* p, Reg v) { _mm512_storeu_ps(p, v); }
+  static void store(float* p, Reg v, __mmask16 m) { _mm512_mask_storeu_ps(p, m, v); }
+  static Reg broadcast(float x) { return _mm512_set1_ps(x); }
+  static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
+  static Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
+};
+
+}  // namespace
+
+SmallKernelTable<double> const& small_kernels_avx512_f64() {
+  static SmallKernelTable<double> const table =
+      small_detail::make_table<Avx512F64>("avx512", std::make_integer_sequence<int, kSmallMax>{});
+  return table;
+}
+
+SmallKernelTable<float> const& small_kernels_avx512_f32() {
+  static SmallKernelTable<float> const table =
+      small_detail::make_table<Avx512F32>("avx512", std::make_integer_sequence<int, kSmallMax>{});
+  return table;
+}
+
+}  // namespace gemmkit::cpu

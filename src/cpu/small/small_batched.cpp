@@ -1,0 +1,112 @@
+/*! \file
+    \brief The CPU variant for batches of GEMMs with m, n, k <= 32: picks this CPU's kernel table
+    once per call, packs transposed operands into L1-resident buffers, and spreads the batch over
+    OpenMP threads with a static schedule (the schedule first_touch_batch uses).
+*/
+#include "cpu/small/small_batched.hpp"
+
+#include "cpu/small/small_kernels.hpp"
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include <memory>
+
+namespace gemmkit::cpu {
+
+template <>
+SmallKernelTable<double> const* small_kernels_for_this_cpu<double>() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
+    return &small_kernels_avx512_f64();
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &small_kernels_avx2_f64();
+  return nullptr;
+}
+
+template <>
+SmallKernelTable<float> const* small_kernels_for_this_cpu<float>() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
+    return &small_kernels_avx512_f32();
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &small_kernels_avx2_f32();
+  return nullptr;
+}
+
+namespace {
+
+/// Batches smaller than this run on the calling thread: a parallel region costs more than they do.
+constexpr std::int64_t kMinParallelBatch = 64;
+
+template <typename T>
+class SmallBatchedGemm final : public GemmVariant {
+ public:
+  explicit SmallBatchedGemm(SmallKernelTable<T> const* table)
+      : table_(table),
+        info_{sizeof(T) == 8 ? "dgemm_cpu_small" : "sgemm_cpu_small",
+              sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32,
+              Platform::kCpu,
+              VariantKind::kProduction,
+              0,
+              std::string("m, n, k <= 32, compile-time sizes, ") + (table != nullptr ? table->isa : "no SIMD") +
+                  ", OpenMP over the batch"} {}
+
+  VariantInfo const& info() const override { return info_; }
+
+  gk_status can_implement(GemmProblem const& p) const override {
+    bool const fits = p.m <= kSmallMax && p.n <= kSmallMax && p.k <= kSmallMax;
+    return table_ != nullptr && p.dtype == info_.dtype && fits ? GK_SUCCESS : GK_NOT_SUPPORTED;
+  }
+
+  gk_status run(GemmArguments const& args, void*, ExecutionContext const&) const override {
+    GemmProblem const& p = args.problem;
+    if (can_implement(p) != GK_SUCCESS) return GK_NOT_SUPPORTED;  // kernels index fixed-size buffers
+    SmallGemmFn<T> const kernel = table_->lookup(int(p.m), int(p.n), int(p.k));
+    auto const* A = static_cast<T const*>(args.A);
+    auto const* B = static_cast<T const*>(args.B);
+    auto* C = static_cast<T*>(args.C);
+    T const alpha = T(args.alpha), beta = T(args.beta);
+    int const m = int(p.m), n = int(p.n), k = int(p.k);
+    bool const trans_a = is_transposed(p.trans_a), trans_b = is_transposed(p.trans_b);
+
+#pragma omp parallel if (p.batch >= kMinParallelBatch)
+    {
+      // Transposed operands are repacked per problem into untransposed, L1-resident copies.
+      alignas(64) T packed_a[kSmallMax * kSmallMax];
+      alignas(64) T packed_b[kSmallMax * kSmallMax];
+#pragma omp for schedule(static)
+      for (std::int64_t b = 0; b < p.batch; ++b) {
+        T const* a = A + b * p.stride_a;
+        T const* bm = B + b * p.stride_b;
+        std::int64_t lda = p.lda, ldb = p.ldb;
+        if (trans_a) {
+          for (int l = 0; l < k; ++l)
+            for (int i = 0; i < m; ++i) packed_a[i + l * m] = a[l + i * p.lda];
+          a = packed_a, lda = m;
+        }
+        if (trans_b) {
+          for (int j = 0; j < n; ++j)
+            for (int l = 0; l < k; ++l) packed_b[l + j * k] = bm[j + l * p.ldb];
+          bm = packed_b, ldb = k;
+        }
+        kernel(n, k, alpha, a, lda, bm, ldb, beta, C + b * p.stride_c, p.ldc);
+      }
+    }
+    return GK_SUCCESS;
+  }
+
+ private:
+  SmallKernelTable<T> const* table_;
+  VariantInfo info_;
+};
+
+}  // namespace
+
+void register_small_variants(Registry& registry) {
+  registry.add(std::make_unique<SmallBatchedGemm<double>>(small_kernels_for_this_cpu<double>()));
+  registry.add(std::make_unique<SmallBatchedGemm<float>>(small_kernels_for_this_cpu<float>()));
+}
+
+}  // namespace gemmkit::cpu

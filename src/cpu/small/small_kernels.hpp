@@ -1,0 +1,43 @@
+/*! \file
+    \brief Kernels for GEMMs with m, n, k <= 32 on the CPU: the table an ISA exports.
+
+    Every kernel computes, column-major and untransposed, C = alpha*A*B + beta*C for one problem
+    (beta = 0: C is not read). Sizes are compile-time constants inside the kernels; the table maps
+    a descriptor to the kernel at run time.
+*/
+#pragma once
+
+#include <cstdint>
+
+namespace gemmkit::cpu {
+
+inline constexpr int kSmallMax = 32;  ///< the largest m, n, k the small kernels take
+
+template <typename T>
+using SmallGemmFn = void (*)(int n, int k, T alpha, T const* A, std::int64_t lda, T const* B, std::int64_t ldb,
+                             T beta, T* C, std::int64_t ldc);
+
+/// One ISA's kernels for one type. square[s] has m = n = k = s all compile-time; by_m[m] has m
+/// compile-time and n, k taken at run time. Index 0 is unused.
+template <typename T>
+struct SmallKernelTable {
+  char const* isa = "";
+  SmallGemmFn<T> square[kSmallMax + 1] = {};
+  SmallGemmFn<T> by_m[kSmallMax + 1] = {};
+
+  /// The kernel for a problem; n and k are passed to it at the call.
+  SmallGemmFn<T> lookup(int m, int n, int k) const { return (m == n && n == k) ? square[m] : by_m[m]; }
+};
+
+/// Tables per ISA, defined in translation units compiled for that ISA. Call only when the CPU
+/// supports it (small_kernels_for_this_cpu checks).
+SmallKernelTable<double> const& small_kernels_avx512_f64();
+SmallKernelTable<float> const& small_kernels_avx512_f32();
+SmallKernelTable<double> const& small_kernels_avx2_f64();
+SmallKernelTable<float> const& small_kernels_avx2_f32();
+
+/// The best table this CPU runs (AVX-512 > AVX2+FMA), or nullptr when neither is supported.
+template <typename T>
+SmallKernelTable<T> const* small_kernels_for_this_cpu();
+
+}  // namespace gemmkit::cpu

@@ -1,0 +1,133 @@
+/*! \file
+    \brief The small-GEMM kernel templates, instantiated once per ISA by a translation unit compiled
+    for it (kernels_avx512.cpp, kernels_avx2.cpp) that supplies the SIMD traits V.
+
+    Blocking (seed 003, Algorithm 1, in column-major form): a block of C of up to kRowVectors SIMD
+    vectors of rows by NB columns lives in registers; for each k the kernel loads the block's
+    slice of column k of A once and multiplies it by NB broadcast elements of row k of B. Each
+    element of C is loaded and stored once. Rows past a multiple of the width use masked loads and
+    stores. Keep this file free of standard-library templates: it is compiled with ISA flags, and
+    inline library code instantiated here could be merged into callers that run on other CPUs.
+*/
+#pragma once
+
+#include "cpu/small/small_kernels.hpp"
+
+#include <utility>  // integer_sequence: a type only, no code
+
+namespace gemmkit::cpu::small_detail {
+
+/// Registers the block shape may use: accumulators, the A vectors and one broadcast.
+template <class V>
+constexpr int row_vectors(int m) {
+  int const vectors = (m + V::kWidth - 1) / V::kWidth;
+  return vectors < V::kMaxRowVectors ? vectors : V::kMaxRowVectors;
+}
+
+template <class V>
+constexpr int block_columns(int row_vectors) {
+  int const nb = (V::kRegisters - row_vectors - 1) / row_vectors;
+  return nb < V::kMaxBlockColumns ? nb : V::kMaxBlockColumns;
+}
+
+/// C(0:MR, 0:NB) = alpha * A(0:MR, 0:k) * B(0:k, 0:NB) + beta * C. K > 0: k is compile-time.
+template <class V, int MR, int NB, int K>
+inline void block(int k_runtime, typename V::T alpha, typename V::T const* A, std::int64_t lda,
+                  typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C, std::int64_t ldc) {
+  using Reg = typename V::Reg;
+  constexpr int kVectors = (MR + V::kWidth - 1) / V::kWidth;
+  constexpr int kTail = MR - (kVectors - 1) * V::kWidth;  // rows in the last vector
+  int const k_count = K > 0 ? K : k_runtime;
+  auto const tail_mask = V::tail_mask(kTail);
+
+  Reg acc[kVectors][NB];  // (ROW_VECTORS, NB)
+#pragma GCC unroll 8
+  for (int v = 0; v < kVectors; ++v)
+#pragma GCC unroll 16
+    for (int j = 0; j < NB; ++j) acc[v][j] = V::zero();
+
+  for (int l = 0; l < k_count; ++l) {
+    Reg a[kVectors];
+#pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) {
+      auto const* column = A + l * lda + v * V::kWidth;
+      a[v] = (v == kVectors - 1 && kTail != V::kWidth) ? V::load(column, tail_mask) : V::load(column);
+    }
+#pragma GCC unroll 16
+    for (int j = 0; j < NB; ++j) {
+      Reg const b = V::broadcast(B[l + j * ldb]);
+#pragma GCC unroll 8
+      for (int v = 0; v < kVectors; ++v) acc[v][j] = V::fma(a[v], b, acc[v][j]);
+    }
+  }
+
+  Reg const alpha_v = V::broadcast(alpha);
+  Reg const beta_v = V::broadcast(beta);
+#pragma GCC unroll 16
+  for (int j = 0; j < NB; ++j) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) {
+      auto* c = C + j * ldc + v * V::kWidth;
+      bool const masked = v == kVectors - 1 && kTail != V::kWidth;
+      Reg result = V::mul(alpha_v, acc[v][j]);
+      if (beta != typename V::T(0)) result = V::fma(beta_v, masked ? V::load(c, tail_mask) : V::load(c), result);
+      if (masked) V::store(c, result, tail_mask);
+      else V::store(c, result);
+    }
+  }
+}
+
+/// Runs `block` for a remainder of `columns` < NB columns, as a compile-time column count.
+template <class V, int MR, int NB, int K>
+inline void tail_columns(int columns, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
+                         typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
+                         std::int64_t ldc) {
+  if constexpr (NB > 0) {
+    if (columns == NB) {
+      block<V, MR, NB, K>(k, alpha, A, lda, B, ldb, beta, C, ldc);
+    } else {
+      tail_columns<V, MR, NB - 1, K>(columns, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    }
+  }
+}
+
+/// All columns for rows [0, MR): full NB-column blocks, then the remainder.
+template <class V, int MR, int N, int K>
+inline void row_block(int n_runtime, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
+                      typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
+                      std::int64_t ldc) {
+  constexpr int kNB = block_columns<V>(row_vectors<V>(MR));
+  int const n = N > 0 ? N : n_runtime;
+  int j = 0;
+  for (; j + kNB <= n; j += kNB) block<V, MR, kNB, K>(k, alpha, A, lda, B + j * ldb, ldb, beta, C + j * ldc, ldc);
+  if (j < n) tail_columns<V, MR, kNB - 1, K>(n - j, k, alpha, A, lda, B + j * ldb, ldb, beta, C + j * ldc, ldc);
+}
+
+/// The whole problem: rows in blocks of kRowVectors vectors, the last block possibly shorter.
+template <class V, int M, int N, int K, int Row0 = 0>
+inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
+                       typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
+                       std::int64_t ldc) {
+  constexpr int kRows = row_vectors<V>(M - Row0) * V::kWidth;
+  constexpr int kMR = (M - Row0) < kRows ? (M - Row0) : kRows;
+  row_block<V, kMR, N, K>(n, k, alpha, A + Row0, lda, B, ldb, beta, C + Row0, ldc);
+  if constexpr (Row0 + kMR < M) small_gemm<V, M, N, K, Row0 + kMR>(n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <class V, int M, int N, int K>
+void small_gemm_entry(int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
+                      typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
+                      std::int64_t ldc) {
+  small_gemm<V, M, N, K>(n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <class V, int... S>
+SmallKernelTable<typename V::T> make_table(char const* isa, std::integer_sequence<int, S...>) {
+  SmallKernelTable<typename V::T> table;
+  table.isa = isa;
+  ((table.square[S + 1] = &small_gemm_entry<V, S + 1, S + 1, S + 1>), ...);
+  ((table.by_m[S + 1] = &small_gemm_entry<V, S + 1, 0, 0>), ...);
+  return table;
+}
+
+}  // namespace gemmkit::cpu::small_detail
