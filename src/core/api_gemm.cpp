@@ -5,6 +5,7 @@
 #include "core/context.hpp"
 #include "core/dispatch.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <vector>
 
@@ -116,16 +117,17 @@ gk_status gemm_batched(gk_context handle, gk_layout layout, gk_op transa, gk_op 
       int const parameter = A_array == nullptr ? 8 : (B_array == nullptr ? 10 : 13);
       return fail(ctx, GK_INVALID_ARGUMENT, "pointer array is NULL", parameter);
     }
-    GemmProblem const p = to_column_major(layout, dtype_of<T>(), transa, transb, m, n, k, lda, ldb, ldc);
-    for (std::int64_t i = 0; i < batch; ++i) {
-      if (gk_status s = dispatch(ctx, make_arguments(layout, p, alpha, A_array[i], B_array[i], beta, C_array[i]),
-                                 positions_for(layout, {}));
-          s != GK_SUCCESS) {
-        ctx.last_error = "problem " + std::to_string(i) + ": " + ctx.last_error;
-        return s;
-      }
-    }
-    return GK_SUCCESS;
+    GemmProblem p = to_column_major(layout, dtype_of<T>(), transa, transb, m, n, k, lda, ldb, ldc);
+    p.pointer_array = true;
+    p.batch = batch;
+    GemmArguments args;
+    args.problem = p;
+    args.alpha = alpha;
+    args.beta = beta;
+    args.A = layout == GK_COL_MAJOR ? static_cast<void const*>(A_array) : static_cast<void const*>(B_array);
+    args.B = layout == GK_COL_MAJOR ? static_cast<void const*>(B_array) : static_cast<void const*>(A_array);
+    args.C = static_cast<void*>(const_cast<T**>(C_array));
+    return dispatch(ctx, args, positions_for(layout, {}));
   });
 }
 
@@ -164,8 +166,36 @@ gk_status gemm_grouped(gk_context handle, gk_layout layout, gk_op const* transa,
     std::string first_message;
     std::int64_t problem = 0;
     for (std::int64_t g = 0; g < group_count; ++g) {
-      GemmProblem const p =
+      GemmProblem p =
           to_column_major(layout, dtype_of<T>(), transa[g], transb[g], m[g], n[g], k[g], lda[g], ldb[g], ldc[g]);
+      // The group as one pointer-array batch, unless a NULL operand means some problem must fail:
+      // then problem by problem, so info names exactly the ones that did.
+      auto has_null = [&](auto const* array) {
+        return std::find(array + problem, array + problem + group_size[g], nullptr) != array + problem + group_size[g];
+      };
+      if (!has_null(A_array) && !has_null(B_array) && !has_null(C_array)) {
+        p.pointer_array = true;
+        p.batch = group_size[g];
+        GemmArguments group;
+        group.problem = p;
+        group.alpha = alpha[g];
+        group.beta = beta[g];
+        group.A = layout == GK_COL_MAJOR ? static_cast<void const*>(A_array + problem)
+                                         : static_cast<void const*>(B_array + problem);
+        group.B = layout == GK_COL_MAJOR ? static_cast<void const*>(B_array + problem)
+                                         : static_cast<void const*>(A_array + problem);
+        group.C = static_cast<void*>(const_cast<T**>(C_array + problem));
+        gk_status const s = dispatch(ctx, group, positions_for(layout, {}));
+        if (info != nullptr) std::fill(info + problem, info + problem + group_size[g], s);
+        if (s != GK_SUCCESS && first_failure == GK_SUCCESS) {
+          first_failure = s;
+          first_message = "group " + std::to_string(g) + ": " + ctx.last_error;
+        }
+        problem += group_size[g];
+        continue;
+      }
+      p.pointer_array = false;
+      p.batch = 1;
       for (std::int64_t i = 0; i < group_size[g]; ++i, ++problem) {
         gk_status const s = dispatch(
             ctx, make_arguments(layout, p, alpha[g], A_array[problem], B_array[problem], beta[g], C_array[problem]),

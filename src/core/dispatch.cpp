@@ -7,6 +7,7 @@
 #include "cpu/scale_c.hpp"
 #include "registry/registry.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -65,12 +66,62 @@ gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform 
   return GK_SUCCESS;
 }
 
+/// Problem `i` of a pointer-array batch as a single problem.
+GemmArguments single_problem(GemmArguments const& args, std::int64_t i) {
+  GemmArguments one = args;
+  one.problem.pointer_array = false;
+  one.problem.batch = 1;
+  one.A = static_cast<void const* const*>(args.A)[i];
+  one.B = static_cast<void const* const*>(args.B)[i];
+  one.C = static_cast<void* const*>(args.C)[i];
+  return one;
+}
+
+/// A pointer-array batch: one call to a variant that takes arrays when the selection table has
+/// one for it, else one dispatch per problem.
+gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, OperandPositions positions) {
+  GemmProblem const& p = args.problem;
+  bool const reads_ab = p.k > 0 && args.alpha != 0.0;
+  auto no_null = [&](void const* array) {
+    auto const* pointers = static_cast<void const* const*>(array);
+    return std::find(pointers, pointers + p.batch, nullptr) == pointers + p.batch;
+  };
+  // NULL entries take the per-problem path, which reports the problem and the parameter.
+  if (reads_ab && ctx.forced_variant.empty() && no_null(args.A) && no_null(args.B) && no_null(args.C)) {
+    // By the API's contract all matrices live where the first problem's do.
+    GemmArguments const first = single_problem(args, 0);
+    {
+      Platform backend{};
+      if (gk_status s = choose_backend(ctx, first, reads_ab, &backend); s != GK_SUCCESS) return s;
+      if (GemmVariant const* v = Registry::instance().select(p, backend); v != nullptr) {
+        ExecutionContext const exec{ctx.stream, ctx.device};
+        if (gk_status s = v->initialize(exec); s == GK_SUCCESS && v->workspace_bytes(p) == 0) {
+          if (s = v->run(args, nullptr, exec); s != GK_SUCCESS) return fail(ctx, s, "variant '" + v->info().id + "' failed");
+          ctx.last_variant = v->info().id;
+          return GK_SUCCESS;
+        }
+      }
+    }
+  }
+  std::string variant;
+  for (std::int64_t i = 0; i < p.batch; ++i) {
+    if (gk_status s = dispatch(ctx, single_problem(args, i), positions); s != GK_SUCCESS) {
+      ctx.last_error = "problem " + std::to_string(i) + ": " + ctx.last_error;
+      return s;
+    }
+    if (variant.empty()) variant = ctx.last_variant;
+  }
+  ctx.last_variant = variant;
+  return GK_SUCCESS;
+}
+
 }  // namespace
 
 gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, OperandPositions positions) {
   GemmProblem const& p = args.problem;
   ctx.last_variant.clear();
   if (p.m == 0 || p.n == 0 || p.batch == 0) return GK_SUCCESS;
+  if (p.pointer_array) return dispatch_pointer_array(ctx, args, positions);
 
   bool const reads_ab = p.k > 0 && args.alpha != 0.0;
   if (args.C == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "C is NULL", positions.c);

@@ -29,6 +29,9 @@ struct GemmProblem {
   std::int64_t lda = 1, ldb = 1, ldc = 1;
   std::int64_t batch = 1;
   std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  /// The operands are host arrays of `batch` pointers (GemmArguments A, B, C point at the arrays)
+  /// instead of strided; the strides are unused.
+  bool pointer_array = false;
 
   /// Rows and columns of A and B as stored (before op).
   std::int64_t a_rows() const { return is_transposed(trans_a) ? k : m; }
@@ -39,7 +42,7 @@ struct GemmProblem {
 };
 
 /// A problem plus its scalars and operands. alpha/beta are held as double: float scalars
-/// round-trip exactly.
+/// round-trip exactly. For a pointer-array problem A, B and C are `void const* const*` arrays.
 struct GemmArguments {
   GemmProblem problem;
   double alpha = 1.0;

@@ -25,6 +25,7 @@ struct VariantInfo {
   VariantKind kind;
   int min_sm = 0;        ///< lowest compute capability (major*10+minor) for CUDA variants
   std::string summary;   ///< one line for `gemmkit-bench list`
+  bool pointer_array = false;  ///< runs pointer-array problems (GemmProblem::pointer_array) in one call
 };
 
 /// Lifecycle per DESIGN.md: can_implement -> workspace_bytes -> initialize -> run. Implementations

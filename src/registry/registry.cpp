@@ -56,7 +56,8 @@ GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend
   for (SelectionRule const& rule : rules_) {
     if (rule.backend != backend || rule.dtype != problem.dtype || !rule.admits(problem)) continue;
     GemmVariant const* v = find(rule.variant_id);
-    if (v != nullptr && v->can_implement(problem) == GK_SUCCESS) return v;
+    if (v == nullptr || (problem.pointer_array && !v->info().pointer_array)) continue;
+    if (v->can_implement(problem) == GK_SUCCESS) return v;
   }
   return nullptr;
 }

@@ -12,6 +12,7 @@
 #endif
 
 #include <memory>
+#include <utility>
 
 namespace gemmkit::cpu {
 
@@ -40,6 +41,19 @@ namespace {
 /// Batches smaller than this run on the calling thread: a parallel region costs more than they do.
 constexpr std::int64_t kMinParallelBatch = 64;
 
+/// The calling thread's contiguous share of the batch: the static schedule, in one piece, so a
+/// caller that first-touches the batch with `omp for schedule(static)` finds its pages local.
+std::pair<std::int64_t, std::int64_t> share_of_batch(std::int64_t batch) {
+#if defined(_OPENMP)
+  std::int64_t const threads = omp_get_num_threads(), thread = omp_get_thread_num();
+#else
+  std::int64_t const threads = 1, thread = 0;
+#endif
+  std::int64_t const base = batch / threads, extra = batch % threads;
+  std::int64_t const first = thread * base + (thread < extra ? thread : extra);
+  return {first, base + (thread < extra ? 1 : 0)};
+}
+
 template <typename T>
 class SmallBatchedGemm final : public GemmVariant {
  public:
@@ -51,7 +65,8 @@ class SmallBatchedGemm final : public GemmVariant {
               VariantKind::kProduction,
               0,
               std::string("m, n, k <= 32, compile-time sizes, ") + (table != nullptr ? table->isa : "no SIMD") +
-                  ", OpenMP over the batch"} {}
+                  ", OpenMP over the batch",
+              /*pointer_array=*/true} {}
 
   VariantInfo const& info() const override { return info_; }
 
@@ -71,15 +86,26 @@ class SmallBatchedGemm final : public GemmVariant {
     int const m = int(p.m), n = int(p.n), k = int(p.k);
     bool const trans_a = is_transposed(p.trans_a), trans_b = is_transposed(p.trans_b);
 
+    if (!trans_a && !trans_b && !p.pointer_array) {  // each thread hands its whole share to the kernel
+#pragma omp parallel if (p.batch >= kMinParallelBatch)
+      {
+        auto const [first, count] = share_of_batch(p.batch);
+        kernel(count, n, k, alpha, A + first * p.stride_a, p.lda, p.stride_a, B + first * p.stride_b, p.ldb,
+               p.stride_b, beta, C + first * p.stride_c, p.ldc, p.stride_c);
+      }
+      return GK_SUCCESS;
+    }
 #pragma omp parallel if (p.batch >= kMinParallelBatch)
     {
-      // Transposed operands are repacked per problem into untransposed, L1-resident copies.
+      // Pointer arrays and transposes go problem by problem; transposed operands are repacked into
+      // untransposed, L1-resident copies.
       alignas(64) T packed_a[kSmallMax * kSmallMax];
       alignas(64) T packed_b[kSmallMax * kSmallMax];
-#pragma omp for schedule(static)
-      for (std::int64_t b = 0; b < p.batch; ++b) {
-        T const* a = A + b * p.stride_a;
-        T const* bm = B + b * p.stride_b;
+      auto const [first, count] = share_of_batch(p.batch);
+      for (std::int64_t b = first; b < first + count; ++b) {
+        T const* a = p.pointer_array ? static_cast<T const* const*>(args.A)[b] : A + b * p.stride_a;
+        T const* bm = p.pointer_array ? static_cast<T const* const*>(args.B)[b] : B + b * p.stride_b;
+        T* c = p.pointer_array ? static_cast<T* const*>(args.C)[b] : C + b * p.stride_c;
         std::int64_t lda = p.lda, ldb = p.ldb;
         if (trans_a) {
           for (int l = 0; l < k; ++l)
@@ -91,7 +117,7 @@ class SmallBatchedGemm final : public GemmVariant {
             for (int l = 0; l < k; ++l) packed_b[l + j * k] = bm[j + l * p.ldb];
           bm = packed_b, ldb = k;
         }
-        kernel(n, k, alpha, a, lda, bm, ldb, beta, C + b * p.stride_c, p.ldc);
+        kernel(1, n, k, alpha, a, lda, 0, bm, ldb, 0, beta, c, p.ldc, 0);
       }
     }
     return GK_SUCCESS;

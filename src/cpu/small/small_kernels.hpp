@@ -1,8 +1,8 @@
 /*! \file
     \brief Kernels for GEMMs with m, n, k <= 32 on the CPU: the table an ISA exports.
 
-    Every kernel computes, column-major and untransposed, C = alpha*A*B + beta*C for one problem
-    (beta = 0: C is not read). Sizes are compile-time constants inside the kernels; the table maps
+    Every kernel computes, column-major and untransposed, C = alpha*A*B + beta*C for each problem
+    of a strided run of problems (beta = 0: C is not read). Sizes are compile-time constants inside the kernels; the table maps
     a descriptor to the kernel at run time.
 */
 #pragma once
@@ -13,9 +13,12 @@ namespace gemmkit::cpu {
 
 inline constexpr int kSmallMax = 32;  ///< the largest m, n, k the small kernels take
 
+/// Runs `count` problems of a strided batch; the per-problem loop sits inside the ISA's translation
+/// unit so the fixed-size kernel inlines into it (no indirect call per problem).
 template <typename T>
-using SmallGemmFn = void (*)(int n, int k, T alpha, T const* A, std::int64_t lda, T const* B, std::int64_t ldb,
-                             T beta, T* C, std::int64_t ldc);
+using SmallGemmFn = void (*)(std::int64_t count, int n, int k, T alpha, T const* A, std::int64_t lda,
+                             std::int64_t stride_a, T const* B, std::int64_t ldb, std::int64_t stride_b, T beta, T* C,
+                             std::int64_t ldc, std::int64_t stride_c);
 
 /// One ISA's kernels for one type. square[s] has m = n = k = s all compile-time; by_m[m] has m
 /// compile-time and n, k taken at run time. Index 0 is unused.

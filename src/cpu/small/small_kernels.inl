@@ -115,10 +115,12 @@ inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A
 }
 
 template <class V, int M, int N, int K>
-void small_gemm_entry(int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
-                      typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
-                      std::int64_t ldc) {
-  small_gemm<V, M, N, K>(n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
+                      std::int64_t stride_a, typename V::T const* B, std::int64_t ldb, std::int64_t stride_b,
+                      typename V::T beta, typename V::T* C, std::int64_t ldc, std::int64_t stride_c) {
+  for (std::int64_t b = 0; b < count; ++b) {
+    small_gemm<V, M, N, K>(n, k, alpha, A + b * stride_a, lda, B + b * stride_b, ldb, beta, C + b * stride_c, ldc);
+  }
 }
 
 template <class V, int... S>

@@ -47,7 +47,7 @@ template <typename T>
   auto const reference = reference_result(p, alpha, ops.A, ops.B, beta, C0);
   cpu::SmallGemmFn<T> const kernel = table.lookup(int(m), int(n), int(k));
   if (kernel == nullptr) return ::testing::AssertionFailure() << "no kernel for " << describe(p);
-  kernel(int(n), int(k), T(alpha), ops.A.data(), p.lda, ops.B.data(), p.ldb, T(beta), ops.C.data(), p.ldc);
+  kernel(1, int(n), int(k), T(alpha), ops.A.data(), p.lda, 0, ops.B.data(), p.ldb, 0, T(beta), ops.C.data(), p.ldc, 0);
   return check_result(p, alpha, beta, ops.A, ops.B, C0, ops.C, reference) << " (" << table.isa << ")";
 }
 
