@@ -82,7 +82,8 @@ gk_status gk_sgemm(gk_context ctx, gk_layout layout, gk_op transa, gk_op transb,
 
 /// Strided batch: problem i uses A + i*stride_a, B + i*stride_b, C + i*stride_c. A stride of 0 for
 /// A or B broadcasts that operand; stride_c must keep the C windows disjoint.
-/// Parameter indices continue CBLAS numbering: 10 = stride_a, 13 = stride_b, 17 = stride_c, 18 = batch.
+/// Parameter indices follow the argument order: 9 = lda, 10 = stride_a, 12 = ldb, 13 = stride_b,
+/// 16 = ldc, 17 = stride_c, 18 = batch.
 gk_status gk_dgemm_strided_batched(gk_context ctx, gk_layout layout, gk_op transa, gk_op transb,
                                    int64_t m, int64_t n, int64_t k, double alpha, const double* A,
                                    int64_t lda, int64_t stride_a, const double* B, int64_t ldb,
@@ -96,6 +97,7 @@ gk_status gk_sgemm_strided_batched(gk_context ctx, gk_layout layout, gk_op trans
 
 /// Pointer-array batch: problem i uses A_array[i], B_array[i], C_array[i]. The arrays themselves
 /// live in host memory; the matrices they point to are all on the host or all on one device.
+/// Parameter indices: 8 = A_array, 10 = B_array, 13 = C_array, 15 = batch.
 gk_status gk_dgemm_batched(gk_context ctx, gk_layout layout, gk_op transa, gk_op transb, int64_t m,
                            int64_t n, int64_t k, double alpha, const double* const* A_array,
                            int64_t lda, const double* const* B_array, int64_t ldb, double beta,
@@ -120,6 +122,12 @@ gk_status gk_sgemm_grouped(gk_context ctx, gk_layout layout, const gk_op* transa
                            const float* const* B_array, const int64_t* ldb, const float* beta,
                            float* const* C_array, const int64_t* ldc, int64_t group_count,
                            const int64_t* group_size, gk_status* info);
+
+/// Zero-fills a strided batch in host memory (problem b at data + b*stride_bytes, bytes_per_problem
+/// each) with the thread partition the batched CPU kernels use (OpenMP static schedule, the current
+/// thread count), so each problem's pages are first touched, and placed, on the NUMA node of the
+/// thread that will compute it. Call it on freshly allocated batches before filling them.
+gk_status gk_first_touch_batch(void* data, int64_t bytes_per_problem, int64_t stride_bytes, int64_t batch);
 
 #ifdef __cplusplus
 }  // extern "C"

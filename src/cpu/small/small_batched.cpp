@@ -5,14 +5,10 @@
 */
 #include "cpu/small/small_batched.hpp"
 
+#include "cpu/small/batch_partition.hpp"
 #include "cpu/small/small_kernels.hpp"
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include <memory>
-#include <utility>
 
 namespace gemmkit::cpu {
 
@@ -40,19 +36,6 @@ namespace {
 
 /// Batches smaller than this run on the calling thread: a parallel region costs more than they do.
 constexpr std::int64_t kMinParallelBatch = 64;
-
-/// The calling thread's contiguous share of the batch: the static schedule, in one piece, so a
-/// caller that first-touches the batch with `omp for schedule(static)` finds its pages local.
-std::pair<std::int64_t, std::int64_t> share_of_batch(std::int64_t batch) {
-#if defined(_OPENMP)
-  std::int64_t const threads = omp_get_num_threads(), thread = omp_get_thread_num();
-#else
-  std::int64_t const threads = 1, thread = 0;
-#endif
-  std::int64_t const base = batch / threads, extra = batch % threads;
-  std::int64_t const first = thread * base + (thread < extra ? thread : extra);
-  return {first, base + (thread < extra ? 1 : 0)};
-}
 
 template <typename T>
 class SmallBatchedGemm final : public GemmVariant {
