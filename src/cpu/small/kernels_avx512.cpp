@@ -25,6 +25,8 @@ struct Avx512F64 {
   static Reg broadcast(double x) { return _mm512_set1_pd(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_pd(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm512_mul_pd(a, b); }
+  template <int kSelect>
+  static Reg permute(Reg v) { return _mm512_permutex_pd(v, kSelect); }  // within each group of 4
 };
 
 struct Avx512F32 {
@@ -43,6 +45,8 @@ struct Avx512F32 {
   static Reg broadcast(float x) { return _mm512_set1_ps(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
+  template <int kSelect>
+  static Reg permute(Reg v) { return _mm512_permute_ps(v, kSelect); }  // within each group of 4
 };
 
 }  // namespace

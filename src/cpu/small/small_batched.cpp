@@ -61,7 +61,11 @@ class SmallBatchedGemm final : public GemmVariant {
   gk_status run(GemmArguments const& args, void*, ExecutionContext const&) const override {
     GemmProblem const& p = args.problem;
     if (can_implement(p) != GK_SUCCESS) return GK_NOT_SUPPORTED;  // kernels index fixed-size buffers
-    SmallGemmFn<T> const kernel = table_->lookup(int(p.m), int(p.n), int(p.k));
+    SmallGemmFn<T> kernel = table_->lookup(int(p.m), int(p.n), int(p.k));
+    bool const packed_2x2 = p.m == 2 && p.n == 2 && p.k == 2 && p.lda == 2 && p.ldb == 2 && p.ldc == 2 &&
+                            p.stride_a == 4 && p.stride_b == 4 && p.stride_c == 4 && !p.pointer_array &&
+                            !is_transposed(p.trans_a) && !is_transposed(p.trans_b);
+    if (packed_2x2 && table_->packed_2x2 != nullptr) kernel = table_->packed_2x2;
     auto const* A = static_cast<T const*>(args.A);
     auto const* B = static_cast<T const*>(args.B);
     auto* C = static_cast<T*>(args.C);

@@ -123,12 +123,37 @@ void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typ
   }
 }
 
+/// Packed 2x2 problems (4 elements each, column-major): a vector holds kWidth/4 whole problems, and
+/// C = A(:,0) B(0,:) + A(:,1) B(1,:) becomes two lane permutes of A and of B and two multiplies,
+/// instead of masked 2-row vectors per column. Permutes act on groups of 4 lanes.
+template <class V>
+void packed_2x2_entry(std::int64_t count, int, int, typename V::T alpha, typename V::T const* A, std::int64_t,
+                      std::int64_t, typename V::T const* B, std::int64_t, std::int64_t, typename V::T beta,
+                      typename V::T* C, std::int64_t, std::int64_t) {
+  constexpr int kPerVector = V::kWidth / 4;
+  using Reg = typename V::Reg;
+  Reg const alpha_v = V::broadcast(alpha);
+  Reg const beta_v = V::broadcast(beta);
+  std::int64_t b = 0;
+  for (; b + kPerVector <= count; b += kPerVector) {
+    Reg const a = V::load(A + 4 * b);
+    Reg const bm = V::load(B + 4 * b);
+    Reg r = V::mul(V::template permute<0x44>(a), V::template permute<0xA0>(bm));  // (a00 a10 a00 a10)(b00 b00 b01 b01)
+    r = V::fma(V::template permute<0xEE>(a), V::template permute<0xF5>(bm), r);   // (a01 a11 a01 a11)(b10 b10 b11 b11)
+    r = V::mul(alpha_v, r);
+    if (beta != typename V::T(0)) r = V::fma(beta_v, V::load(C + 4 * b), r);
+    V::store(C + 4 * b, r);
+  }
+  for (; b < count; ++b) small_gemm<V, 2, 2, 2>(2, 2, alpha, A + 4 * b, 2, B + 4 * b, 2, beta, C + 4 * b, 2);
+}
+
 template <class V, int... S>
 SmallKernelTable<typename V::T> make_table(char const* isa, std::integer_sequence<int, S...>) {
   SmallKernelTable<typename V::T> table;
   table.isa = isa;
   ((table.square[S + 1] = &small_gemm_entry<V, S + 1, S + 1, S + 1>), ...);
   ((table.by_m[S + 1] = &small_gemm_entry<V, S + 1, 0, 0>), ...);
+  table.packed_2x2 = &packed_2x2_entry<V>;
   return table;
 }
 
