@@ -3,6 +3,7 @@
     transposes, padded leading dimensions, alpha/beta cases, NaN C with beta = 0, strided batches.
 */
 #include "registry/registry.hpp"
+#include "support/case_groups.hpp"
 #include "support/gemm_check.hpp"
 
 #include <gtest/gtest.h>
@@ -12,32 +13,7 @@
 namespace gemmkit::test {
 namespace {
 
-struct Shape {
-  std::int64_t m, n, k;
-};
-
-/// One check: a shape, the ops, scalars, padding and batch.
-struct CpuCase {
-  Shape shape;
-  gk_op ta, tb;
-  double alpha, beta;
-  std::int64_t ld_pad = 0;
-  std::int64_t batch = 1;
-};
-
-/// Checks that share a shape, run as one test so CTest (one process per test) stays quick; each
-/// failure message names its ops, scalars, padding and seed.
-struct CaseGroup {
-  std::string name;
-  std::vector<CpuCase> cases;
-};
-
-/// gtest prints a parameter on failure; the group's name says it all.
-void PrintTo(CaseGroup const& group, std::ostream* os) { *os << group.name; }
-
-std::string shape_name(Shape const& s) {
-  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
-}
+using CpuCase = VariantCase;
 
 /// Sizes around 16 (a common register/cache block), powers of two +-1 and primes, mixed between
 /// m, n and k so no dimension is always the nice one.

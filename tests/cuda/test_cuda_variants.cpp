@@ -8,6 +8,7 @@
 #include "cuda/ladder/ladder.hpp"
 #include "registry/registry.hpp"
 #include "support/device_memory.hpp"
+#include "support/case_groups.hpp"
 #include "support/gemm_check.hpp"
 
 #include <gtest/gtest.h>
@@ -26,31 +27,7 @@ namespace {
       GTEST_SKIP() << (v).info().id << " needs sm_" << (v).info().min_sm;                          \
   } while (0)
 
-struct Shape {
-  std::int64_t m, n, k;
-};
-
-struct CudaCase {
-  Shape shape;
-  gk_op ta, tb;
-  double alpha, beta;
-  std::int64_t ld_pad = 0;
-  std::int64_t batch = 1;
-};
-
-/// Checks that share a shape run as one test (CTest starts a process per test); each failure
-/// message names its ops, scalars, padding and seed.
-struct CaseGroup {
-  std::string name;
-  std::vector<CudaCase> cases;
-};
-
-/// gtest prints a parameter on failure; the group's name says it all.
-void PrintTo(CaseGroup const& group, std::ostream* os) { *os << group.name; }
-
-std::string shape_name(Shape const& s) {
-  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
-}
+using CudaCase = VariantCase;
 
 /// All four N/T combos of one shape with (1, 0) on NaN C and (-1.5, 0.25), padding alternating.
 CaseGroup shape_group(std::string name, Shape s) {
