@@ -12,11 +12,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* C++ sees the enums with int as their fixed underlying type, so a C caller's out-of-range value
+   (which the argument checks must be able to reject) is a valid value to hold, not undefined. */
+#ifdef __cplusplus
+#define GK_ENUM(name) enum name : int
+#else
+#define GK_ENUM(name) enum name
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum gk_status {
+typedef GK_ENUM(gk_status) {
   GK_SUCCESS = 0,
   GK_INVALID_ARGUMENT = 1,   ///< a BLAS argument rule is broken; see gk_error_parameter()
   GK_NOT_SUPPORTED = 2,      ///< valid call the selected backend cannot run (e.g. mixed pointers)
@@ -27,15 +35,15 @@ typedef enum gk_status {
   GK_NOT_IMPLEMENTED = 7     ///< declared API whose implementation lands with a later issue
 } gk_status;
 
-typedef enum gk_layout { GK_COL_MAJOR = 0, GK_ROW_MAJOR = 1 } gk_layout;
+typedef GK_ENUM(gk_layout) { GK_COL_MAJOR = 0, GK_ROW_MAJOR = 1 } gk_layout;
 
-typedef enum gk_op {
+typedef GK_ENUM(gk_op) {
   GK_OP_N = 0,  ///< op(X) = X
   GK_OP_T = 1,  ///< op(X) = X^T
   GK_OP_C = 2   ///< op(X) = X^H (equals X^T for real data)
 } gk_op;
 
-typedef enum gk_backend {
+typedef GK_ENUM(gk_backend) {
   GK_BACKEND_AUTO = 0,  ///< by pointer location: device pointers -> GPU, host pointers -> CPU
   GK_BACKEND_CPU = 1,   ///< host pointers only, computed on the CPU
   GK_BACKEND_GPU = 2    ///< device pointers only, computed on the GPU
