@@ -70,6 +70,30 @@ void register_cuda_variants(Registry& registry) {
                      ladder::launch_tiled<double, TiledConfig<16>>);
   add_kernel<float>(registry, "sgemm_ladder02_tiled16", kLadder, "seed 002 shared-memory tiles 16x16",
                     ladder::launch_tiled<float, TiledConfig<16>>);
+  struct Step {
+    char const* name;
+    char const* summary;
+    cudaError_t (*launch_d)(KernelParams<double> const&, cudaStream_t);
+    cudaError_t (*launch_s)(KernelParams<float> const&, cudaStream_t);
+  };
+  Step const steps[] = {
+      {"ladder03_regblock8x8", "64x64 tiles, 8x8 register blocks, global prefetch into registers",
+       ladder::launch_register_blocked<ladder::Step03Config, double>,
+       ladder::launch_register_blocked<ladder::Step03Config, float>},
+      {"ladder04_doublebuffer", "step 03 + double-buffered shared memory",
+       ladder::launch_register_blocked<ladder::Step04Config, double>,
+       ladder::launch_register_blocked<ladder::Step04Config, float>},
+      {"ladder05_wide128", "step 04 + 128-bit shared-memory loads",
+       ladder::launch_register_blocked<ladder::Step05Config, double>,
+       ladder::launch_register_blocked<ladder::Step05Config, float>},
+      {"ladder06_smemprefetch", "step 05 + shared-memory prefetch (two-level prefetch)",
+       ladder::launch_register_blocked<ladder::Step06Config, double>,
+       ladder::launch_register_blocked<ladder::Step06Config, float>},
+  };
+  for (Step const& step : steps) {
+    add_kernel<double>(registry, std::string("dgemm_") + step.name, kLadder, step.summary, step.launch_d);
+    add_kernel<float>(registry, std::string("sgemm_") + step.name, kLadder, step.summary, step.launch_s);
+  }
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (add_dgemm_tensorop<std::tuple_element_t<I, gemm::DgemmTensorOpConfigs>>(registry), ...);
   }(std::make_index_sequence<gemm::kDgemmTensorOpConfigCount>{});

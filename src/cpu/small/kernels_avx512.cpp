@@ -1,6 +1,9 @@
 /*! \file
     \brief The small-GEMM kernels for AVX-512 (F, VL, DQ); this file is compiled with those flags.
 */
+// GCC 12 warns inside its own _mm512_permute_ps/_mm512_permutex_pd (an undefined pass-through
+// operand it creates itself); nothing of ours is uninitialized.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
 #include "cpu/small/small_kernels.inl"
