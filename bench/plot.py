@@ -58,7 +58,9 @@ def read_rows(path):
 def row_key(row):
     # A forced variant is its own line; table-selected rows form one "gemmkit" line whatever the id.
     who = row.get("variant") if row.get("variant_forced") else "selected"
-    return (row.get("section", ""), row.get("dtype"), row.get("case"), who, row.get("backend", ""))
+    # Batched rows also differ by thread count and beta.
+    return (row.get("section", ""), row.get("dtype"), row.get("case"), who, row.get("backend", ""),
+            row.get("threads"), row.get("beta"))
 
 
 def is_number(x):
@@ -101,7 +103,7 @@ def readme_table(files):
                 "| {} | {} | {} | {} | `{}` | {} | {} | {} | {} | {} |".format(
                     device_of(path, row),
                     row.get("suite", pathlib.Path(path).stem),
-                    row.get("case", "?"),
+                    row.get("case", "?") + (f" ({row['threads']} thr)" if is_batched(row) else ""),
                     row.get("dtype", "?"),
                     row.get("variant", "?"),
                     gflops_text(row.get("gflops")),
@@ -158,14 +160,25 @@ def plot_file(plt, path):
         return []
     groups = {}
     for row in rows:
-        groups.setdefault((row.get("section", ""), row.get("dtype", ""), row.get("trans", "")), []).append(row)
-    # Name parts that differ between groups only, so a one-group file gives <suite>.png.
-    varying = [len({key[i] for key in groups}) > 1 for i in range(3)]
+        if is_batched(row):  # one plot per thread count instead of per transpose
+            third = f"{row['threads']}t" + ("" if row.get("beta", 1) != 0 else "_beta0")
+        else:
+            third = row.get("trans", "")
+        groups.setdefault((row.get("section", ""), row.get("dtype", ""), third), []).append(row)
+    # Name parts that differ between groups only, so a one-group file gives <suite>.png; batched
+    # plots always name their thread count.
+    batched = {key for key, group in groups.items() if is_batched(group[0])}
+    varying = [len({key[i] for key in groups}) > 1 for i in range(2)]
+    varying.append(len({key[2] for key in groups if key not in batched}) > 1)
     written = []
     for key, group in sorted(groups.items()):
-        suffix = "".join("_" + part for part, vary in zip(key, varying) if vary and part)
+        vary = varying[:2] + [varying[2] or key in batched]
+        suffix = "".join("_" + part for part, v in zip(key, vary) if v and part)
         out = pathlib.Path(path).with_name(pathlib.Path(path).stem + suffix + ".png")
-        draw_group(plt, path, key, group, out)
+        if all(is_batched(r) for r in group):
+            draw_batched(plt, path, key, group, out)
+        else:
+            draw_group(plt, path, key, group, out)
         written.append(out)
     return written
 
@@ -227,6 +240,87 @@ def draw_group(plt, path, key, rows, out):
         bottom.set_xlabel("case (m x n x k, in order of work)")
         bottom.set_xticks(list(range(len(cases))))
         bottom.set_xticklabels([c for _, c, _ in cases], rotation=45, ha="right", fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+BATCHED_PEERS = ["libxsmm", "openblas", "blis", "eigen", "loop"]
+
+
+def is_batched(row):
+    """A row of `gemmkit-bench batched` (or its tour section): thread count and peer columns."""
+    return is_number(row.get("threads")) and any(f"{p}_gflops" in row for p in BATCHED_PEERS)
+
+
+def draw_batched(plt, path, key, rows, out):
+    """GF/s of gemmkit and every peer against the case (squares by n, then the other shapes), with the
+    bound measured in the same run; % of that bound below."""
+    section, dtype, threads = key
+    squares = sorted((r for r in rows if r["m"] == r["n"] == r["k"]), key=lambda r: r["n"])
+    others = sorted((r for r in rows if not r["m"] == r["n"] == r["k"]), key=lambda r: r["m"] * r["n"] * r["k"])
+    ordered = squares + others
+    xs = list(range(len(ordered)))
+    labels = [str(r["n"]) if r in squares else r["case"] for r in ordered]
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 7.5), sharex=True, gridspec_kw={"height_ratios": [3, 1.6]})
+    series = [("gemmkit", "gflops", "pct_bound", dict(marker="o", linewidth=2.2, color="C3"))]
+    series += [(p, f"{p}_gflops", f"{p}_pct_bound", dict(marker="s", linestyle="--", linewidth=1, color=f"C{i}"))
+               for i, p in enumerate(BATCHED_PEERS)]
+    n_sq = len(squares)
+    for name, gf_key, pct_key, style in series:
+        points = [(x, r.get(gf_key), r.get(pct_key)) for x, r in zip(xs, ordered)]
+        points = [p for p in points if is_number(p[1])]
+        if not points:
+            continue
+        for axis, column in ((top, 1), (bottom, 2)):
+            # Lines join the squares; the other shapes stand alone as markers.
+            sq = [p for p in points if p[0] < n_sq and is_number(p[column])]
+            ot = [p for p in points if p[0] >= n_sq and is_number(p[column])]
+            label = name if axis is top else None
+            if sq:
+                axis.plot([p[0] for p in sq], [p[column] for p in sq], label=label, **style)
+                label = None
+            if ot:
+                axis.plot([p[0] for p in ot], [p[column] for p in ot], label=label,
+                          **{**style, "linestyle": "none"})
+    bound = [(x, r.get("bound_gflops")) for x, r in zip(xs, ordered) if is_number(r.get("bound_gflops"))]
+    if bound:
+        sq = [b for b in bound if b[0] < n_sq]
+        ot = [b for b in bound if b[0] >= n_sq]
+        if sq:
+            top.plot([b[0] for b in sq], [b[1] for b in sq], color="gray", linestyle=":", linewidth=2,
+                     label="bound: flops / (bytes / B), B stream-like, same run")
+        if ot:
+            top.plot([b[0] for b in ot], [b[1] for b in ot], color="gray", marker="_", markersize=14,
+                     linestyle="none")
+    for goal in (85, 90):
+        bottom.axhline(goal, color="gray", linestyle=":", linewidth=0.8)
+    bottom.axhline(100, color="black", linewidth=0.8)
+    if others and squares:
+        for axis in (top, bottom):
+            axis.axvline(n_sq - 0.5, color="gray", linewidth=0.6)
+
+    device = device_of(path, rows[0])
+    suite = rows[0].get("suite", pathlib.Path(path).stem)
+    gb = sorted(r["stream_gbs"] for r in rows if is_number(r.get("stream_gbs")))
+    gb_text = f", B = {gb[0]:.1f}-{gb[-1]:.1f} GB/s" if gb else ""
+    count = threads.split("t")[0]
+    title = f"{device} · {suite}" + (f" · {section}" if section else "") + \
+        f" · {dtype} · {count} thread{'' if count == '1' else 's'}"
+    commits = sorted({r.get("commit", "?") for r in rows})
+    top.set_title(title + f"\n{rows[0].get('device', '')}, beta = {rows[0].get('beta')}{gb_text}, commit "
+                  f"{', '.join(commits)}", fontsize=10)
+    top.set_ylim(bottom=0)
+    top.set_ylabel("GFLOP/s")
+    top.grid(True, alpha=0.3)
+    top.legend(fontsize=8, ncol=2)
+    bottom.set_ylabel("% of bound")
+    bottom.set_ylim(bottom=0)
+    bottom.grid(True, alpha=0.3)
+    bottom.set_xlabel("m = n = k, then other shapes (m x n x k)")
+    bottom.set_xticks(xs)
+    bottom.set_xticklabels(labels, rotation=45, ha="right", fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)

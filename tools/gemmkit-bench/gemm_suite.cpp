@@ -7,7 +7,6 @@
 #include "table_printer.hpp"
 
 #include <fnmatch.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,33 +17,6 @@ namespace gemmkit::bench {
 namespace {
 
 double gflops_of(double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : kNotMeasured; }
-
-/// Progress on stderr: overwritten in place on a terminal, one line per case in a log.
-class Progress {
- public:
-  Progress() : tty_(isatty(fileno(stderr)) != 0) {}
-  void show(std::string const& text) {
-    if (tty_) std::fprintf(stderr, "\r%s\033[K", text.c_str());
-    else std::fprintf(stderr, "%s\n", text.c_str());
-    std::fflush(stderr);
-  }
-  void clear() {
-    if (tty_) std::fprintf(stderr, "\r\033[K");
-    std::fflush(stderr);
-  }
-
- private:
-  bool tty_;
-};
-
-std::string verify_cell(Verification const& v) {
-  switch (v.verdict) {
-    case Verdict::kPassed: return "yes";
-    case Verdict::kFailed: return "FAIL";
-    case Verdict::kSkipped: return "skipped";
-  }
-  return "?";
-}
 
 }  // namespace
 
@@ -243,10 +215,10 @@ JsonObject GemmReporter::json_row(CaseResult const& r, std::string const& sectio
   row.add_string("status", r.status == CaseStatus::kOk ? "ok" : (r.status == CaseStatus::kSkipped ? "skipped" : "error"));
   if (!r.message.empty()) row.add_string("message", r.message);
 
-  JsonObject clocks;
   if (on_gpu) {
     GpuInfo const& gpu = *machine_.gpu;
     row.add_string("device", gpu.name).add_string("device_short", short_device_name(gpu.name));
+    JsonObject clocks;
     clocks.add_int("sm_max_mhz", gpu.sm_clock_max_mhz).add_int("mem_max_mhz", gpu.mem_clock_max_mhz);
     if (r.gemmkit.sm_clock_mhz) clocks.add_int("sm_mhz_after_run", *r.gemmkit.sm_clock_mhz);
     else clocks.add_null("sm_mhz_after_run");
@@ -256,16 +228,9 @@ JsonObject GemmReporter::json_row(CaseResult const& r, std::string const& sectio
         .add_int("compute_capability", gpu.compute_capability)
         .add_int("sm_count", gpu.sm_count);
   } else {
-    row.add_string("device", machine_.cpu_model).add_string("device_short", short_device_name(machine_.cpu_model));
-    if (machine_.cpu_mhz > 0) clocks.add_number("cpu_mhz", machine_.cpu_mhz);
-    else clocks.add_null("cpu_mhz");
-    row.add_object("clocks", clocks).add_string("driver", "none");
+    add_cpu_device_keys(row, machine_);
   }
-  row.add_string("host_cpu", machine_.cpu_model)
-      .add_int("host_threads", machine_.cpu_threads)
-      .add_string("commit", machine_.commit)
-      .add_string("commit_source", machine_.commit_source)
-      .add_string("date", iso_utc_now());
+  add_run_keys(row, machine_);
   return row;
 }
 

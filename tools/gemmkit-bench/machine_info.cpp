@@ -13,7 +13,10 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <thread>
+#include <vector>
 
 #if GEMMKIT_WITH_CUDA
 #include <cuda_runtime.h>
@@ -46,6 +49,35 @@ std::string cpuinfo_field(std::string const& key) {
     if (trim(line.substr(0, colon)) == key) return trim(line.substr(colon + 1));
   }
   return {};
+}
+
+/// The widest vector ISA named in /proc/cpuinfo's flags (x86) or Features (Arm).
+std::string cpu_isa_of_flags() {
+  std::string flags = " ";
+  for (char const* key : {"flags", "Features"}) flags += cpuinfo_field(key) + " ";
+  auto has = [&](std::string const& f) { return flags.find(" " + f + " ") != std::string::npos; };
+  if (has("avx512f")) return "avx512";
+  if (has("avx2")) return "avx2";
+  if (has("avx")) return "avx";
+  if (has("sve")) return "sve";
+  if (has("asimd")) return "neon";
+  if (has("sse2")) return "sse";
+  return "scalar";
+}
+
+/// Distinct (physical id, core id) pairs of /proc/cpuinfo; 0 when the file does not say.
+int physical_core_count() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, physical = "0";
+  std::set<std::string> cores;
+  while (std::getline(in, line)) {
+    auto const colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string const key = trim(line.substr(0, colon));
+    if (key == "physical id") physical = trim(line.substr(colon + 1));
+    else if (key == "core id") cores.insert(physical + "/" + trim(line.substr(colon + 1)));
+  }
+  return int(cores.size());
 }
 
 /// First line printed by a shell command, or "" when it fails.
@@ -123,6 +155,10 @@ MachineInfo collect_machine_info(int device, bool use_gpu) {
   std::string const mhz = cpuinfo_field("cpu MHz");
   info.cpu_mhz = mhz.empty() ? 0.0 : std::atof(mhz.c_str());
   info.cpu_threads = int(std::thread::hardware_concurrency());
+  info.cpu_cores = physical_core_count();
+  if (info.cpu_cores <= 0 || info.cpu_cores > info.cpu_threads) info.cpu_cores = info.cpu_threads;
+  info.cpu_isa = cpu_isa_of_flags();
+  info.cpu_short = short_cpu_name(info.cpu_model, info.cpu_isa, info.cpu_cores);
   find_commit(info);
 
 #if GEMMKIT_WITH_CUDA
@@ -209,6 +245,41 @@ std::string short_device_name(std::string const& name) {
   }
   flush();
   return slug.empty() ? "unknown" : slug;
+}
+
+std::string short_cpu_name(std::string const& model, std::string const& isa, int cores) {
+  // Vendor names and core-count words ("64-Core") add nothing a folder name needs.
+  std::vector<std::string> words;
+  std::stringstream parts(short_device_name(model));
+  for (std::string w; std::getline(parts, w, '-');) words.push_back(w);
+  std::string slug;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::string const& w = words[i];
+    bool const count_of_cores = i + 1 < words.size() && words[i + 1] == "core" &&
+                                w.find_first_not_of("0123456789") == std::string::npos;
+    if (w == "intel" || w == "amd" || w == "core" || w == "unknown" || count_of_cores) continue;
+    slug += (slug.empty() ? "" : "-") + w;
+  }
+  if (slug.empty()) slug = "cpu";
+  return slug + "-" + isa + "-" + std::to_string(cores) + "c";
+}
+
+void add_cpu_device_keys(JsonObject& row, MachineInfo const& machine) {
+  JsonObject clocks;
+  if (machine.cpu_mhz > 0) clocks.add_number("cpu_mhz", machine.cpu_mhz);
+  else clocks.add_null("cpu_mhz");
+  row.add_string("device", machine.cpu_model)
+      .add_string("device_short", machine.cpu_short)
+      .add_object("clocks", clocks)
+      .add_string("driver", "none");
+}
+
+void add_run_keys(JsonObject& row, MachineInfo const& machine) {
+  row.add_string("host_cpu", machine.cpu_model)
+      .add_int("host_threads", machine.cpu_threads)
+      .add_string("commit", machine.commit)
+      .add_string("commit_source", machine.commit_source)
+      .add_string("date", iso_utc_now());
 }
 
 std::string iso_utc_now() {

@@ -3,6 +3,8 @@
 */
 #pragma once
 
+#include "json_writer.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -24,6 +26,9 @@ struct MachineInfo {
   std::string cpu_model;          ///< /proc/cpuinfo "model name"
   double cpu_mhz = 0;             ///< /proc/cpuinfo "cpu MHz" of the first CPU, 0 if absent
   int cpu_threads = 0;
+  int cpu_cores = 0;              ///< physical cores (distinct physical id / core id pairs), else cpu_threads
+  std::string cpu_isa;            ///< widest vector ISA in the CPU flags: "avx512", "avx2", "avx", "sse", "neon", "sve"
+  std::string cpu_short;          ///< results folder of CPU rows: model slug, ISA, cores ("xeon-avx512-2c")
   bool cuda_built = false;        ///< gemmkit was compiled with CUDA
   std::optional<GpuInfo> gpu;     ///< the device the GPU rows run on, when one is usable
   std::string no_gpu_reason;      ///< why gpu is empty
@@ -39,9 +44,18 @@ MachineInfo collect_machine_info(int device, bool use_gpu);
 /// Short device name for result paths and plots: "h100", "h200", or a slug of a CPU model.
 std::string short_device_name(std::string const& name);
 
+/// "xeon-avx512-2c": the model's slug without vendor and marketing words, the vector ISA, the cores.
+std::string short_cpu_name(std::string const& model, std::string const& isa, int cores);
+
 /// The SM clock right now in MHz of the GPU at this PCI bus id, from NVML (loaded at run time, no link dependency), or nothing
 /// when NVML is not there. Read right after a timed batch it shows the clock under load.
 std::optional<int> current_sm_clock_mhz(std::string const& pci_bus_id);
+
+/// The keys of a row that ran on the CPU: device (the model), device_short, clocks, driver "none".
+void add_cpu_device_keys(JsonObject& row, MachineInfo const& machine);
+
+/// The keys every row ends with: host_cpu, host_threads, commit, commit_source, date.
+void add_run_keys(JsonObject& row, MachineInfo const& machine);
 
 /// Current time, ISO 8601 UTC ("2026-11-21T16:13:00Z").
 std::string iso_utc_now();

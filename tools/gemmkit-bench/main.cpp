@@ -1,6 +1,8 @@
 /*! \file
     \brief gemmkit-bench: subcommands tour (default), gemm and list; the rest are announced stubs.
 */
+#include "batched_cpu.hpp"
+#include "batched_impls.hpp"
 #include "gemm_suite.hpp"
 #include "machine_info.hpp"
 #include "options.hpp"
@@ -22,7 +24,6 @@ struct PlannedCommand {
   char const* what;
 };
 constexpr PlannedCommand kPlannedCommands[] = {
-    {"batched", "batched small GEMM (strided, pointer-array, grouped) on GPU and CPU"},
     {"ooc", "host-resident (out-of-core) GEMM pipeline"},
     {"ladder", "optimisation-ladder sweep with per-step bounds"},
     {"micro", "device micro-benchmarks (peaks, bandwidth, latencies)"},
@@ -38,6 +39,9 @@ void print_usage() {
       "commands:\n"
       "  tour       (default) a short run of everything this machine can run\n"
       "  gemm       GEMM sweep: gemmkit vs its peer, verified; a table, and JSON lines with --json\n"
+      "  batched    batched small GEMM on the CPU (--cpu): gemmkit vs LIBXSMM, OpenBLAS, BLIS, Eigen and a\n"
+      "             plain loop, with the bandwidth bound n*B/16 measured in the same run (the GPU form\n"
+      "             lands with its issue)\n"
       "  list       every registered variant: id, dtype, backend, kind, summary\n");
   for (PlannedCommand const& c : kPlannedCommands) {
     std::printf("  %-10s %s (not built yet: lands with its issue)\n", c.name, c.what);
@@ -71,6 +75,19 @@ void print_usage() {
       "  --json FILE                  append one JSON object per case\n"
       "  --peak-gflops X              bound for %%peak (default: measured H100 SXM anchors; else none)\n"
       "  -v                           gemmkit verbosity (repeat for more)\n"
+      "\n"
+      "batched --cpu (strided batches, column-major, packed, nn, alpha = 1):\n"
+      "  --n LIST                     square sizes (default 2,3,4,5,6,7,8,10,12,16,20,24,28,32 plus the\n"
+      "                               shapes 4x8x4, 8x4x16, 16x8x32, 32x16x8 when neither --n nor --shapes is given)\n"
+      "  --shapes 'm,n,k;...'         non-square shapes (also MxNxK,MxNxK or a shapes file)\n"
+      "  --dtype f64|f32|both         default both\n"
+      "  --threads LIST               OpenMP thread counts, 'all' = OpenMP's default (default 1,all)\n"
+      "  --bytes N                    A+B+C per case, at least (default 1G; K, M, G suffixes)\n"
+      "  --beta X                     default 1 (C read and written); 0: C written only\n"
+      "  --peers LIST                 libxsmm,openblas,blis,eigen,loop | all | none (default all)\n"
+      "  --max-pass-ms X              a peer whose pass would last longer runs on rotating windows of the\n"
+      "                               batch, GF/s from the problems it ran (default 500)\n"
+      "  --reps N --warmup N          timed passes (default 3); untimed passes after the checked one (default 0)\n"
       "\n"
       "rows record the commit from git at run time, else $GEMMKIT_COMMIT, else the value CMake saw\n"
       "exit status: 0 ok, 1 a verification failed or a case errored, 2 usage error\n");
@@ -254,6 +271,35 @@ int run_gemm(Options const& o) {
   return reporter.summary().failed() ? 1 : 0;
 }
 
+int run_batched(Options const& o) {
+  if (!o.force_cpu && gk_gpu_available() != 0) {
+    std::printf("gemmkit-bench batched: the GPU form lands with its issue; `gemmkit-bench batched --cpu` runs the "
+                "CPU form\n");
+    return 0;
+  }
+  MachineInfo const machine = collect_machine_info(o.device, false);
+  BatchedSettings settings;
+  if (std::string e = batched_settings_from_options(o, false, &settings); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
+    return 2;
+  }
+  JsonLinesFile json;
+  if (std::string e = open_json(o, &json); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
+    return 2;
+  }
+  std::string const suite = o.suite.empty() ? "batched-cpu" : o.suite;
+  print_banner("batched", suite, machine);
+  if (!o.force_cpu) std::printf("no usable GPU: running the CPU form, as with --cpu\n");
+  std::printf("threads:");
+  for (int t : settings.threads) std::printf(" %d", t);
+  std::printf(" (OpenMP; 'all' = %d)\n", all_threads());
+  BatchedSummary const summary = run_batched_cpu(settings, machine, suite, "", &json);
+  print_batched_summary(summary);
+  if (json.is_open()) std::printf("JSON lines appended to %s\n", o.json_file.c_str());
+  return summary.failed() ? 1 : 0;
+}
+
 int run_tour(Options const& o) {
   if (!o.m.empty() || !o.n.empty() || !o.k.empty() || !o.shapes_file.empty() || !o.variants.empty() ||
       !o.dtypes.empty() || !o.trans.empty()) {
@@ -326,14 +372,28 @@ int run_tour(Options const& o) {
     }
   }
 
+  skipped.push_back("batched small GEMM on the GPU: lands with its issue");
+  BatchedSummary batched;
+  {
+    BatchedSettings settings;
+    if (std::string e = batched_settings_from_options(o, true, &settings); !e.empty()) {
+      skipped.push_back("batched on the CPU: " + e);
+    } else {
+      std::printf("\nbatched small GEMM on the CPU vs its peers: f64 at 4, 8, 16, 64 MiB, 1 thread and all (%d)\n",
+                  all_threads());
+      batched = run_batched_cpu(settings, machine, "tour", "batched-cpu", &json);
+    }
+  }
+
   for (PlannedCommand const& c : kPlannedCommands) {
     skipped.push_back(std::string(c.name) + " (" + c.what + "): not built yet, lands with the " + c.name + " issue");
   }
   std::printf("\nskipped:\n");
   for (std::string const& s : skipped) std::printf("  - %s\n", s.c_str());
   reporter.print_summary();
+  print_batched_summary(batched);
   if (json.is_open()) std::printf("JSON lines appended to %s\n", o.json_file.c_str());
-  return reporter.summary().failed() ? 1 : 0;
+  return reporter.summary().failed() || batched.failed() ? 1 : 0;
 }
 
 }  // namespace
@@ -351,6 +411,7 @@ int main_entry(int argc, char** argv) {
   if (options.command == "tour") return run_tour(options);
   if (options.command == "gemm") return run_gemm(options);
   if (options.command == "list") return run_list();
+  if (options.command == "batched") return run_batched(options);
   for (PlannedCommand const& c : kPlannedCommands) {
     if (options.command == c.name) {
       std::printf("gemmkit-bench %s: %s: not built yet: lands with its issue\n", c.name, c.what);

@@ -4,6 +4,7 @@
 #include "options.hpp"
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -46,6 +47,13 @@ bool parse_op(char c, gk_op* op) {
 
 }  // namespace
 
+std::vector<std::string> split_list(std::string_view text) {
+  std::vector<std::string> items;
+  std::stringstream in{std::string(text)};
+  for (std::string item; std::getline(in, item, ',');) items.push_back(trim(item));
+  return items;
+}
+
 std::string parse_size_list(std::string_view text, std::vector<std::int64_t>* out) {
   out->clear();
   std::stringstream items{std::string(text)};
@@ -81,10 +89,7 @@ std::string parse_size_list(std::string_view text, std::vector<std::int64_t>* ou
 
 std::string parse_trans_list(std::string_view text, std::vector<TransPair>* out) {
   out->clear();
-  std::stringstream items{std::string(text)};
-  std::string item;
-  while (std::getline(items, item, ',')) {
-    item = trim(item);
+  for (std::string const& item : split_list(text)) {
     TransPair t;
     if (item.size() != 2 || !parse_op(item[0], &t.first) || !parse_op(item[1], &t.second)) {
       return "'" + item + "' is not a transpose pair (nn, nt, tn, tt)";
@@ -92,6 +97,63 @@ std::string parse_trans_list(std::string_view text, std::vector<TransPair>* out)
     out->push_back(t);
   }
   if (out->empty()) return "empty --trans list";
+  return {};
+}
+
+std::string parse_thread_list(std::string_view text, std::vector<int>* out) {
+  out->clear();
+  for (std::string const& item : split_list(text)) {
+    std::int64_t t = 0;
+    if (item == "all") out->push_back(0);
+    else if (parse_int(item, &t) && t >= 1 && t <= 4096) out->push_back(int(t));
+    else return "'" + item + "' is not a thread count (a positive integer or 'all')";
+  }
+  if (out->empty()) return "empty thread list";
+  return {};
+}
+
+std::string parse_bytes(std::string_view text, std::int64_t* out) {
+  std::string t = trim(text);
+  std::int64_t scale = 1;
+  if (!t.empty()) {
+    switch (t.back()) {
+      case 'K': case 'k': scale = std::int64_t(1) << 10; break;
+      case 'M': case 'm': scale = std::int64_t(1) << 20; break;
+      case 'G': case 'g': scale = std::int64_t(1) << 30; break;
+      default: break;
+    }
+    if (scale != 1) t.pop_back();
+  }
+  std::int64_t v = 0;
+  if (!parse_int(t, &v) || v <= 0 || v > (std::int64_t(1) << 50) / scale) {
+    std::string const given(text);
+    return "'" + given + "' is not a byte count (e.g. 1073741824, 64M, 1G)";
+  }
+  *out = v * scale;
+  return {};
+}
+
+std::string parse_shape_list(std::string_view text, std::vector<ShapeSpec>* out) {
+  out->clear();
+  // Shapes are separated by ';' or, when written as MxNxK, by ',' as well.
+  std::string all(text);
+  bool const x_form = all.find_first_of("xX") != std::string::npos;
+  for (char& c : all) {
+    if (c == ';' || (x_form && c == ',')) c = '\n';
+    else if (c == 'x' || c == 'X') c = ',';
+  }
+  std::stringstream items(all);
+  std::string item;
+  while (std::getline(items, item)) {
+    std::string const shape = trim(item);
+    if (shape.empty()) continue;
+    std::vector<std::int64_t> dims;
+    if (!parse_size_list(shape, &dims).empty() || dims.size() != 3 || shape.find(':') != std::string::npos) {
+      return "'" + shape + "' is not a shape m,n,k (or MxNxK)";
+    }
+    out->push_back({dims[0], dims[1], dims[2], std::nullopt});
+  }
+  if (out->empty()) return "empty shape list";
   return {};
 }
 
@@ -125,6 +187,12 @@ std::string read_shapes_file(std::string const& path, std::vector<ShapeSpec>* ou
   }
   if (out->empty()) return "shapes file '" + path + "' has no shapes";
   return {};
+}
+
+std::string read_shapes_argument(std::string const& argument, std::vector<ShapeSpec>* out) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(argument, ec)) return read_shapes_file(argument, out);
+  return parse_shape_list(argument, out);
 }
 
 std::string shapes_from_options(Options const& o, std::vector<ShapeSpec>* out) {
@@ -224,6 +292,15 @@ std::string parse_options(int argc, char** argv, Options* o) {
         if (p > 0) o->peak_gflops = p;
         else e = "--peak-gflops must be positive";
       }
+    } else if (arg == "--threads") {
+      if ((e = need(&text)).empty()) e = parse_thread_list(text, &o->threads);
+      if (!e.empty()) e = "--threads: " + e;
+    } else if (arg == "--bytes") {
+      if ((e = need(&text)).empty()) e = parse_bytes(text, &o->bytes);
+      if (!e.empty()) e = "--bytes: " + e;
+    } else if (arg == "--peers") e = need(&o->peers);
+    else if (arg == "--max-pass-ms") {
+      if ((e = need_double(&o->max_pass_ms)).empty() && !(o->max_pass_ms > 0)) e = "--max-pass-ms must be positive";
     } else if (arg == "--no-graph") o->graph = false;
     else if (arg == "--device") e = need_int(&o->device);
     else if (arg == "-v" || arg == "--verbose") ++o->verbosity;

@@ -44,16 +44,37 @@ struct Options {
   int device = 0;
   int verbosity = 0;
   bool help = false;
+
+  // batched
+  std::vector<int> threads;            ///< --threads; 0 stands for "all" (OpenMP's default count)
+  std::int64_t bytes = 0;              ///< --bytes: A+B+C per case; 0 = the command's default
+  std::string peers = "all";           ///< --peers: comma list of peer names, "all" or "none"
+  double max_pass_ms = -1;             ///< --max-pass-ms: longest pass a slow peer runs on the whole batch
 };
 
 /// Parses argv into `out`; returns "" or a message for a usage error.
 std::string parse_options(int argc, char** argv, Options* out);
+
+/// The trimmed items of a comma-separated list.
+std::vector<std::string> split_list(std::string_view text);
 
 /// "256:8192:256" (first:last:step, last included), "1,2,3", or a comma list mixing both.
 std::string parse_size_list(std::string_view text, std::vector<std::int64_t>* out);
 
 /// "nn,nt,tn,tt".
 std::string parse_trans_list(std::string_view text, std::vector<TransPair>* out);
+
+/// "1,all,4": thread counts, "all" stored as 0.
+std::string parse_thread_list(std::string_view text, std::vector<int>* out);
+
+/// "1073741824", "64M", "1G", "512K" (binary multiples).
+std::string parse_bytes(std::string_view text, std::int64_t* out);
+
+/// Inline shapes "4,8,4;8,4,16" or "4x8x4,8x4x16" (m, n, k each).
+std::string parse_shape_list(std::string_view text, std::vector<ShapeSpec>* out);
+
+/// --shapes of `batched`: a shapes file when one exists at that path, else an inline list.
+std::string read_shapes_argument(std::string const& argument, std::vector<ShapeSpec>* out);
 
 /// Lines "m n k [transA transB]"; '#' starts a comment.
 std::string read_shapes_file(std::string const& path, std::vector<ShapeSpec>* out);

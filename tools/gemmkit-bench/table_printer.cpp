@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdarg>
 
+#include <unistd.h>
+
 namespace gemmkit::bench {
 
 std::string format(char const* fmt, ...) {
@@ -20,6 +22,19 @@ std::string format(char const* fmt, ...) {
   if (size > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, args);
   va_end(args);
   return out;
+}
+
+Progress::Progress() : tty_(isatty(fileno(stderr)) != 0) {}
+
+void Progress::show(std::string const& text) {
+  if (tty_) std::fprintf(stderr, "\r%s\033[K", text.c_str());
+  else std::fprintf(stderr, "%s\n", text.c_str());
+  std::fflush(stderr);
+}
+
+void Progress::clear() {
+  if (tty_) std::fprintf(stderr, "\r\033[K");
+  std::fflush(stderr);
 }
 
 std::string format_gflops(double gflops) {

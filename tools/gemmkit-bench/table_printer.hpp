@@ -30,6 +30,17 @@ class TablePrinter {
   std::FILE* out_;
 };
 
+/// Progress on stderr: overwritten in place on a terminal, one line per step in a log.
+class Progress {
+ public:
+  Progress();
+  void show(std::string const& text);
+  void clear();
+
+ private:
+  bool tty_;
+};
+
 /// printf-style formatting into a std::string.
 std::string format(char const* fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -42,6 +42,15 @@ void fill_random(T* data, std::size_t count, std::uint64_t seed) {
 template void fill_random<double>(double*, std::size_t, std::uint64_t);
 template void fill_random<float>(float*, std::size_t, std::uint64_t);
 
+std::string verify_cell(Verification const& v) {
+  switch (v.verdict) {
+    case Verdict::kPassed: return "yes";
+    case Verdict::kFailed: return "FAIL";
+    case Verdict::kSkipped: return "skipped";
+  }
+  return "?";
+}
+
 std::vector<std::int64_t> pick_verify_columns(GemmProblem const& p, std::uint64_t seed, std::string* why) {
   double const per_column = double(p.m) * double(p.k);
   std::int64_t const wanted = std::min(

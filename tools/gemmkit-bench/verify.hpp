@@ -33,6 +33,9 @@ struct Verification {
   std::string note;           ///< why skipped, or what failed
 };
 
+/// "yes", "FAIL" or "skipped": a verification as a table cell.
+std::string verify_cell(Verification const& v);
+
 /// Columns of C to compare: all of them when the reference is cheap, else a sorted random sample
 /// sized so the reference costs about as much as a 600^3 GEMM. Empty when even one column per
 /// few would be too slow to check on the host; `why` then says so.

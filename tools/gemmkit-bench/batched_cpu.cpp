@@ -1,0 +1,719 @@
+/*! \file
+    \brief `batched --cpu`: strided batches of small GEMMs on the CPU against five peers and the
+           bandwidth bound measured in the same run. See batched_cpu.hpp for the method.
+*/
+#include "batched_cpu.hpp"
+
+#include "batched_impls.hpp"
+#include "cpu/small/batch_partition.hpp"
+#include "table_printer.hpp"
+#include "timing.hpp"
+#include "verify.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <random>
+#include <set>
+
+namespace gemmkit::bench {
+
+namespace {
+
+// --- data ----------------------------------------------------------------------------------------
+
+constexpr double kMiB = 1 << 20;
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<void, FreeDeleter>;
+
+/// 64-byte aligned, no pages touched yet (first touch decides where they live).
+Buffer allocate_aligned(std::size_t bytes) {
+  std::size_t const rounded = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
+  return Buffer(std::aligned_alloc(64, rounded));
+}
+
+std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+enum Operand { kOperandA = 0, kOperandB = 1, kOperandC = 2 };
+
+/// Each problem's operands have their own seed, so any problem's C0 can be made again for a check.
+std::uint64_t problem_seed(std::uint64_t case_seed, Operand operand, std::int64_t i) {
+  return mix64(case_seed + 0x9E3779B97F4A7C15ull * (3 * std::uint64_t(i) + std::uint64_t(operand) + 1));
+}
+
+/// Places the batch the way gemmkit's kernels split it (gk_first_touch_batch: OpenMP static
+/// partition, current thread count), then fills fresh random A, B and C in [-1, 1) with the same
+/// schedule(static) split over the batch that the peers' loops make.
+template <typename T>
+std::string first_touch(BatchedOperands const& ops, std::uint64_t seed) {
+  std::int64_t const size = std::int64_t(sizeof(T));
+  for (auto [data, stride] : {std::pair{const_cast<void*>(ops.A), ops.stride_a()},
+                              std::pair{const_cast<void*>(ops.B), ops.stride_b()}, std::pair{ops.C, ops.stride_c()}}) {
+    if (gk_status const s = gk_first_touch_batch(data, stride * size, stride * size, ops.batch); s != GK_SUCCESS) {
+      return std::string("gk_first_touch_batch: ") + gk_status_string(s);
+    }
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < ops.batch; ++i) {
+    fill_random(const_cast<T*>(ops.a<T>(i)), std::size_t(ops.stride_a()), problem_seed(seed, kOperandA, i));
+    fill_random(const_cast<T*>(ops.b<T>(i)), std::size_t(ops.stride_b()), problem_seed(seed, kOperandB, i));
+    fill_random(ops.c<T>(i), std::size_t(ops.stride_c()), problem_seed(seed, kOperandC, i));
+  }
+  return {};
+}
+
+// --- the bound: a STREAM-like pass with the kernel's access mix -----------------------------------
+
+volatile double g_stream_sink = 0;
+
+/// One pass over the whole batch, each thread over the problems schedule(static) gives it.
+template <typename T>
+void stream_pass(BatchedOperands const& ops) {
+  bool const read_c = ops.beta != 0.0;
+  double total = 0;
+#pragma omp parallel reduction(+ : total)
+  {
+    auto const [b0, count] = cpu::share_of_batch(ops.batch);  // the kernels' own partition
+    if (count > 0) {
+      total += stream_range(ops.a<T>(b0), count * ops.stride_a(), ops.b<T>(b0), count * ops.stride_b(),
+                            ops.c<T>(b0), count * ops.stride_c(), read_c);
+    }
+  }
+  g_stream_sink = total;
+}
+
+/// Bytes a pass over the batch moves: read A and B, read C unless beta = 0, write C.
+double pass_bytes(BatchedOperands const& ops) {
+  double const c_passes = ops.beta != 0.0 ? 2.0 : 1.0;
+  return double(size_of(ops.dtype)) * double(ops.batch) *
+         (double(ops.stride_a()) + double(ops.stride_b()) + c_passes * double(ops.stride_c()));
+}
+
+double problem_flops(BatchedOperands const& ops) { return 2.0 * double(ops.m) * double(ops.n) * double(ops.k); }
+
+// --- one implementation over one case and thread count -------------------------------------------
+
+enum class RunStatus { kOk, kSkipped, kError };
+
+struct ImplResult {
+  std::string name;
+  RunStatus status = RunStatus::kOk;
+  std::string note;           ///< why skipped, or the error
+  std::string variant;
+  std::int64_t count = 0;     ///< problems per pass (the batch, or a window of it)
+  Stats time;                 ///< ms per pass
+  Verification check;
+  double gflops = kNotMeasured;
+  bool measured() const { return status == RunStatus::kOk && std::isfinite(gflops); }
+  bool usable_as_peer() const { return measured() && check.verdict != Verdict::kFailed; }
+};
+
+struct Contender {
+  std::unique_ptr<BatchedImpl> impl;
+  std::string name;
+  std::string unavailable;    ///< set when the library is missing: every row shows it skipped
+  bool whole_batch = false;   ///< gemmkit: always the whole batch
+};
+
+/// Runs impl over a window and times it; "" or the error.
+std::string timed_run(BatchedImpl& impl, std::int64_t first, std::int64_t count, double* ms) {
+  std::string error;
+  Call const call = [&] {
+    error = impl.run(first, count);
+    return error.empty() ? GK_SUCCESS : GK_INTERNAL_ERROR;
+  };
+  time_host_batch(call, 1, ms);
+  return error;
+}
+
+/// First problem of pass `w` of an implementation running `count` problems per pass: disjoint
+/// windows in turn while they fit, so no pass finds the previous pass's data in cache.
+std::int64_t window_first(std::int64_t batch, std::int64_t count, int w) {
+  if (count >= batch) return 0;
+  return (std::int64_t(w) * count) % (batch - count + 1);
+}
+
+/// Problems to check: `samples` spread over [first, first + count), the first and last among them.
+std::vector<std::int64_t> pick_samples(std::int64_t first, std::int64_t count, int samples, std::uint64_t seed) {
+  std::int64_t const s = std::min<std::int64_t>(std::max(samples - 2, 1), count);
+  std::mt19937_64 rng(seed);
+  std::set<std::int64_t> picked{first, first + count - 1};
+  for (std::int64_t i = 0; i < s; ++i) {
+    std::int64_t const lo = first + i * count / s, hi = first + (i + 1) * count / s;
+    if (hi > lo) picked.insert(lo + std::int64_t(rng() % std::uint64_t(hi - lo)));
+  }
+  return {picked.begin(), picked.end()};
+}
+
+/// The checked pass: sampled problems get a known C0 (NaN when beta = 0, which must not be read),
+/// the implementation runs the window, and each sample is compared against the reference.
+template <typename T>
+Verification checked_pass(BatchedImpl& impl, BatchedOperands const& ops, std::uint64_t seed, std::int64_t first,
+                          std::int64_t count, BatchedSettings const& set, std::string* error) {
+  std::vector<std::int64_t> const picked =
+      set.verify ? pick_samples(first, count, set.samples, seed ^ 0x5A5A5A5Aull) : std::vector<std::int64_t>{};
+  std::size_t const c_size = std::size_t(ops.stride_c());
+  std::vector<T> c0(c_size);
+  bool const beta0 = ops.beta == 0.0;
+  for (std::int64_t i : picked) {
+    if (beta0) std::fill_n(ops.c<T>(i), c_size, std::numeric_limits<T>::quiet_NaN());
+    else fill_random(ops.c<T>(i), c_size, problem_seed(seed, kOperandC, i));
+  }
+  Verification total;
+  *error = impl.run(first, count);
+  if (!error->empty()) return total;
+  if (!set.verify) {
+    total.note = "--no-verify";
+    return total;
+  }
+  GemmProblem const p = ops.problem();
+  std::vector<std::int64_t> cols(std::size_t(ops.n));
+  for (std::int64_t j = 0; j < ops.n; ++j) cols[std::size_t(j)] = j;
+  total.verdict = Verdict::kPassed;
+  total.error = 0;
+  total.columns = std::int64_t(picked.size());  // here: problems checked
+  for (std::int64_t i : picked) {
+    if (!beta0) fill_random(c0.data(), c_size, problem_seed(seed, kOperandC, i));
+    Verification const v = verify_columns<T>(p, ops.alpha, ops.beta, ops.a<T>(i), ops.b<T>(i), cols,
+                                             beta0 ? nullptr : c0.data(), ops.c<T>(i));
+    total.threshold = v.threshold;
+    if (v.verdict == Verdict::kFailed && total.verdict != Verdict::kFailed) {
+      total.verdict = Verdict::kFailed;
+      total.note = "problem " + std::to_string(i) + ": " + v.note;
+    }
+    if (!(v.error <= total.error)) total.error = v.error;  // NaN sticks
+  }
+  return total;
+}
+
+// --- the suite -----------------------------------------------------------------------------------
+
+std::string case_name(ShapeSpec const& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+/// One reported row, kept for the goal check at the end.
+struct RowDigest {
+  Dtype dtype;
+  int threads;
+  std::string name;
+  double pct_bound;
+  double ratio;
+  double peer_pct_bound;
+};
+
+class BatchedCpuRun {
+ public:
+  BatchedCpuRun(BatchedSettings const& settings, MachineInfo const& machine, std::string suite, std::string section,
+                JsonLinesFile* json)
+      : set_(settings), machine_(machine), suite_(std::move(suite)), section_(std::move(section)), json_(json) {}
+
+  BatchedSummary run();
+
+ private:
+  template <typename T>
+  void run_case(ShapeSpec const& shape);
+  void measure(BatchedOperands const& ops, std::uint64_t seed, int threads);
+  void setup_contender(Contender& c, ImplResult& r, BatchedOperands const& ops, std::uint64_t seed);
+  void report(BatchedOperands const& ops, int threads, std::vector<ImplResult> const& results, Stats const& stream);
+  void report_skipped_case(ShapeSpec const& shape, Dtype dtype, std::string const& why);
+  std::vector<TableColumn> columns() const;
+  void print_goal_check() const;
+
+  BatchedSettings const& set_;
+  MachineInfo const& machine_;
+  std::string suite_, section_;
+  JsonLinesFile* json_;
+  std::vector<Contender> contenders_;
+  std::unique_ptr<TablePrinter> table_;
+  std::vector<RowDigest> digests_;
+  BatchedSummary summary_;
+  Progress progress_;
+  std::string libraries_;
+};
+
+std::vector<TableColumn> BatchedCpuRun::columns() const {
+  std::vector<TableColumn> cols = {{"dtype", 5, true}, {"thr", 3},  {"m", 3},     {"n", 3},     {"k", 3},
+                                   {"batch", 9},       {"variant", 18, true},     {"GF/s", 6},  {"%bnd", 5},
+                                   {"bound", 6},       {"GB/s", 5}};
+  for (std::size_t i = 1; i < contenders_.size(); ++i) cols.push_back({contenders_[i].name, 8});
+  cols.insert(cols.end(), {{"best", 8, true}, {"ratio", 5}, {"verified", 8, true}});
+  return cols;
+}
+
+BatchedSummary BatchedCpuRun::run() {
+  PeerThreading const peer_threading;  // OpenBLAS single-threaded inside our parallel loops
+  {
+    Contender g;
+    g.name = "gemmkit";
+    g.whole_batch = true;
+    g.impl = make_gemmkit_batched(set_.verbosity, &g.unavailable);
+    contenders_.push_back(std::move(g));
+  }
+  for (std::string const& name : set_.peers) {
+    for (PeerFactory const& f : batched_peer_factories()) {
+      if (name != f.name) continue;
+      Contender c;
+      c.name = f.name;
+      c.impl = f.make(&c.unavailable);
+      contenders_.push_back(std::move(c));
+    }
+  }
+  libraries_ = peer_library_notes();
+  std::printf("peers: ");
+  for (std::size_t i = 1; i < contenders_.size(); ++i) {
+    Contender const& c = contenders_[i];
+    std::string const why = c.unavailable.empty() ? "" : " (skipped: " + c.unavailable + ")";
+    std::printf("%s%s%s", i > 1 ? ", " : "", c.name.c_str(), why.c_str());
+  }
+  std::printf("%s\nlibraries: %s\n", contenders_.size() == 1 ? "none" : "", libraries_.c_str());
+  std::printf("cells: GF/s; ~ = timed on windows of the batch (pass longer than %.0f ms); ! = failed its check; "
+              "%%bnd = %% of the bound flops/(bytes/B), B from the fastest stream-like pass of the row\n",
+              set_.max_pass_ms);
+  table_ = std::make_unique<TablePrinter>(columns());
+  table_->print_header();
+  for (ShapeSpec const& shape : set_.shapes) {
+    for (Dtype dtype : set_.dtypes) {
+      if (dtype == Dtype::kF64) run_case<double>(shape);
+      else run_case<float>(shape);
+    }
+  }
+  omp_set_num_threads(all_threads());
+  print_goal_check();
+  return summary_;
+}
+
+void BatchedCpuRun::report_skipped_case(ShapeSpec const& shape, Dtype dtype, std::string const& why) {
+  ++summary_.rows;
+  ++summary_.skipped;
+  table_->print_row({to_string(dtype), "-", std::to_string(shape.m), std::to_string(shape.n), std::to_string(shape.k),
+                     "-", "skipped: " + why});
+  if (json_ == nullptr || !json_->is_open()) return;
+  JsonObject row;
+  row.add_string("suite", suite_);
+  if (!section_.empty()) row.add_string("section", section_);
+  row.add_string("case", case_name(shape)).add_string("dtype", to_string(dtype)).add_int("m", shape.m);
+  row.add_int("n", shape.n).add_int("k", shape.k).add_string("status", "skipped").add_string("message", why);
+  add_cpu_device_keys(row, machine_);
+  add_run_keys(row, machine_);
+  json_->write(row);
+}
+
+template <typename T>
+void BatchedCpuRun::run_case(ShapeSpec const& shape) {
+  BatchedOperands ops;
+  ops.dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
+  ops.m = shape.m;
+  ops.n = shape.n;
+  ops.k = shape.k;
+  ops.alpha = set_.alpha;
+  ops.beta = set_.beta;
+  double const problem_bytes = double(sizeof(T)) * double(ops.stride_a() + ops.stride_b() + ops.stride_c());
+  ops.batch = std::max<std::int64_t>(1, std::int64_t(std::ceil(double(set_.bytes) / problem_bytes)));
+  double const total = problem_bytes * double(ops.batch);
+  double const available = double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  if (available > 0 && total > 0.8 * available) {
+    report_skipped_case(shape, ops.dtype,
+                        format("needs %.0f MiB, %.0f MiB of memory available", total / kMiB, available / kMiB));
+    return;
+  }
+  Buffer const a = allocate_aligned(std::size_t(ops.batch * ops.stride_a()) * sizeof(T));
+  Buffer const b = allocate_aligned(std::size_t(ops.batch * ops.stride_b()) * sizeof(T));
+  Buffer const c = allocate_aligned(std::size_t(ops.batch * ops.stride_c()) * sizeof(T));
+  if (a == nullptr || b == nullptr || c == nullptr) {
+    report_skipped_case(shape, ops.dtype, "host allocation failed");
+    return;
+  }
+  ops.A = a.get();
+  ops.B = b.get();
+  ops.C = c.get();
+  std::uint64_t const seed = mix64(std::uint64_t(ops.m) << 40 ^ std::uint64_t(ops.n) << 20 ^ std::uint64_t(ops.k) ^
+                                   (sizeof(T) == 8 ? 0xD0u : 0xF0u));
+  progress_.show(format("%s %s: first touch of %.0f MiB", case_name(shape).c_str(), to_string(ops.dtype),
+                        total / kMiB));
+  // Placed by the most threads this case runs with (one thread reads from everywhere anyway).
+  omp_set_num_threads(*std::max_element(set_.threads.begin(), set_.threads.end()));
+  std::string const touched = first_touch<T>(ops, seed);
+  progress_.clear();
+  if (!touched.empty()) {
+    report_skipped_case(shape, ops.dtype, touched);
+    return;
+  }
+  for (int threads : set_.threads) measure(ops, seed, threads);
+}
+
+void BatchedCpuRun::setup_contender(Contender& c, ImplResult& r, BatchedOperands const& ops, std::uint64_t seed) {
+  r.name = c.name;
+  if (!c.unavailable.empty() || c.impl == nullptr) {
+    r.status = RunStatus::kSkipped;
+    r.note = c.unavailable;
+    return;
+  }
+  if (std::string e = c.impl->prepare(ops); !e.empty()) {
+    r.status = RunStatus::kSkipped;
+    r.note = e;
+    return;
+  }
+  std::string error;
+  // How many problems a pass gets: all of them, unless probes at the end of the batch say a full
+  // pass would outlast max_pass_ms (the slow peers at small n). The first probe (1/128 of the
+  // batch) is short and noisy; when it says "too slow", a second one lasting about a quarter of
+  // max_pass_ms decides.
+  r.count = ops.batch;
+  if (!c.whole_batch) {
+    auto estimate_full_ms = [&](std::int64_t probe) {
+      double ms = 0;
+      error = timed_run(*c.impl, ops.batch - probe, probe, &ms);
+      return ms * double(ops.batch) / double(probe);
+    };
+    std::int64_t const probe = std::max<std::int64_t>(1, ops.batch / 128);
+    double estimate = estimate_full_ms(probe);
+    if (error.empty() && estimate > set_.max_pass_ms) {
+      std::int64_t const longer = std::clamp<std::int64_t>(
+          std::int64_t(0.25 * double(ops.batch) * set_.max_pass_ms / estimate), probe, ops.batch);
+      if (longer > probe) estimate = estimate_full_ms(longer);
+    }
+    if (error.empty() && estimate > set_.max_pass_ms) {
+      r.count = std::clamp<std::int64_t>(std::int64_t(double(ops.batch) * set_.max_pass_ms / estimate), 1, ops.batch);
+    }
+  }
+  if (error.empty()) {
+    progress_.show(format("%s %s, %d thread%s: %s checked pass", case_name({ops.m, ops.n, ops.k, {}}).c_str(),
+                          to_string(ops.dtype), omp_get_max_threads(), omp_get_max_threads() == 1 ? "" : "s",
+                          c.name.c_str()));
+    r.check = ops.dtype == Dtype::kF64 ? checked_pass<double>(*c.impl, ops, seed, window_first(ops.batch, r.count, 0),
+                                                               r.count, set_, &error)
+                                       : checked_pass<float>(*c.impl, ops, seed, window_first(ops.batch, r.count, 0),
+                                                             r.count, set_, &error);
+  }
+  for (int w = 1; w <= set_.warmup && error.empty(); ++w) {
+    error = c.impl->run(window_first(ops.batch, r.count, w), r.count);
+  }
+  if (!error.empty()) {
+    r.status = RunStatus::kError;
+    r.note = error;
+  }
+  r.variant = c.impl->variant();
+}
+
+void BatchedCpuRun::measure(BatchedOperands const& ops, std::uint64_t seed, int threads) {
+  omp_set_num_threads(threads);
+  std::vector<ImplResult> results(contenders_.size());
+  for (std::size_t i = 0; i < contenders_.size(); ++i) setup_contender(contenders_[i], results[i], ops, seed);
+
+  progress_.show(format("%s %s, %d thread%s: %d timed reps", case_name({ops.m, ops.n, ops.k, {}}).c_str(),
+                        to_string(ops.dtype), threads, threads == 1 ? "" : "s", set_.reps));
+  auto stream = [&] {
+    if (ops.dtype == Dtype::kF64) stream_pass<double>(ops);
+    else stream_pass<float>(ops);
+    return GK_SUCCESS;
+  };
+  double ms = 0;
+  time_host_batch(stream, 1, &ms);  // warm-up
+  std::vector<double> stream_ms;
+  std::vector<std::vector<double>> impl_ms(contenders_.size());
+  // The bound and every implementation alternate rep by rep, so all see the same conditions.
+  for (int rep = 0; rep < set_.reps; ++rep) {
+    time_host_batch(stream, 1, &ms);
+    stream_ms.push_back(ms);
+    for (std::size_t i = 0; i < contenders_.size(); ++i) {
+      ImplResult& r = results[i];
+      if (r.status != RunStatus::kOk) continue;
+      std::int64_t const first = window_first(ops.batch, r.count, 1 + set_.warmup + rep);
+      if (std::string e = timed_run(*contenders_[i].impl, first, r.count, &ms); !e.empty()) {
+        r.status = RunStatus::kError;
+        r.note = e;
+        continue;
+      }
+      impl_ms[i].push_back(ms);
+    }
+  }
+  progress_.clear();
+  for (std::size_t i = 0; i < contenders_.size(); ++i) {
+    ImplResult& r = results[i];
+    if (r.status != RunStatus::kOk) continue;
+    r.time = summarize(impl_ms[i]);
+    r.gflops = problem_flops(ops) * double(r.count) / (r.time.median * 1e6);
+  }
+  report(ops, threads, results, summarize(stream_ms));
+}
+
+std::string peer_cell(ImplResult const& r, std::int64_t batch) {
+  if (r.status == RunStatus::kSkipped) return "-";
+  if (r.status == RunStatus::kError) return "ERR";
+  return format_gflops(r.gflops) + (r.count < batch ? "~" : "") + (r.check.verdict == Verdict::kFailed ? "!" : "");
+}
+
+void BatchedCpuRun::report(BatchedOperands const& ops, int threads, std::vector<ImplResult> const& results,
+                           Stats const& stream) {
+  ImplResult const& gk = results.front();
+  double const bytes = pass_bytes(ops);
+  // B from the fastest stream pass (STREAM's convention): the bound is what the data allows at best.
+  double const stream_gbs = bytes / (stream.min * 1e6);
+  double const bound = problem_flops(ops) * double(ops.batch) / (stream.min * 1e6);  // = flops * B / bytes
+  ImplResult const* best = nullptr;
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    if (results[i].usable_as_peer() && (best == nullptr || results[i].gflops > best->gflops)) best = &results[i];
+  }
+  double const peer_gf = best != nullptr ? best->gflops : kNotMeasured;
+  double const ratio = gk.gflops / peer_gf;
+  double const pct = 100 * gk.gflops / bound;
+
+  ++summary_.rows;
+  if (gk.status == RunStatus::kError) ++summary_.errors;
+  if (gk.status == RunStatus::kSkipped) ++summary_.skipped;
+  if (gk.status == RunStatus::kOk) {
+    switch (gk.check.verdict) {
+      case Verdict::kPassed: ++summary_.verify_passed; break;
+      case Verdict::kFailed: ++summary_.verify_failed; break;
+      case Verdict::kSkipped: ++summary_.verify_skipped; break;
+    }
+  }
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    bool const failed = results[i].status == RunStatus::kOk && results[i].check.verdict == Verdict::kFailed;
+    if (failed) ++summary_.peer_verify_failed;
+  }
+  digests_.push_back({ops.dtype, threads, case_name({ops.m, ops.n, ops.k, {}}), pct, ratio,
+                      100 * peer_gf / bound});
+
+  std::vector<std::string> cells = {to_string(ops.dtype), std::to_string(threads), std::to_string(ops.m),
+                                    std::to_string(ops.n), std::to_string(ops.k), std::to_string(ops.batch)};
+  if (gk.status != RunStatus::kOk) {
+    cells.push_back((gk.status == RunStatus::kSkipped ? "skipped: " : "ERROR: ") + gk.note);
+    cells.insert(cells.end(), {"-", "-"});
+  } else {
+    cells.insert(cells.end(), {gk.variant, format_gflops(gk.gflops), format("%.0f", pct)});
+  }
+  cells.insert(cells.end(), {format_gflops(bound), format("%.1f", stream_gbs)});
+  for (std::size_t i = 1; i < results.size(); ++i) cells.push_back(peer_cell(results[i], ops.batch));
+  cells.insert(cells.end(), {best != nullptr ? best->name : "-", format("%.2f", ratio), verify_cell(gk.check)});
+  table_->print_row(cells);
+  for (ImplResult const& r : results) {
+    if (r.status == RunStatus::kError || r.check.verdict == Verdict::kFailed) {
+      std::string const& why = r.status == RunStatus::kError ? r.note : r.check.note;
+      std::printf("    %s: %s\n", r.name.c_str(), why.c_str());
+    }
+  }
+
+  if (json_ == nullptr || !json_->is_open()) return;
+  JsonObject row;
+  row.add_string("suite", suite_);
+  if (!section_.empty()) row.add_string("section", section_);
+  row.add_string("case", case_name({ops.m, ops.n, ops.k, {}}))
+      .add_string("dtype", to_string(ops.dtype))
+      .add_int("m", ops.m)
+      .add_int("n", ops.n)
+      .add_int("k", ops.k)
+      .add_int("batch", ops.batch)
+      .add_string("trans", "nn")
+      .add_string("variant", gk.variant)
+      .add_bool("variant_forced", false)
+      .add_string("backend", "cpu")
+      .add_int("threads", threads)
+      .add_number("gflops", gk.gflops)
+      .add_number("time_ms", gk.time.median)
+      .add_number("time_min_ms", gk.time.min)
+      .add_number("time_max_ms", gk.time.max)
+      .add_int("reps", set_.reps)
+      .add_int("warmup", set_.warmup)
+      .add_number("alpha", ops.alpha)
+      .add_number("beta", ops.beta)
+      .add_int("data_bytes", ops.batch * std::int64_t(size_of(ops.dtype)) *
+                                 (ops.stride_a() + ops.stride_b() + ops.stride_c()))
+      .add_int("pass_bytes", std::int64_t(bytes));
+  if (best != nullptr) row.add_string("peer", best->name);
+  else row.add_null("peer");
+  row.add_number("peer_gflops", peer_gf)
+      .add_number("ratio", ratio)
+      .add_number("bound_gflops", bound)
+      .add_number("pct_bound", pct)
+      .add_string("bound_source",
+                  "fastest stream-like pass over the same A, B, C with the same thread count, same run")
+      .add_number("stream_gbs", stream_gbs)
+      .add_number("stream_median_gbs", bytes / (stream.median * 1e6))
+      .add_number("stream_time_ms", stream.median)
+      .add_number("stream_time_min_ms", stream.min)
+      .add_number("stream_time_max_ms", stream.max);
+  auto add_check = [&row](std::string const& prefix, ImplResult const& r) {
+    Verdict const v = r.status == RunStatus::kOk ? r.check.verdict : Verdict::kSkipped;
+    if (v == Verdict::kSkipped) row.add_string(prefix + "verified", "skipped");
+    else row.add_bool(prefix + "verified", v == Verdict::kPassed);
+  };
+  add_check("", gk);
+  row.add_number("verify_error", gk.check.error)
+      .add_number("verify_threshold", gk.check.threshold)
+      .add_int("verify_samples", gk.check.columns);
+  if (!gk.check.note.empty()) row.add_string("verify_note", gk.check.note);
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    ImplResult const& r = results[i];
+    std::string const p = r.name + "_";
+    row.add_number(p + "gflops", r.gflops)
+        .add_number(p + "pct_bound", 100 * r.gflops / bound)
+        .add_number(p + "time_ms", r.time.median)
+        .add_int(p + "batch", r.count);
+    add_check(p, r);
+    row.add_number(p + "verify_error", r.check.error).add_string(p + "variant", r.variant);
+    std::string const note = r.status != RunStatus::kOk ? r.note : r.check.note;
+    if (!note.empty()) row.add_string(p + "note", note);
+  }
+  row.add_string("peer_libraries", libraries_);
+  char const* const status[] = {"ok", "skipped", "error"};
+  row.add_string("status", status[int(gk.status)]);
+  if (!gk.note.empty()) row.add_string("message", gk.note);
+  add_cpu_device_keys(row, machine_);
+  row.add_string("cpu_isa", machine_.cpu_isa).add_int("cpu_cores", machine_.cpu_cores);
+  add_run_keys(row, machine_);
+  json_->write(row);
+}
+
+void BatchedCpuRun::print_goal_check() const {
+  // The goals: >= 90% of the bound with all threads, >= 85% with one; >= the best peer;
+  // >= 1.2x the best peer wherever that peer is below 75% of the bound.
+  std::vector<std::pair<Dtype, int>> groups;
+  for (RowDigest const& d : digests_) {
+    if (std::find(groups.begin(), groups.end(), std::make_pair(d.dtype, d.threads)) == groups.end()) {
+      groups.emplace_back(d.dtype, d.threads);
+    }
+  }
+  if (groups.empty()) return;
+  std::printf("\ngoal check (the issue's: >= 90%% of the bound with all threads, >= 85%% with one; >= the best peer; "
+              ">= 1.2x it where it is below 75%% of the bound)\n");
+  for (auto const& [dtype, threads] : groups) {
+    double const goal = threads == 1 ? 85 : 90;
+    int cases = 0, at_bound = 0, at_peer = 0, weak_peer = 0, beat_weak = 0;
+    std::string below, behind, weak_missed;
+    for (RowDigest const& d : digests_) {
+      if (d.dtype != dtype || d.threads != threads) continue;
+      ++cases;
+      if (d.pct_bound >= goal) ++at_bound;
+      else below += format(" %s:%.1f%%", d.name.c_str(), d.pct_bound);
+      if (d.ratio >= 1.0 || !std::isfinite(d.ratio)) ++at_peer;
+      else behind += format(" %s:%.2f", d.name.c_str(), d.ratio);
+      if (d.peer_pct_bound < 75) {
+        ++weak_peer;
+        if (d.ratio >= 1.2) ++beat_weak;
+        else weak_missed += format(" %s:%.2f", d.name.c_str(), d.ratio);
+      }
+    }
+    std::printf("  %s, %d thread%s: >= %.0f%% of bound %d/%d%s; >= best peer %d/%d%s; "
+                ">= 1.2x a peer below 75%% %d/%d%s\n",
+                to_string(dtype), threads, threads == 1 ? "" : "s", goal, at_bound, cases,
+                below.empty() ? "" : (" (below:" + below + ")").c_str(), at_peer, cases,
+                behind.empty() ? "" : (" (behind:" + behind + ")").c_str(), beat_weak, weak_peer,
+                weak_missed.empty() ? "" : (" (missed:" + weak_missed + ")").c_str());
+  }
+}
+
+}  // namespace
+
+int all_threads() {
+  static int const threads = omp_get_max_threads();
+  return threads;
+}
+
+std::vector<ShapeSpec> default_batched_shapes() {
+  std::vector<ShapeSpec> shapes;
+  for (std::int64_t n : {2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 28, 32}) shapes.push_back({n, n, n, std::nullopt});
+  for (ShapeSpec const& s : {ShapeSpec{4, 8, 4, {}}, ShapeSpec{8, 4, 16, {}}, ShapeSpec{16, 8, 32, {}},
+                             ShapeSpec{32, 16, 8, {}}}) {
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
+std::string batched_settings_from_options(Options const& o, bool tour, BatchedSettings* out) {
+  BatchedSettings s;
+  all_threads();  // read OpenMP's default before anything sets a count
+  if (tour) {
+    for (std::int64_t n : {4, 8, 16}) s.shapes.push_back({n, n, n, std::nullopt});
+    s.dtypes = {Dtype::kF64};
+    s.bytes = std::int64_t(64) << 20;
+    s.max_pass_ms = 100;
+  } else {
+    if (!o.k.empty() || !o.m.empty()) return "batched takes --n (square sizes) and --shapes m,n,k;... , not --m/--k";
+    std::vector<ShapeSpec> extra;
+    if (!o.shapes_file.empty()) {
+      if (std::string e = read_shapes_argument(o.shapes_file, &extra); !e.empty()) return "--shapes: " + e;
+    }
+    if (o.n.empty() && o.shapes_file.empty()) {
+      s.shapes = default_batched_shapes();
+    } else {
+      for (std::int64_t n : o.n) s.shapes.push_back({n, n, n, std::nullopt});
+      s.shapes.insert(s.shapes.end(), extra.begin(), extra.end());
+    }
+    for (ShapeSpec const& shape : extra) {
+      if (shape.trans && (shape.trans->first != GK_OP_N || shape.trans->second != GK_OP_N)) {
+        return "batched runs nn only (shape " + case_name(shape) + " asks for a transpose)";
+      }
+    }
+    s.dtypes = o.dtypes.empty() ? std::vector<Dtype>{Dtype::kF64, Dtype::kF32} : o.dtypes;
+    if (o.bytes > 0) s.bytes = o.bytes;
+    if (o.max_pass_ms > 0) s.max_pass_ms = o.max_pass_ms;
+  }
+  std::vector<int> const threads = o.threads.empty() ? std::vector<int>{1, 0} : o.threads;
+  for (int t : threads) {
+    int const resolved = t == 0 ? all_threads() : t;
+    if (std::find(s.threads.begin(), s.threads.end(), resolved) == s.threads.end()) s.threads.push_back(resolved);
+  }
+  if (o.alpha != 1.0) return "batched runs alpha = 1 (LIBXSMM's kernels take no other)";
+  s.beta = o.beta.value_or(1.0);
+  if (o.reps > 0) s.reps = o.reps;
+  if (o.warmup >= 0) s.warmup = o.warmup;
+  s.verify = o.verify.value_or(true);
+  s.verbosity = o.verbosity;
+
+  std::string const peers = o.peers.empty() ? "all" : o.peers;
+  if (peers != "none") {
+    std::set<std::string> wanted;
+    for (std::string const& item : split_list(peers)) {
+      bool known = item == "all";
+      for (PeerFactory const& f : batched_peer_factories()) known = known || item == f.name;
+      if (!known) return "--peers: unknown peer '" + item + "' (libxsmm, openblas, blis, eigen, loop, all, none)";
+      wanted.insert(item);
+    }
+    for (PeerFactory const& f : batched_peer_factories()) {
+      if (wanted.count("all") != 0 || wanted.count(f.name) != 0) s.peers.push_back(f.name);
+    }
+  }
+  for (ShapeSpec const& shape : s.shapes) {
+    if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) return "sizes must be positive";
+  }
+  *out = s;
+  return {};
+}
+
+BatchedSummary run_batched_cpu(BatchedSettings const& settings, MachineInfo const& machine, std::string const& suite,
+                               std::string const& section, JsonLinesFile* json) {
+  std::printf("method: per case one strided batch (column-major, packed, nn) of >= %.0f MiB of A+B+C, fresh random "
+              "data first-touched by gk_first_touch_batch (the kernels' static split); alpha = %g, beta = %g\n",
+              double(settings.bytes) / kMiB, settings.alpha, settings.beta);
+  std::printf("        per thread count: the fastest stream-like pass (read A, B%s, write C) gives B and the bound; "
+              "checked pass on %d sampled problems per implementation, %d more warm-up pass%s, then median of %d "
+              "timed passes, bound and implementations alternating\n",
+              settings.beta != 0 ? ", read C" : "", settings.samples, settings.warmup,
+              settings.warmup == 1 ? "" : "es", settings.reps);
+  BatchedCpuRun run(settings, machine, suite, section, json);
+  return run.run();
+}
+
+void print_batched_summary(BatchedSummary const& s) {
+  std::printf("\nresult: %d row%s: %d skipped, %d error%s; gemmkit verification: %d passed, %d FAILED, %d not checked; "
+              "peers that failed their check: %d\n",
+              s.rows, s.rows == 1 ? "" : "s", s.skipped, s.errors, s.errors == 1 ? "" : "s", s.verify_passed,
+              s.verify_failed, s.verify_skipped, s.peer_verify_failed);
+}
+
+}  // namespace gemmkit::bench

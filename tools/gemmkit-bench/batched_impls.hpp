@@ -1,0 +1,127 @@
+/*! \file
+    \brief The implementations `batched --cpu` measures: gemmkit (one strided-batched call) and its peers
+           (LIBXSMM, OpenBLAS, BLIS, Eigen, a plain loop), each run over a range of one strided batch.
+
+    Peers run one problem per call inside `#pragma omp parallel for schedule(static)` over the range,
+    on the thread count set with omp_set_num_threads; gemmkit is called once per range and threads
+    itself. Every peer is optional: a missing library gives a reason instead of an implementation.
+*/
+#pragma once
+
+#include "core/problem.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gemmkit::bench {
+
+/// One strided batch as the suite allocates it: column-major, packed (lda = m, ldb = k, ldc = m,
+/// strides m*k, k*n, m*n), no transposes.
+struct BatchedOperands {
+  Dtype dtype = Dtype::kF64;
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t batch = 0;
+  double alpha = 1.0;
+  double beta = 1.0;
+  void const* A = nullptr;
+  void const* B = nullptr;
+  void* C = nullptr;
+
+  std::int64_t stride_a() const { return m * k; }
+  std::int64_t stride_b() const { return k * n; }
+  std::int64_t stride_c() const { return m * n; }
+  /// One problem as a GemmProblem (batch 1), for the reference check.
+  GemmProblem problem() const;
+  template <typename T>
+  T const* a(std::int64_t i) const { return static_cast<T const*>(A) + i * stride_a(); }
+  template <typename T>
+  T const* b(std::int64_t i) const { return static_cast<T const*>(B) + i * stride_b(); }
+  template <typename T>
+  T* c(std::int64_t i) const { return static_cast<T*>(C) + i * stride_c(); }
+};
+
+class BatchedImpl {
+ public:
+  virtual ~BatchedImpl() = default;
+  /// Short name, also the prefix of its JSON keys: "gemmkit", "libxsmm", "openblas", ...
+  virtual std::string name() const = 0;
+  /// Gets ready for these operands (kernel dispatch, size table look-up); "" or why it cannot run them.
+  /// The default keeps them for run().
+  virtual std::string prepare(BatchedOperands const& ops) {
+    ops_ = ops;
+    return {};
+  }
+  /// Runs problems [first, first + count) of the prepared batch; "" or an error.
+  virtual std::string run(std::int64_t first, std::int64_t count) = 0;
+  /// What ran: gemmkit's variant id, "fixed 8x8x8" for Eigen, the library's kernel.
+  virtual std::string variant() const = 0;
+
+ protected:
+  BatchedOperands ops_;  ///< the operands of the last prepare()
+};
+
+/// Calls f(a, b, c) for problems [first, first + count), split over the current OpenMP threads by
+/// schedule(static): the way every peer is parallelized here.
+template <typename T, typename F>
+void for_each_problem(BatchedOperands const& ops, std::int64_t first, std::int64_t count, F const& f) {
+  std::int64_t const end = first + count;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = first; i < end; ++i) f(ops.a<T>(i), ops.b<T>(i), ops.c<T>(i));
+}
+
+/// gemmkit through its public C API: gk_?gemm_strided_batched on host pointers, CPU backend.
+std::unique_ptr<BatchedImpl> make_gemmkit_batched(int verbosity, std::string* why);
+
+/// A peer by name, or nullptr with the reason it is not available in this build or on this machine.
+struct PeerFactory {
+  char const* name;
+  char const* what;  ///< for --help and the banner
+  std::function<std::unique_ptr<BatchedImpl>(std::string* why)> make;
+};
+
+/// nullptr, and in `why` that the peer was not built in and which Debian package brings it.
+inline std::unique_ptr<BatchedImpl> not_built(std::string* why, char const* what, char const* package) {
+  *why = std::string("built without ") + what + " (apt-get install " + package + ", then reconfigure)";
+  return nullptr;
+}
+
+/// Every peer `batched --cpu` knows, in the order of the table's columns.
+std::vector<PeerFactory> const& batched_peer_factories();
+
+/// Eigen fixed-size and the plain loop live in their own translation unit, built with the compiler's
+/// native flags (see CMakeLists.txt); these are its entry points.
+std::unique_ptr<BatchedImpl> make_eigen_batched(std::string* why);
+std::unique_ptr<BatchedImpl> make_loop_batched(std::string* why);
+/// The compiler flags that unit was built with, for the JSON rows ("-O3 -march=native").
+char const* native_peer_flags();
+
+/// The bound's kernel (same unit): reads a[0, la) and b[0, lb), and reads and writes c[0, lc) in
+/// place (writes only without read_c): a triad over the common length, then the rest of each array
+/// alone. Returns a sum that keeps the reads alive.
+template <typename T>
+double stream_range(T const* a, std::int64_t la, T const* b, std::int64_t lb, T* c, std::int64_t lc, bool read_c);
+extern template double stream_range<double>(double const*, std::int64_t, double const*, std::int64_t, double*,
+                                            std::int64_t, bool);
+extern template double stream_range<float>(float const*, std::int64_t, float const*, std::int64_t, float*,
+                                           std::int64_t, bool);
+
+/// Settles the peers' own threading before they are called inside parallel loops (OpenBLAS and
+/// BLIS single-threaded); restore() puts OpenBLAS back the way it was.
+class PeerThreading {
+ public:
+  PeerThreading();
+  ~PeerThreading();
+  PeerThreading(PeerThreading const&) = delete;
+  PeerThreading& operator=(PeerThreading const&) = delete;
+
+ private:
+  int openblas_threads_ = 0;
+};
+
+/// Library facts for the banner and the JSON rows: OpenBLAS core, LIBXSMM target, BLIS library path.
+std::string peer_library_notes();
+
+}  // namespace gemmkit::bench
