@@ -57,17 +57,25 @@ struct Avx2F32 {
   static Reg permute(Reg v) { return _mm256_permute_ps(v, kSelect); }  // within each group of 4
 };
 
+/// AVX2 uses its one vector width for every m.
+template <class V>
+struct SelectAll {
+  template <int M>
+  using For = V;
+  using Packed = V;
+};
+
 }  // namespace
 
 SmallKernelTable<double> const& small_kernels_avx2_f64() {
   static SmallKernelTable<double> const table =
-      small_detail::make_table<Avx2F64>("avx2", std::make_integer_sequence<int, kSmallMax>{});
+      small_detail::make_table<SelectAll<Avx2F64>>("avx2", std::make_integer_sequence<int, kSmallMax>{});
   return table;
 }
 
 SmallKernelTable<float> const& small_kernels_avx2_f32() {
   static SmallKernelTable<float> const table =
-      small_detail::make_table<Avx2F32>("avx2", std::make_integer_sequence<int, kSmallMax>{});
+      small_detail::make_table<SelectAll<Avx2F32>>("avx2", std::make_integer_sequence<int, kSmallMax>{});
   return table;
 }
 

@@ -8,6 +8,8 @@
 
 #include "cpu/small/small_kernels.inl"
 
+#include <type_traits>  // conditional_t: a type only, no code
+
 namespace gemmkit::cpu {
 
 namespace {
@@ -52,17 +54,104 @@ struct Avx512F32 {
   static Reg permute(Reg v) { return _mm512_permute_ps(v, kSelect); }  // within each group of 4
 };
 
+/// 256- and 128-bit vectors with AVX-512VL masks, for columns of at most 4 (f64) or 8 (f32)
+/// elements: a column of 4 doubles is one whole ymm instead of half a masked zmm.
+struct Avx512VlF64x4 {
+  using T = double;
+  using Reg = __m256d;
+  static constexpr int kWidth = 4;
+  static constexpr int kRegisters = 32;
+  static constexpr int kMaxRowVectors = 4;
+  static constexpr int kMaxBlockColumns = 8;
+  static Reg zero() { return _mm256_setzero_pd(); }
+  static __mmask8 tail_mask(int rows) { return __mmask8((1u << rows) - 1u); }
+  static Reg load(double const* p) { return _mm256_loadu_pd(p); }
+  static Reg load(double const* p, __mmask8 m) { return _mm256_maskz_loadu_pd(m, p); }
+  static void store(double* p, Reg v) { _mm256_storeu_pd(p, v); }
+  static void store(double* p, Reg v, __mmask8 m) { _mm256_mask_storeu_pd(p, m, v); }
+  static Reg broadcast(double x) { return _mm256_set1_pd(x); }
+  static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_pd(a, b, c); }
+  static Reg mul(Reg a, Reg b) { return _mm256_mul_pd(a, b); }
+};
+
+struct Avx512VlF64x2 {
+  using T = double;
+  using Reg = __m128d;
+  static constexpr int kWidth = 2;
+  static constexpr int kRegisters = 32;
+  static constexpr int kMaxRowVectors = 4;
+  static constexpr int kMaxBlockColumns = 8;
+  static Reg zero() { return _mm_setzero_pd(); }
+  static __mmask8 tail_mask(int rows) { return __mmask8((1u << rows) - 1u); }
+  static Reg load(double const* p) { return _mm_loadu_pd(p); }
+  static Reg load(double const* p, __mmask8 m) { return _mm_maskz_loadu_pd(m, p); }
+  static void store(double* p, Reg v) { _mm_storeu_pd(p, v); }
+  static void store(double* p, Reg v, __mmask8 m) { _mm_mask_storeu_pd(p, m, v); }
+  static Reg broadcast(double x) { return _mm_set1_pd(x); }
+  static Reg fma(Reg a, Reg b, Reg c) { return _mm_fmadd_pd(a, b, c); }
+  static Reg mul(Reg a, Reg b) { return _mm_mul_pd(a, b); }
+};
+
+struct Avx512VlF32x8 {
+  using T = float;
+  using Reg = __m256;
+  static constexpr int kWidth = 8;
+  static constexpr int kRegisters = 32;
+  static constexpr int kMaxRowVectors = 4;
+  static constexpr int kMaxBlockColumns = 8;
+  static Reg zero() { return _mm256_setzero_ps(); }
+  static __mmask8 tail_mask(int rows) { return __mmask8((1u << rows) - 1u); }
+  static Reg load(float const* p) { return _mm256_loadu_ps(p); }
+  static Reg load(float const* p, __mmask8 m) { return _mm256_maskz_loadu_ps(m, p); }
+  static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
+  static void store(float* p, Reg v, __mmask8 m) { _mm256_mask_storeu_ps(p, m, v); }
+  static Reg broadcast(float x) { return _mm256_set1_ps(x); }
+  static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static Reg mul(Reg a, Reg b) { return _mm256_mul_ps(a, b); }
+};
+
+struct Avx512VlF32x4 {
+  using T = float;
+  using Reg = __m128;
+  static constexpr int kWidth = 4;
+  static constexpr int kRegisters = 32;
+  static constexpr int kMaxRowVectors = 4;
+  static constexpr int kMaxBlockColumns = 8;
+  static Reg zero() { return _mm_setzero_ps(); }
+  static __mmask8 tail_mask(int rows) { return __mmask8((1u << rows) - 1u); }
+  static Reg load(float const* p) { return _mm_loadu_ps(p); }
+  static Reg load(float const* p, __mmask8 m) { return _mm_maskz_loadu_ps(m, p); }
+  static void store(float* p, Reg v) { _mm_storeu_ps(p, v); }
+  static void store(float* p, Reg v, __mmask8 m) { _mm_mask_storeu_ps(p, m, v); }
+  static Reg broadcast(float x) { return _mm_set1_ps(x); }
+  static Reg fma(Reg a, Reg b, Reg c) { return _mm_fmadd_ps(a, b, c); }
+  static Reg mul(Reg a, Reg b) { return _mm_mul_ps(a, b); }
+};
+
+/// Vector width by column length: the narrowest vector that holds the column, up to 512 bits.
+struct SelectF64 {
+  template <int M>
+  using For = std::conditional_t<(M <= 2), Avx512VlF64x2, std::conditional_t<(M <= 4), Avx512VlF64x4, Avx512F64>>;
+  using Packed = Avx512F64;
+};
+
+struct SelectF32 {
+  template <int M>
+  using For = std::conditional_t<(M <= 4), Avx512VlF32x4, std::conditional_t<(M <= 8), Avx512VlF32x8, Avx512F32>>;
+  using Packed = Avx512F32;
+};
+
 }  // namespace
 
 SmallKernelTable<double> const& small_kernels_avx512_f64() {
   static SmallKernelTable<double> const table =
-      small_detail::make_table<Avx512F64>("avx512", std::make_integer_sequence<int, kSmallMax>{});
+      small_detail::make_table<SelectF64>("avx512", std::make_integer_sequence<int, kSmallMax>{});
   return table;
 }
 
 SmallKernelTable<float> const& small_kernels_avx512_f32() {
   static SmallKernelTable<float> const table =
-      small_detail::make_table<Avx512F32>("avx512", std::make_integer_sequence<int, kSmallMax>{});
+      small_detail::make_table<SelectF32>("avx512", std::make_integer_sequence<int, kSmallMax>{});
   return table;
 }
 

@@ -147,13 +147,16 @@ void packed_2x2_entry(std::int64_t count, int, int, typename V::T alpha, typenam
   for (; b < count; ++b) small_gemm<V, 2, 2, 2>(2, 2, alpha, A + 4 * b, 2, B + 4 * b, 2, beta, C + 4 * b, 2);
 }
 
-template <class V, int... S>
-SmallKernelTable<typename V::T> make_table(char const* isa, std::integer_sequence<int, S...>) {
-  SmallKernelTable<typename V::T> table;
+/// Fills a table. Select::For<M> is the SIMD traits used for m = M (an ISA may use narrower
+/// vectors for small m, so short columns are whole vectors rather than masked wide ones), and
+/// Select::Packed the traits of the packed 2x2 kernel.
+template <class Select, int... S>
+SmallKernelTable<typename Select::Packed::T> make_table(char const* isa, std::integer_sequence<int, S...>) {
+  SmallKernelTable<typename Select::Packed::T> table;
   table.isa = isa;
-  ((table.square[S + 1] = &small_gemm_entry<V, S + 1, S + 1, S + 1>), ...);
-  ((table.by_m[S + 1] = &small_gemm_entry<V, S + 1, 0, 0>), ...);
-  table.packed_2x2 = &packed_2x2_entry<V>;
+  ((table.square[S + 1] = &small_gemm_entry<typename Select::template For<S + 1>, S + 1, S + 1, S + 1>), ...);
+  ((table.by_m[S + 1] = &small_gemm_entry<typename Select::template For<S + 1>, S + 1, 0, 0>), ...);
+  table.packed_2x2 = &packed_2x2_entry<typename Select::Packed>;
   return table;
 }
 
