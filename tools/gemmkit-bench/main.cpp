@@ -191,9 +191,12 @@ int run_list() {
   std::printf("\n%zu variants, %d runnable here%s\n", variants.size(), runnable,
               gpu ? "" : " (CUDA variants need a GPU: none found)");
   std::printf("selection table (first matching row wins):\n");
+  auto bound = [](double value) { return value == 0 ? std::string("*") : format("%g", value); };
   for (SelectionRule const& r : registry.rules()) {
-    std::printf("  %-4s %s  m*n*k*batch <= %-8s -> %s\n", to_string(r.backend), to_string(r.dtype),
-                r.max_work == 0 ? "*" : format("%g", r.max_work).c_str(), r.variant_id.c_str());
+    char const* aligned = r.alignment == Alignment::kAny ? "*" : (r.alignment == Alignment::kAligned ? "yes" : "no");
+    std::printf("  %-4s %s  work <= %-7s m*n <= %-7s k >= %-5s aligned %-3s -> %s\n", to_string(r.backend),
+                to_string(r.dtype), bound(r.max_work).c_str(), bound(r.max_mn).c_str(), bound(r.min_k).c_str(), aligned,
+                r.variant_id.c_str());
   }
   return 0;
 }
