@@ -44,23 +44,12 @@ std::vector<CaseGroup> cpu_case_groups() {
   }
   // Strided batches of 3, packed and with poisoned gaps between entries.
   for (Shape const& s : {Shape{16, 16, 16}, Shape{17, 33, 15}, Shape{61, 37, 29}}) {
-    CaseGroup g{"batch3_" + shape_name(s), {}};
-    for (gk_op ta : nt) {
-      g.cases.push_back({s, ta, GK_OP_T, 1.0, 0.0, 0, 3});
-      g.cases.push_back({s, ta, GK_OP_N, 0.5, -2.0, 4, 3});
-    }
-    groups.push_back(std::move(g));
+    groups.push_back(batch3_group(s));
   }
   return groups;
 }
 
-std::vector<std::string> cpu_variant_ids() {
-  std::vector<std::string> ids;
-  for (GemmVariant const* v : Registry::instance().variants()) {
-    if (v->info().backend == Platform::kCpu) ids.push_back(v->info().id);
-  }
-  return ids;
-}
+std::vector<std::string> cpu_variant_ids() { return variant_ids(Platform::kCpu); }
 
 class CpuVariant : public ::testing::TestWithParam<std::tuple<std::string, CaseGroup>> {};
 

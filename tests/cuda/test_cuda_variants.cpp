@@ -64,7 +64,6 @@ std::vector<CaseGroup> cuda_case_groups() {
   Shape const shapes[] = {{1, 1, 1},          {t - 1, t, t + 1},     {t + 1, t - 1, t},   {t, t, t},
                           {2 * t + 1, t + 1, k_drain}, {bm + 1, bn - 1, 2 * t + 1}, {1, 2 * t + 1, 3},
                           {2 * t + 1, 1, 1},  {37, 61, 97},          {97, 37, 61},        {257, 129, 200}};
-  gk_op const nt[] = {GK_OP_N, GK_OP_T};
   std::vector<CaseGroup> groups;
   for (Shape const& s : shapes) groups.push_back(shape_group(shape_name(s), s));
   [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -79,23 +78,12 @@ std::vector<CaseGroup> cuda_case_groups() {
                        {s, GK_OP_C, GK_OP_C, 2.0, -1.0, 1}}});
   }
   for (Shape const& s : {Shape{t, t, t}, Shape{2 * t + 1, t - 1, 37}, Shape{61, 37, 29}}) {
-    CaseGroup g{"batch3_" + shape_name(s), {}};
-    for (gk_op ta : nt) {
-      g.cases.push_back({s, ta, GK_OP_T, 1.0, 0.0, 0, 3});
-      g.cases.push_back({s, ta, GK_OP_N, 0.5, -2.0, 4, 3});
-    }
-    groups.push_back(std::move(g));
+    groups.push_back(batch3_group(s));
   }
   return groups;
 }
 
-std::vector<std::string> cuda_variant_ids() {
-  std::vector<std::string> ids;
-  for (GemmVariant const* v : Registry::instance().variants()) {
-    if (v->info().backend == Platform::kCuda) ids.push_back(v->info().id);
-  }
-  return ids;
-}
+std::vector<std::string> cuda_variant_ids() { return variant_ids(Platform::kCuda); }
 
 class CudaVariant : public ::testing::TestWithParam<std::tuple<std::string, CaseGroup>> {};
 

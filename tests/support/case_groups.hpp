@@ -4,6 +4,8 @@
 */
 #pragma once
 
+#include "registry/registry.hpp"
+
 #include <gemmkit/gemmkit.h>
 
 #include <cstdint>
@@ -38,6 +40,25 @@ inline void PrintTo(CaseGroup const& group, std::ostream* os) { *os << group.nam
 
 inline std::string shape_name(Shape const& s) {
   return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+/// Strided batches of 3 of one shape, packed and with poisoned gaps between entries, both ops of A.
+inline CaseGroup batch3_group(Shape const& s) {
+  CaseGroup g{"batch3_" + shape_name(s), {}};
+  for (gk_op ta : {GK_OP_N, GK_OP_T}) {
+    g.cases.push_back({s, ta, GK_OP_T, 1.0, 0.0, 0, 3});
+    g.cases.push_back({s, ta, GK_OP_N, 0.5, -2.0, 4, 3});
+  }
+  return g;
+}
+
+/// Ids of every registered variant of one platform, the parameter list of the variant tests.
+inline std::vector<std::string> variant_ids(Platform platform) {
+  std::vector<std::string> ids;
+  for (GemmVariant const* v : Registry::instance().variants()) {
+    if (v->info().backend == platform) ids.push_back(v->info().id);
+  }
+  return ids;
 }
 
 }  // namespace gemmkit::test
