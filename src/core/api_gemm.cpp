@@ -32,6 +32,23 @@ GemmArguments make_arguments(gk_layout layout, GemmProblem const& problem, T alp
   return args;
 }
 
+/// A pointer-array batch of `count` problems starting at the arrays given, operands swapped as
+/// make_arguments does.
+template <typename T>
+GemmArguments make_array_arguments(gk_layout layout, GemmProblem problem, std::int64_t count, T alpha,
+                                   T const* const* A_array, T const* const* B_array, T beta, T* const* C_array) {
+  problem.pointer_array = true;
+  problem.batch = count;
+  GemmArguments args;
+  args.problem = problem;
+  args.alpha = alpha;
+  args.beta = beta;
+  args.A = layout == GK_COL_MAJOR ? static_cast<void const*>(A_array) : static_cast<void const*>(B_array);
+  args.B = layout == GK_COL_MAJOR ? static_cast<void const*>(B_array) : static_cast<void const*>(A_array);
+  args.C = const_cast<T**>(C_array);
+  return args;
+}
+
 /// The caller's operand indices as dispatch sees the operands: row-major swapped A and B.
 OperandPositions positions_for(gk_layout layout, OperandPositions caller) {
   return layout == GK_COL_MAJOR ? caller : OperandPositions{caller.b, caller.a, caller.c};
@@ -117,17 +134,9 @@ gk_status gemm_batched(gk_context handle, gk_layout layout, gk_op transa, gk_op 
       int const parameter = A_array == nullptr ? 8 : (B_array == nullptr ? 10 : 13);
       return fail(ctx, GK_INVALID_ARGUMENT, "pointer array is NULL", parameter);
     }
-    GemmProblem p = to_column_major(layout, dtype_of<T>(), transa, transb, m, n, k, lda, ldb, ldc);
-    p.pointer_array = true;
-    p.batch = batch;
-    GemmArguments args;
-    args.problem = p;
-    args.alpha = alpha;
-    args.beta = beta;
-    args.A = layout == GK_COL_MAJOR ? static_cast<void const*>(A_array) : static_cast<void const*>(B_array);
-    args.B = layout == GK_COL_MAJOR ? static_cast<void const*>(B_array) : static_cast<void const*>(A_array);
-    args.C = static_cast<void*>(const_cast<T**>(C_array));
-    return dispatch(ctx, args, positions_for(layout, {}));
+    GemmProblem const p = to_column_major(layout, dtype_of<T>(), transa, transb, m, n, k, lda, ldb, ldc);
+    return dispatch(ctx, make_array_arguments(layout, p, batch, alpha, A_array, B_array, beta, C_array),
+                    positions_for(layout, {}));
   });
 }
 
@@ -166,7 +175,7 @@ gk_status gemm_grouped(gk_context handle, gk_layout layout, gk_op const* transa,
     std::string first_message;
     std::int64_t problem = 0;
     for (std::int64_t g = 0; g < group_count; ++g) {
-      GemmProblem p =
+      GemmProblem const p =
           to_column_major(layout, dtype_of<T>(), transa[g], transb[g], m[g], n[g], k[g], lda[g], ldb[g], ldc[g]);
       // The group as one pointer-array batch, unless a NULL operand means some problem must fail:
       // then problem by problem, so info names exactly the ones that did.
@@ -174,18 +183,10 @@ gk_status gemm_grouped(gk_context handle, gk_layout layout, gk_op const* transa,
         return std::find(array + problem, array + problem + group_size[g], nullptr) != array + problem + group_size[g];
       };
       if (!has_null(A_array) && !has_null(B_array) && !has_null(C_array)) {
-        p.pointer_array = true;
-        p.batch = group_size[g];
-        GemmArguments group;
-        group.problem = p;
-        group.alpha = alpha[g];
-        group.beta = beta[g];
-        group.A = layout == GK_COL_MAJOR ? static_cast<void const*>(A_array + problem)
-                                         : static_cast<void const*>(B_array + problem);
-        group.B = layout == GK_COL_MAJOR ? static_cast<void const*>(B_array + problem)
-                                         : static_cast<void const*>(A_array + problem);
-        group.C = static_cast<void*>(const_cast<T**>(C_array + problem));
-        gk_status const s = dispatch(ctx, group, positions_for(layout, {}));
+        gk_status const s = dispatch(ctx,
+                                     make_array_arguments(layout, p, group_size[g], alpha[g], A_array + problem,
+                                                          B_array + problem, beta[g], C_array + problem),
+                                     positions_for(layout, {}));
         if (info != nullptr) std::fill(info + problem, info + problem + group_size[g], s);
         if (s != GK_SUCCESS && first_failure == GK_SUCCESS) {
           first_failure = s;
@@ -194,8 +195,6 @@ gk_status gemm_grouped(gk_context handle, gk_layout layout, gk_op const* transa,
         problem += group_size[g];
         continue;
       }
-      p.pointer_array = false;
-      p.batch = 1;
       for (std::int64_t i = 0; i < group_size[g]; ++i, ++problem) {
         gk_status const s = dispatch(
             ctx, make_arguments(layout, p, alpha[g], A_array[problem], B_array[problem], beta[g], C_array[problem]),

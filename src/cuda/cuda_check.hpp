@@ -17,7 +17,4 @@ inline std::string cuda_error_text(cudaError_t error, char const* what) {
   return std::string(what) + ": " + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) + ")";
 }
 
-/// Status after a kernel launch: picks up launch-configuration errors without synchronizing.
-inline gk_status launch_status() { return cudaGetLastError() == cudaSuccess ? GK_SUCCESS : GK_CUDA_ERROR; }
-
 }  // namespace gemmkit

@@ -12,24 +12,30 @@
 
 namespace gemmkit::cpu {
 
+namespace {
+
+bool cpu_has_avx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+}
+
+bool cpu_has_avx2_fma() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+}  // namespace
+
 template <>
 SmallKernelTable<double> const* small_kernels_for_this_cpu<double>() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
-    return &small_kernels_avx512_f64();
-  }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &small_kernels_avx2_f64();
-  return nullptr;
+  if (cpu_has_avx512()) return &small_kernels_avx512_f64();
+  return cpu_has_avx2_fma() ? &small_kernels_avx2_f64() : nullptr;
 }
 
 template <>
 SmallKernelTable<float> const* small_kernels_for_this_cpu<float>() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
-    return &small_kernels_avx512_f32();
-  }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &small_kernels_avx2_f32();
-  return nullptr;
+  if (cpu_has_avx512()) return &small_kernels_avx512_f32();
+  return cpu_has_avx2_fma() ? &small_kernels_avx2_f32() : nullptr;
 }
 
 namespace {
