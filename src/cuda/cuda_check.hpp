@@ -1,9 +1,7 @@
 /*! \file
-    \brief Turning CUDA runtime errors into gemmkit statuses and messages.
+    \brief Turning CUDA runtime errors into gemmkit error messages.
 */
 #pragma once
-
-#include <gemmkit/gemmkit.h>
 
 #include <cuda_runtime.h>
 
