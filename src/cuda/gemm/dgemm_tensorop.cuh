@@ -13,8 +13,10 @@
 #include "cuda/arch/shared_load.cuh"
 #include "cuda/gemm/epilogue.cuh"
 #include "cuda/gemm/tensorop_config.hpp"
+#include "cuda/gemm/tensorop_layout.hpp"
 #include "cuda/kernel_params.hpp"
 
+#include <cstdint>
 #include <utility>
 
 namespace gemmkit::gemm {
@@ -26,62 +28,71 @@ __device__ __forceinline__ void static_for(F&& f) {
       std::make_integer_sequence<int, N>{});
 }
 
-/// One operand's tile in shared memory: kMn rows of C's side (M for A, N for B) by Cfg::kBK.
-/// K-contiguous tiles store (mn, k) at mn*(kBK+pad)+k, MN-contiguous ones at k*(kMn+pad)+mn:
-/// whichever matches global memory, so cp.async copies runs without transposing.
-template <typename Cfg, int kMn, bool kKContiguous>
-struct SmemTile {
-  static constexpr int kPitch = kKContiguous ? Cfg::kBK + Cfg::kPad : kMn + Cfg::kPad;
-  /// Linear in (mn, k), so offset(mn0 + dmn, k0 + dk) = offset(mn0, k0) + offset(dmn, dk).
-  static constexpr __host__ __device__ int offset(int mn, int k) { return kKContiguous ? mn * kPitch + k : k * kPitch + mn; }
-};
-
 /// Copies one operand's kMn x kBK tiles from global to shared memory with cp.async. Each thread
-/// owns chunks of kVec elements along the contiguous direction ("along") at a fixed position and
-/// runs kRunsPerPass runs apart, so one 64-bit pointer per thread is stepped instead of one
-/// pointer per chunk being held live (which spilled). Partial chunks zero-fill.
+/// copies kPasses chunks of kVec elements along the contiguous direction ("along"), one 64-bit
+/// pointer stepped per pass (a pointer per chunk held live spilled). Passes step across runs
+/// (K-contiguous tiles) or along a run (MN-contiguous), whichever keeps a pass a fixed shared
+/// offset apart under the swizzle; partial chunks zero-fill.
 template <typename Cfg, int kMn, bool kKContiguous, int kVec>
 struct TileLoader {
-  using Tile = SmemTile<Cfg, kMn, kKContiguous>;
+  using Tile = SwizzledTile<kMn, Cfg::kBK, kKContiguous>;
   static constexpr int kRunLength = kKContiguous ? Cfg::kBK : kMn;  // contiguous extent in global
   static constexpr int kRuns = kKContiguous ? kMn : Cfg::kBK;
   static constexpr int kChunksPerRun = kRunLength / kVec;
-  static_assert(Cfg::kThreads % kChunksPerRun == 0, "a pass must cover whole runs");
-  static constexpr int kRunsPerPass = Cfg::kThreads / kChunksPerRun;
-  static_assert(kRuns % kRunsPerPass == 0, "the tile must split evenly into passes");
-  static constexpr int kPasses = kRuns / kRunsPerPass;
+  static constexpr int kChunks = kRuns * kChunksPerRun;
+  static_assert(kChunks % Cfg::kThreads == 0, "the tile must split evenly over the threads");
+  static constexpr int kPasses = kChunks / Cfg::kThreads;
+  // Threads sharing one run when passes step along it (MN-contiguous), else 0.
+  static constexpr int kThreadsPerRun =
+      !kKContiguous && Cfg::kThreads % kRuns == 0 && kChunksPerRun % (Cfg::kThreads / kRuns) == 0
+          ? Cfg::kThreads / kRuns : 0;
+  static constexpr int kRunStep = kThreadsPerRun ? 0 : Cfg::kThreads / kChunksPerRun;  // runs per pass
+  static constexpr int kAlongStep = kThreadsPerRun * kVec;                             // elements per pass
+  static_assert(kThreadsPerRun || Cfg::kThreads % kChunksPerRun == 0, "a pass must cover whole runs");
+  /// Shared offset between passes when the swizzle leaves it constant: K-contiguous rows 4 apart
+  /// share a swizzle, MN-contiguous columns 16 apart too.
+  static constexpr bool kFixedPassOffset = kKContiguous ? kRunStep % 4 == 0 : kAlongStep % 16 == 0;
+  static constexpr int kPassOffset =
+      kKContiguous ? Tile::offset(kRunStep, 0) : Tile::offset(kAlongStep, 0) - Tile::offset(0, 0);
 
-  double const* origin;     ///< element (mn0 + mn, k0 + k) of this thread's first chunk, k-tile 0
+  double const* origin;     ///< this thread's first chunk in k-tile 0
   std::int64_t ld;
   std::int64_t k_tile_step; ///< elements between consecutive k-tiles
   std::int64_t mn_left;     ///< rows of C's side left in the matrix from this tile's origin
-  int run0, along;          ///< this thread's first run and position within a run
-  int smem_offset;          ///< element offset of the first chunk in a stage
+  int run0, along0;         ///< this thread's first run and position within a run
 
   __device__ TileLoader(double const* tile_origin, std::int64_t ld_, std::int64_t mn_left_, int thread)
       : ld(ld_), mn_left(mn_left_) {
-    run0 = thread / kChunksPerRun;
-    along = (thread % kChunksPerRun) * kVec;
-    int const mn = kKContiguous ? run0 : along;
-    int const k = kKContiguous ? along : run0;
-    origin = tile_origin + std::int64_t(run0) * ld + along;
+    int const threads_per_run = kThreadsPerRun ? kThreadsPerRun : kChunksPerRun;
+    run0 = thread / threads_per_run;
+    along0 = (thread % threads_per_run) * kVec;
+    origin = tile_origin + std::int64_t(run0) * ld + along0;
     k_tile_step = kKContiguous ? Cfg::kBK : std::int64_t(Cfg::kBK) * ld;
-    smem_offset = Tile::offset(mn, k);
+  }
+
+  __device__ __forceinline__ int smem_offset(int pass) const {
+    int const run = run0 + pass * kRunStep;
+    int const along = along0 + pass * kAlongStep;
+    if constexpr (kFixedPassOffset) {
+      return (kKContiguous ? Tile::offset(run0, along0) : Tile::offset(along0, run0)) + pass * kPassOffset;
+    } else {
+      return kKContiguous ? Tile::offset(run, along) : Tile::offset(along, run);
+    }
   }
 
   /// Queues k-tile `k_tile` into `stage_smem`; k_left = elements of K left from the tile start.
   __device__ __forceinline__ void load(double* stage_smem, std::int64_t k_tile, std::int64_t k_left) const {
     double const* src = origin + k_tile * k_tile_step;
     std::int64_t const run_limit = kKContiguous ? mn_left : k_left;
-    std::int64_t const along_left = (kKContiguous ? k_left : mn_left) - along;
-    int const along_valid = along_left <= 0 ? 0 : (along_left >= kVec ? kVec : int(along_left));
-    std::int64_t const pass_step = std::int64_t(kRunsPerPass) * ld;
+    std::int64_t const along_limit = kKContiguous ? k_left : mn_left;
+    std::int64_t const pass_step = std::int64_t(kRunStep) * ld + kAlongStep;
 #pragma unroll
     for (int pass = 0; pass < kPasses; ++pass) {
-      int const run = run0 + pass * kRunsPerPass;
+      int const run = run0 + pass * kRunStep;
+      std::int64_t const along_left = along_limit - (along0 + pass * kAlongStep);
+      int const along_valid = along_left <= 0 ? 0 : (along_left >= kVec ? kVec : int(along_left));
       int const valid = run < run_limit ? along_valid : 0;
-      constexpr int kPassOffset = kKContiguous ? Tile::offset(kRunsPerPass, 0) : Tile::offset(0, kRunsPerPass);
-      arch::cp_async<kVec * 8>(stage_smem + smem_offset + pass * kPassOffset, valid > 0 ? src : origin, valid * 8);
+      arch::cp_async<kVec * 8>(stage_smem + smem_offset(pass), valid > 0 ? src : origin, valid * 8);
       src += pass_step;
     }
   }
@@ -103,27 +114,44 @@ struct TileOrder {
   }
 };
 
-/// One stage's worth of MMAs for a warp: A fragments for all kFragsM row blocks, then per column
-/// block its B fragment and kFragsM MMAs. Offsets are template-expanded constants.
+/// A lane's values of one 16-wide group of an operand for one k step: v[h][c] (tensorop_layout.hpp).
+template <typename Tile, int kGroup, int kKStep>
+__device__ __forceinline__ void load_group(std::uint32_t const (&lane_base)[2], double (&v)[8]) {
+  static_for<4>([&](auto l) {
+    constexpr int kL = decltype(l)::value;
+    constexpr int kOffset = 8 * Tile::group_offset(kGroup, kKStep, kL);
+    arch::load_shared_f64x2<kOffset>(lane_base[kL % 2], v[Tile::value_slot(kL, 0)], v[Tile::value_slot(kL, 1)]);
+  });
+}
+
+/// One stage's MMAs for a warp, k step by k step: all A fragments of the step, then B column
+/// pairs, the next pair's loads issued before the current pair's MMAs so they overlap.
 template <typename Cfg, typename TileA, typename TileB>
-__device__ __forceinline__ void warp_tile_mma(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], std::uint32_t a_stage,
-                                              std::uint32_t b_stage) {
-  auto a_element = [&](auto i, auto e, auto ks) {
-    return arch::load_shared_f64<8 * TileA::offset(decltype(i)::value * 16 + 8 * (decltype(e)::value % 2),
-                                                   decltype(ks)::value + 4 * (decltype(e)::value / 2))>(a_stage);
-  };
-  auto b_element = [&](auto j, auto e, auto ks) {
-    return arch::load_shared_f64<8 * TileB::offset(decltype(j)::value * 8, decltype(ks)::value + 4 * decltype(e)::value)>(
-        b_stage);
-  };
+__device__ __forceinline__ void warp_tile_mma(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4],
+                                              std::uint32_t const (&a_lane)[2], std::uint32_t const (&b_lane)[2]) {
+  constexpr int kPairs = Cfg::kFragsN / 2;
   static_for<Cfg::kBK / Cfg::kMmaK>([&](auto kstep) {
-    using Ks = std::integral_constant<int, decltype(kstep)::value * Cfg::kMmaK>;
-    double a[Cfg::kFragsM][8];  // (FRAGS_M, 8)
-    static_for<Cfg::kFragsM>([&](auto i) { static_for<8>([&](auto e) { a[i][e] = a_element(i, e, Ks{}); }); });
-    static_for<Cfg::kFragsN>([&](auto j) {
-      double b[4];
-      static_for<4>([&](auto e) { b[e] = b_element(j, e, Ks{}); });
-      static_for<Cfg::kFragsM>([&](auto i) { arch::mma_f64_m16n8k16(acc[i][j], a[i], b); });
+    constexpr int kKStep = decltype(kstep)::value * Cfg::kMmaK;
+    double a[Cfg::kFragsM][8];  // (FRAGS_M, 8) in MMA register order
+    static_for<Cfg::kFragsM>([&](auto i) {
+      double v[8];
+      load_group<TileA, decltype(i)::value, kKStep>(a_lane, v);
+      static_for<8>([&](auto slot) {  // slot = 4h + c holds v[h][c]
+        constexpr int kSlot = decltype(slot)::value;
+        a[decltype(i)::value][FragmentMap::a_register(kSlot / 4, kSlot % 4)] = v[kSlot];
+      });
+    });
+    double b[2][8];  // (buffer, v[h][c]) of one column pair, double-buffered
+    load_group<TileB, 0, kKStep>(b_lane, b[0]);
+    static_for<kPairs>([&](auto pair) {
+      constexpr int kP = decltype(pair)::value;
+      if constexpr (kP + 1 < kPairs) load_group<TileB, kP + 1, kKStep>(b_lane, b[(kP + 1) % 2]);
+      static_for<2>([&](auto h) {
+        constexpr int kH = decltype(h)::value;
+        double const fragment[4] = {b[kP % 2][4 * kH + 0], b[kP % 2][4 * kH + 1], b[kP % 2][4 * kH + 2],
+                                    b[kP % 2][4 * kH + 3]};
+        static_for<Cfg::kFragsM>([&](auto i) { arch::mma_f64_m16n8k16(acc[i][2 * kP + kH], a[i], fragment); });
+      });
     });
   });
 }
@@ -135,8 +163,8 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
                               std::int64_t batch_index, double* smem) {
   constexpr bool kAK = kTransA;   // A^T in memory is K-contiguous
   constexpr bool kBK_ = !kTransB; // B untransposed is K-contiguous
-  using TileA = SmemTile<Cfg, Cfg::kBM, kAK>;
-  using TileB = SmemTile<Cfg, Cfg::kBN, kBK_>;
+  using TileA = SwizzledTile<Cfg::kBM, Cfg::kBK, kAK>;
+  using TileB = SwizzledTile<Cfg::kBN, Cfg::kBK, kBK_>;
   double* smem_a = smem;                                                // (STAGES, A tile)
   double* smem_b = smem + Cfg::kStages * Cfg::kStageElementsA;          // (STAGES, B tile)
 
@@ -181,11 +209,16 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
     arch::cp_async_commit();
   }
 
-  int const a_row = warp_m * Cfg::kWarpM + g;
-  int const b_col = warp_n * Cfg::kWarpN + g;
-  // Per-thread shared addresses of fragment element (0, 0); every other element is a constant away.
-  std::uint32_t const a_thread = arch::shared_address(smem_a) + 8u * TileA::offset(a_row, t);
-  std::uint32_t const b_thread = arch::shared_address(smem_b) + 8u * TileB::offset(b_col, t);
+  int const warp_row = warp_m * Cfg::kWarpM;
+  int const warp_col = warp_n * Cfg::kWarpN;
+  // Per-lane shared addresses of the two load columns (tensorop_layout.hpp); every fragment load
+  // of a stage is one of them plus a compile-time offset.
+  std::uint32_t a_lane[2], b_lane[2];
+#pragma unroll
+  for (int l = 0; l < 2; ++l) {
+    a_lane[l] = arch::shared_address(smem_a) + 8u * (TileA::lane_offset(g, t, l) + TileA::offset(warp_row, 0));
+    b_lane[l] = arch::shared_address(smem_b) + 8u * (TileB::lane_offset(g, t, l) + TileB::offset(warp_col, 0));
+  }
   for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
     arch::cp_async_wait<Cfg::kStages - 2>();
     __syncthreads();  // tile kt visible to all; everyone is done reading the stage refilled next
@@ -193,30 +226,42 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
     if (next < k_tiles) load_stage(next, int(next % Cfg::kStages));
     arch::cp_async_commit();
 
-    int const stage = int(kt % Cfg::kStages);
-    std::uint32_t const a_stage = a_thread + stage * (8u * Cfg::kStageElementsA);
-    std::uint32_t const b_stage = b_thread + stage * (8u * Cfg::kStageElementsB);
+    std::uint32_t const stage = std::uint32_t(kt % Cfg::kStages);
+    std::uint32_t const a_stage[2] = {a_lane[0] + stage * (8u * Cfg::kStageElementsA),
+                                      a_lane[1] + stage * (8u * Cfg::kStageElementsA)};
+    std::uint32_t const b_stage[2] = {b_lane[0] + stage * (8u * Cfg::kStageElementsB),
+                                      b_lane[1] + stage * (8u * Cfg::kStageElementsB)};
     warp_tile_mma<Cfg, TileA, TileB>(acc, a_stage, b_stage);
   }
   arch::cp_async_wait<0>();
 
+  // Each lane holds, per A fragment i and B pair p, rows 2g, 2g+1 by columns 4t .. 4t+3 of the
+  // 16 x 16 block: the two rows are adjacent in memory, so they store as one 16-byte access.
   double* C = p.C + batch_index * p.stride_c;
+  bool const c_pairs_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 2 == 0;
 #pragma unroll
   for (int i = 0; i < Cfg::kFragsM; ++i) {
+    std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 0);
 #pragma unroll
     for (int j = 0; j < Cfg::kFragsN; ++j) {
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        std::int64_t const row = m0 + a_row + i * 16 + 8 * (e / 2);
-        std::int64_t const col = n0 + warp_n * Cfg::kWarpN + j * 8 + 2 * t + (e % 2);
-        if (row < p.m && col < p.n) store_c(p, C + row + col * p.ldc, acc[i][j][e]);
+      for (int e = 0; e < 2; ++e) {  // e = 0, 1: row 2g; e + 2: row 2g + 1
+        std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, e, j % 2);
+        if (col >= p.n || row >= p.m) continue;
+        double* c = C + row + col * p.ldc;
+        if (row + 1 < p.m && c_pairs_aligned) {
+          store_c_pair(p, c, acc[i][j][e], acc[i][j][e + 2]);
+        } else {
+          store_c(p, c, acc[i][j][e]);
+          if (row + 1 < p.m) store_c(p, c + 1, acc[i][j][e + 2]);
+        }
       }
     }
   }
 }
 
 template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
-__global__ void __launch_bounds__(Cfg::kThreads, 1) dgemm_tensorop_kernel(KernelParams<double> const p) {
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensorop_kernel(KernelParams<double> const p) {
   static_assert(Cfg::valid());
   extern __shared__ __align__(16) double smem[];
   std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;

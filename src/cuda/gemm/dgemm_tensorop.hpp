@@ -16,15 +16,16 @@ namespace gemmkit::gemm {
 
 /// Every registered configuration, as data: CMake compiles one instance file per entry (in
 /// parallel) and the registry adds one variant per entry (id suffix = Cfg::name()).
-/// BM, BN, BK, warp M, warp N, stages.
+/// BM, BN, BK, warp M, warp N, stages[, blocks per SM].
 using DgemmTensorOpConfigs = std::tuple<TensorOpConfig<128, 128, 16, 32, 64, 3>,  //
                                         TensorOpConfig<128, 128, 16, 32, 64, 4>,  //
                                         TensorOpConfig<128, 128, 32, 32, 64, 3>,  //
-                                        TensorOpConfig<128, 128, 16, 64, 32, 4>,  //
+                                        TensorOpConfig<128, 64, 16, 32, 32, 4, 2>, //
                                         TensorOpConfig<128, 64, 16, 32, 32, 4>,   //
                                         TensorOpConfig<64, 128, 16, 32, 32, 4>,   //
                                         TensorOpConfig<64, 64, 16, 32, 32, 4>,    //
-                                        TensorOpConfig<64, 64, 32, 32, 32, 3>>;
+                                        TensorOpConfig<64, 64, 32, 32, 32, 3>,    //
+                                        TensorOpConfig<64, 64, 16, 32, 32, 4, 3>>;
 inline constexpr int kDgemmTensorOpConfigCount = std::tuple_size_v<DgemmTensorOpConfigs>;
 
 /// Launches the kernel instance matching the problem's transposes and operand alignment.

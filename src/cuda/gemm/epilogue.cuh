@@ -13,4 +13,15 @@ __device__ __forceinline__ void store_c(KernelParams<T> const& p, T* c, T acc) {
   *c = p.beta == T(0) ? p.alpha * acc : p.alpha * acc + p.beta * *c;
 }
 
+/// The same for two vertically adjacent elements of column-major C at a 16-byte aligned address.
+__device__ __forceinline__ void store_c_pair(KernelParams<double> const& p, double* c, double first, double second) {
+  double2 out{p.alpha * first, p.alpha * second};
+  if (p.beta != 0.0) {
+    double2 const old = *reinterpret_cast<double2 const*>(c);
+    out.x += p.beta * old.x;
+    out.y += p.beta * old.y;
+  }
+  *reinterpret_cast<double2*>(c) = out;
+}
+
 }  // namespace gemmkit

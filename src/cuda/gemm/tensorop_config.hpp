@@ -12,7 +12,7 @@ namespace gemmkit::gemm {
 /// One tile configuration. A thread block computes a kBM x kBN tile of C, walking K in kBK
 /// slices through a kStages-deep cp.async ring; each warp owns a kWarpM x kWarpN sub-tile made of
 /// 16x8x16 MMAs.
-template <int BM_, int BN_, int BK_, int WarpM_, int WarpN_, int Stages_>
+template <int BM_, int BN_, int BK_, int WarpM_, int WarpN_, int Stages_, int BlocksPerSm_ = 1>
 struct TensorOpConfig {
   static constexpr int kBM = BM_;          ///< rows of C per block
   static constexpr int kBN = BN_;          ///< columns of C per block
@@ -20,6 +20,8 @@ struct TensorOpConfig {
   static constexpr int kWarpM = WarpM_;    ///< rows of C per warp
   static constexpr int kWarpN = WarpN_;    ///< columns of C per warp
   static constexpr int kStages = Stages_;  ///< cp.async ring depth
+  /// Blocks meant to share an SM: registers per thread are capped so they fit (launch bounds).
+  static constexpr int kBlocksPerSm = BlocksPerSm_;
 
   static constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
   static constexpr int kWarpsM = kBM / kWarpM;
@@ -27,19 +29,11 @@ struct TensorOpConfig {
   static constexpr int kWarps = kWarpsM * kWarpsN;
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kFragsM = kWarpM / kMmaM;  ///< MMAs per warp along M
-  static constexpr int kFragsN = kWarpN / kMmaN;  ///< MMAs per warp along N
+  static constexpr int kFragsN = kWarpN / kMmaN;  ///< MMAs per warp along N (in pairs: see tensorop_layout.hpp)
 
-  /// Shared-memory rows are padded by 4 doubles: with a row pitch of 4 (mod 16) doubles the 16
-  /// lanes of each half-warp hit 16 distinct 8-byte bank pairs when reading fragments, for both
-  /// the MN-contiguous and the K-contiguous layout, and rows stay 16-byte aligned for cp.async.
-  static constexpr int kPad = 4;
-  static constexpr int tile_elements(int mn) {
-    int const mn_contiguous = kBK * (mn + kPad);
-    int const k_contiguous = mn * (kBK + kPad);
-    return mn_contiguous > k_contiguous ? mn_contiguous : k_contiguous;
-  }
-  static constexpr int kStageElementsA = tile_elements(kBM);
-  static constexpr int kStageElementsB = tile_elements(kBN);
+  /// Tiles are unpadded: tensorop_layout.hpp swizzles them so fragment loads are conflict-free.
+  static constexpr int kStageElementsA = kBM * kBK;
+  static constexpr int kStageElementsB = kBN * kBK;
 
   static constexpr std::size_t smem_bytes() {
     return std::size_t(kStages) * (kStageElementsA + kStageElementsB) * sizeof(double);
@@ -50,14 +44,15 @@ struct TensorOpConfig {
   static constexpr double bytes_per_flop() { return 8.0 * (kBM + kBN) / (2.0 * kBM * kBN); }
 
   static constexpr bool valid() {
-    return kBM % kWarpM == 0 && kBN % kWarpN == 0 && kWarpM % kMmaM == 0 && kWarpN % kMmaN == 0 &&
-           kBK % kMmaK == 0 && kStages >= 2 && kThreads <= 1024 && smem_bytes() <= 227 * 1024 &&
+    return kBM % kWarpM == 0 && kBN % kWarpN == 0 && kWarpM % kMmaM == 0 && kWarpN % (2 * kMmaN) == 0 &&
+           kBK % kMmaK == 0 && kStages >= 2 && kThreads <= 1024 && kBlocksPerSm * smem_bytes() <= 227 * 1024 &&
            accumulators_per_thread() <= 64 && (kBM * kBK / 2) % kThreads == 0 && (kBN * kBK / 2) % kThreads == 0;
   }
 
   static std::string name() {
     return std::to_string(kBM) + "x" + std::to_string(kBN) + "x" + std::to_string(kBK) + "_w" +
-           std::to_string(kWarpM) + "x" + std::to_string(kWarpN) + "_s" + std::to_string(kStages);
+           std::to_string(kWarpM) + "x" + std::to_string(kWarpN) + "_s" + std::to_string(kStages) +
+           (kBlocksPerSm > 1 ? "_b" + std::to_string(kBlocksPerSm) : std::string());
   }
 };
 
