@@ -4,8 +4,10 @@
 #include "core/context.hpp"
 
 #include "core/device.hpp"
+#include "registry/registry.hpp"
 
 #include <cstdio>
+#include <exception>
 #include <new>
 
 namespace gemmkit {
@@ -27,9 +29,7 @@ void clear_error(gk_context_st& ctx) {
   ctx.error_parameter = 0;
 }
 
-void note(gk_context_st const& ctx, int level, std::string const& message) {
-  if (ctx.verbosity >= level) std::fprintf(stderr, "gemmkit: %s\n", message.c_str());
-}
+void print_note(std::string const& message) { std::fprintf(stderr, "gemmkit: %s\n", message.c_str()); }
 
 }  // namespace gemmkit
 
@@ -106,11 +106,19 @@ gk_status gk_set_verbosity(gk_context ctx, int level) {
 }
 
 gk_status gk_set_variant(gk_context ctx, char const* variant_id) {
-  resolve_context(ctx).forced_variant = variant_id != nullptr ? variant_id : "";
+  auto& c = resolve_context(ctx);
+  try {  // the C API never throws; the registry is built on first use
+    c.forced_variant = variant_id != nullptr ? variant_id : "";
+    c.forced_variant_found = c.forced_variant.empty() ? nullptr : gemmkit::Registry::instance().find(c.forced_variant);
+  } catch (std::exception const& e) {
+    c.forced_variant.clear();
+    c.forced_variant_found = nullptr;
+    return fail(c, GK_INTERNAL_ERROR, e.what());
+  }
   return GK_SUCCESS;
 }
 
-char const* gk_last_variant(gk_context ctx) { return resolve_context(ctx).last_variant.c_str(); }
+char const* gk_last_variant(gk_context ctx) { return resolve_context(ctx).last_variant; }
 char const* gk_last_error(gk_context ctx) { return resolve_context(ctx).last_error.c_str(); }
 int gk_error_parameter(gk_context ctx) { return resolve_context(ctx).error_parameter; }
 

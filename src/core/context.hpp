@@ -8,6 +8,10 @@
 #include <cstddef>
 #include <string>
 
+namespace gemmkit {
+class GemmVariant;
+}
+
 struct gk_context_st {
   void* stream = nullptr;
   int device = 0;
@@ -15,7 +19,11 @@ struct gk_context_st {
   gk_backend backend = GK_BACKEND_AUTO;
   int verbosity = 0;
   std::string forced_variant;
-  std::string last_variant;
+  /// The registered variant forced_variant names, looked up once by gk_set_variant (nullptr: none).
+  gemmkit::GemmVariant const* forced_variant_found = nullptr;
+  /// A registered id (the registry lives as long as the process) or a literal: set on every call
+  /// without copying a string.
+  char const* last_variant = "";
   std::string last_error;
   int error_parameter = 0;
 };
@@ -31,7 +39,17 @@ gk_status fail(gk_context_st& ctx, gk_status status, std::string message, int pa
 /// Clears the last error; called at the start of every API call.
 void clear_error(gk_context_st& ctx);
 
-/// Prints a note to stderr when ctx.verbosity >= level.
-void note(gk_context_st const& ctx, int level, std::string const& message);
+/// Prints "gemmkit: <message>" to stderr.
+void print_note(std::string const& message);
+
+/// Prints a note when ctx.verbosity >= level. The parts (strings, string literals) are joined only
+/// then, so a quiet context formats nothing on the call path.
+template <typename... Parts>
+void note(gk_context_st const& ctx, int level, Parts const&... parts) {
+  if (ctx.verbosity < level) return;
+  std::string message;
+  (message += ... += parts);
+  print_note(message);
+}
 
 }  // namespace gemmkit

@@ -17,9 +17,12 @@ namespace {
 
 /// Chooses the backend from where C (and A, B when they are read) live and the context policy.
 gk_status choose_backend(gk_context_st& ctx, GemmArguments const& args, bool reads_ab, Platform* backend) {
+  // Each pointer query is a runtime call into the driver: one per distinct pointer.
   MemoryLocation const c_place = locate(args.C);
   if (reads_ab) {
-    if (locate(args.A) != c_place || locate(args.B) != c_place) {
+    MemoryLocation const a_place = args.A == args.C ? c_place : locate(args.A);
+    MemoryLocation const b_place = args.B == args.C ? c_place : (args.B == args.A ? a_place : locate(args.B));
+    if (a_place != c_place || b_place != c_place) {
       return fail(ctx, GK_NOT_SUPPORTED,
                   "A, B and C must all be host pointers or all device pointers (mixed locations given)");
     }
@@ -42,7 +45,7 @@ gk_status choose_backend(gk_context_st& ctx, GemmArguments const& args, bool rea
 gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform backend, GemmVariant const** out) {
   Registry const& registry = Registry::instance();
   if (!ctx.forced_variant.empty()) {
-    GemmVariant const* v = registry.find(ctx.forced_variant);
+    GemmVariant const* v = ctx.forced_variant_found;
     if (v == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "no registered variant named '" + ctx.forced_variant + "'");
     if (v->info().backend != backend || v->info().dtype != problem.dtype) {
       return fail(ctx, GK_NOT_SUPPORTED,
@@ -97,19 +100,19 @@ gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, 
         ExecutionContext const exec{ctx.stream, ctx.device};
         if (gk_status s = v->initialize(exec); s == GK_SUCCESS && v->workspace_bytes(p) == 0) {
           if (s = v->run(args, nullptr, exec); s != GK_SUCCESS) return fail(ctx, s, "variant '" + v->info().id + "' failed");
-          ctx.last_variant = v->info().id;
+          ctx.last_variant = v->info().id.c_str();
           return GK_SUCCESS;
         }
       }
     }
   }
-  std::string variant;
+  char const* variant = "";  // the first problem's that ran one (m, n = 0 problems run none)
   for (std::int64_t i = 0; i < p.batch; ++i) {
     if (gk_status s = dispatch(ctx, single_problem(args, i), positions); s != GK_SUCCESS) {
       ctx.last_error = "problem " + std::to_string(i) + ": " + ctx.last_error;
       return s;
     }
-    if (variant.empty()) variant = ctx.last_variant;
+    if (*variant == '\0') variant = ctx.last_variant;
   }
   ctx.last_variant = variant;
   return GK_SUCCESS;
@@ -119,7 +122,7 @@ gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, 
 
 gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, OperandPositions positions) {
   GemmProblem const& p = args.problem;
-  ctx.last_variant.clear();
+  ctx.last_variant = "";
   if (p.m == 0 || p.n == 0 || p.batch == 0) return GK_SUCCESS;
   if (p.pointer_array) return dispatch_pointer_array(ctx, args, positions);
 
@@ -148,7 +151,7 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, OperandPositio
 
   GemmVariant const* variant = nullptr;
   if (gk_status s = pick_variant(ctx, p, backend, &variant); s != GK_SUCCESS) return s;
-  note(ctx, 2, "variant " + variant->info().id);
+  note(ctx, 2, "variant ", variant->info().id);
 
   if (gk_status s = variant->initialize(exec); s != GK_SUCCESS) {
     return fail(ctx, s, "variant '" + variant->info().id + "' failed to initialize");
@@ -179,7 +182,7 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, OperandPositio
     if (ctx.last_error.empty()) return fail(ctx, s, "variant '" + variant->info().id + "' failed");
     return s;
   }
-  ctx.last_variant = variant->info().id;
+  ctx.last_variant = variant->info().id.c_str();
   return GK_SUCCESS;
 }
 

@@ -53,9 +53,10 @@ GemmVariant const* Registry::find(std::string_view id) const {
 }
 
 GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend) const {
-  for (SelectionRule const& rule : rules_) {
+  for (std::size_t i = 0; i < rules_.size(); ++i) {
+    SelectionRule const& rule = rules_[i];
     if (rule.backend != backend || rule.dtype != problem.dtype || !rule.admits(problem)) continue;
-    GemmVariant const* v = find(rule.variant_id);
+    GemmVariant const* v = rule_variants_[i];
     if (v == nullptr || (problem.pointer_array && !v->info().pointer_array)) continue;
     if (v->can_implement(problem) == GK_SUCCESS) return v;
   }
@@ -67,6 +68,17 @@ void Registry::add(std::unique_ptr<GemmVariant> variant) {
     throw std::logic_error("variant id registered twice: " + variant->info().id);
   }
   variants_.push_back(std::move(variant));
+  resolve_rules();  // a rule may name the variant just added
+}
+
+void Registry::set_rules(std::vector<SelectionRule> rules) {
+  rules_ = std::move(rules);
+  resolve_rules();
+}
+
+void Registry::resolve_rules() {
+  rule_variants_.resize(rules_.size());
+  for (std::size_t i = 0; i < rules_.size(); ++i) rule_variants_[i] = find(rules_[i].variant_id);
 }
 
 bool SelectionRule::admits(GemmProblem const& p) const {

@@ -41,11 +41,15 @@ class Registry {
   std::vector<SelectionRule> const& rules() const { return rules_; }
 
   void add(std::unique_ptr<GemmVariant> variant);
-  void set_rules(std::vector<SelectionRule> rules) { rules_ = std::move(rules); }
+  void set_rules(std::vector<SelectionRule> rules);
 
  private:
+  /// Looks up every rule's variant (select runs on every call and must not compare strings).
+  void resolve_rules();
+
   std::vector<std::unique_ptr<GemmVariant>> variants_;
   std::vector<SelectionRule> rules_;
+  std::vector<GemmVariant const*> rule_variants_;  ///< rules_[i]'s variant, nullptr when not registered
 };
 
 /// Parses the CSV selection table. The header line names the columns: backend, dtype and variant

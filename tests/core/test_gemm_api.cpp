@@ -487,6 +487,29 @@ TEST(ContextApi, OptionsRoundTripAndBadValuesAreRejected) {
   EXPECT_NE(std::string(gk_status_string(GK_SUCCESS)), gk_status_string(GK_INVALID_ARGUMENT));
 }
 
+/// Notes are built only when the context's verbosity asks for them: nothing at 0, the variant at 2.
+TEST(ContextApi, NotesPrintAtTheirVerbosityOnly) {
+  ScopedContext ctx;
+  std::mt19937_64 rng = fresh_generator();
+  Matrix<double> A(4, 4, 4), B(4, 4, 4), C(4, 4, 4);
+  A.fill_random(rng);
+  B.fill_random(rng);
+  auto call = [&] {
+    return gk_dgemm(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, 4, 4, 4, 1.0, A.data(), 4, B.data(), 4, 0.0, C.data(), 4);
+  };
+  for (int level : {0, 1, 2}) {
+    ASSERT_EQ(gk_set_verbosity(ctx, level), GK_SUCCESS);
+    testing::internal::CaptureStderr();
+    gk_status const s = call();
+    std::string const printed = testing::internal::GetCapturedStderr();
+    ASSERT_EQ(s, GK_SUCCESS) << gk_last_error(ctx);
+    std::string const variant_note = std::string("gemmkit: variant ") + gk_last_variant(ctx) + "\n";
+    if (level == 0) EXPECT_EQ(printed, "");
+    if (level < 2) EXPECT_EQ(printed.find("variant"), std::string::npos) << printed;
+    if (level == 2) EXPECT_NE(printed.find(variant_note), std::string::npos) << printed;
+  }
+}
+
 TEST(ContextApi, GpuPolicyWithHostPointersIsRefused) {
   ScopedContext ctx;
   ASSERT_EQ(gk_set_backend(ctx, GK_BACKEND_GPU), GK_SUCCESS);
