@@ -53,9 +53,14 @@ typedef struct gk_context_st* gk_context;
 
 /// Creates a context on the current CUDA device (or a CPU-only context when no GPU exists).
 gk_status gk_create(gk_context* ctx);
+/// Frees the context. When it holds a device workspace on a stream other than the legacy default
+/// stream, it first waits for the device (the stream may be gone already), as cublasDestroy does.
 gk_status gk_destroy(gk_context ctx);
 
 /// The CUDA stream (cudaStream_t) GPU work is queued on; NULL is the legacy default stream.
+/// Calls that need a device workspace (split-K) keep it on the context for the next call on the same
+/// stream; changing the stream (or device) frees it stream-ordered on the previous stream, so set the
+/// new stream before destroying the previous one.
 gk_status gk_set_stream(gk_context ctx, void* stream);
 gk_status gk_get_stream(gk_context ctx, void** stream);
 gk_status gk_set_device(gk_context ctx, int device);

@@ -33,6 +33,9 @@ void print_note(std::string const& message) { std::fprintf(stderr, "gemmkit: %s\
 
 }  // namespace gemmkit
 
+// Its stream may already be destroyed (streams often die before the handles that used them).
+gk_context_st::~gk_context_st() { gemmkit::release_workspace_without_stream(workspace); }
+
 using gemmkit::clear_error;
 using gemmkit::fail;
 using gemmkit::resolve_context;
@@ -51,7 +54,9 @@ gk_status gk_destroy(gk_context ctx) {
 }
 
 gk_status gk_set_stream(gk_context ctx, void* stream) {
-  resolve_context(ctx).stream = stream;
+  auto& c = resolve_context(ctx);
+  if (stream != c.stream) gemmkit::release_workspace(c.workspace);  // kept workspaces belong to one stream
+  c.stream = stream;
   return GK_SUCCESS;
 }
 
@@ -69,6 +74,7 @@ gk_status gk_set_device(gk_context ctx, int device) {
     return fail(c, GK_INVALID_ARGUMENT,
                 "device " + std::to_string(device) + " does not exist (" + std::to_string(count) + " usable)", 2);
   }
+  if (device != c.device) gemmkit::release_workspace(c.workspace);
   c.device = device;
   return GK_SUCCESS;
 }
@@ -80,7 +86,9 @@ gk_status gk_get_device(gk_context ctx, int* device) {
 }
 
 gk_status gk_set_device_memory_budget(gk_context ctx, size_t bytes) {
-  resolve_context(ctx).device_memory_budget = bytes;
+  auto& c = resolve_context(ctx);
+  if (bytes != 0 && c.workspace.bytes > bytes) gemmkit::release_workspace(c.workspace);  // keep within the budget
+  c.device_memory_budget = bytes;
   return GK_SUCCESS;
 }
 

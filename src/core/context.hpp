@@ -1,7 +1,10 @@
 /*! \file
-    \brief The gk_context internals: stream, device, memory budget, options and the last error.
+    \brief The gk_context internals: stream, device, memory budget, options, the last error and the
+    device workspace kept between calls.
 */
 #pragma once
+
+#include "core/device.hpp"
 
 #include <gemmkit/gemmkit.h>
 
@@ -13,6 +16,11 @@ class GemmVariant;
 }
 
 struct gk_context_st {
+  gk_context_st() = default;
+  ~gk_context_st();
+  gk_context_st(gk_context_st const&) = delete;
+  gk_context_st& operator=(gk_context_st const&) = delete;
+
   void* stream = nullptr;
   int device = 0;
   std::size_t device_memory_budget = 0;
@@ -26,6 +34,7 @@ struct gk_context_st {
   char const* last_variant = "";
   std::string last_error;
   int error_parameter = 0;
+  gemmkit::DeviceWorkspace workspace;
 };
 
 namespace gemmkit {

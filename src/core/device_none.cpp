@@ -15,6 +15,12 @@ std::string scale_c_device(GemmProblem const&, double, void*, ExecutionContext c
 }
 std::string device_allocate(void**, std::size_t, ExecutionContext const&) { return "gemmkit was built without CUDA"; }
 void device_free(void*, ExecutionContext const&) {}
+std::string acquire_workspace(DeviceWorkspace&, std::size_t, std::size_t, ExecutionContext const&, WorkspaceLease*) {
+  return "gemmkit was built without CUDA";
+}
+void return_workspace(WorkspaceLease const&, ExecutionContext const&) {}
+void release_workspace(DeviceWorkspace&) {}
+void release_workspace_without_stream(DeviceWorkspace&) {}
 
 void register_cuda_variants(Registry&) {}
 

@@ -160,6 +160,7 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, OperandPositio
   std::size_t const ws_bytes = variant->workspace_bytes(p);
   void* workspace = nullptr;
   std::vector<unsigned char> host_workspace;
+  WorkspaceLease device_workspace;
   if (ws_bytes > 0) {
     if (backend == Platform::kCpu) {
       host_workspace.resize(ws_bytes);
@@ -171,13 +172,15 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, OperandPositio
                         " bytes of workspace, over the device-memory budget of " +
                         std::to_string(ctx.device_memory_budget));
       }
-      if (std::string e = device_allocate(&workspace, ws_bytes, exec); !e.empty()) {
+      if (std::string e = acquire_workspace(ctx.workspace, ws_bytes, ctx.device_memory_budget, exec, &device_workspace);
+          !e.empty()) {
         return fail(ctx, GK_ALLOCATION_FAILED, e);
       }
+      workspace = device_workspace.pointer;
     }
   }
   gk_status const s = variant->run(args, workspace, exec);
-  if (backend == Platform::kCuda && workspace != nullptr) device_free(workspace, exec);
+  if (backend == Platform::kCuda && workspace != nullptr) return_workspace(device_workspace, exec);
   if (s != GK_SUCCESS) {
     if (ctx.last_error.empty()) return fail(ctx, s, "variant '" + variant->info().id + "' failed");
     return s;
