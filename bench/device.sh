@@ -6,11 +6,13 @@
 # Steps to run can be narrowed: GEMMKIT_DEVICE_STEPS="build test memcheck racecheck tour dgemm sweep ncu".
 # sweep: every FP64 tensor-core config forced, side by side with cuBLAS (the tuner's input);
 # ncu: Nsight Compute sections of the production kernel at 8192 (what limits it).
+# overhead (a default step): host cost per call of gk_dgemm and cuBLAS at small sizes, and of the
+# CUDA calls a gemmkit call is made of.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-$PWD/device-out}"
 mkdir -p "$out"
-steps="${GEMMKIT_DEVICE_STEPS:-build test memcheck racecheck tour dgemm}"
+steps="${GEMMKIT_DEVICE_STEPS:-build test memcheck racecheck tour dgemm overhead}"
 sanitizer_limit_s="${GEMMKIT_SANITIZER_LIMIT_S:-240}"
 build=build-device
 log="$out/device.log"
@@ -63,6 +65,10 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   if want dgemm; then
     stage "gemmkit-bench gemm --suite dgemm"
     "$bench_bin" gemm --suite dgemm --json "$out/dgemm.jsonl" || status=1
+  fi
+  if want overhead; then
+    stage "gemmkit-bench overhead: host cost per call"
+    "$bench_bin" overhead --json "$out/overhead.jsonl" || status=1
   fi
   if want sweep; then
     stage "sweep: every FP64 tensor-core config vs cuBLAS"

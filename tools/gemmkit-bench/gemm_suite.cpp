@@ -216,17 +216,7 @@ JsonObject GemmReporter::json_row(CaseResult const& r, std::string const& sectio
   if (!r.message.empty()) row.add_string("message", r.message);
 
   if (on_gpu) {
-    GpuInfo const& gpu = *machine_.gpu;
-    row.add_string("device", gpu.name).add_string("device_short", short_device_name(gpu.name));
-    JsonObject clocks;
-    clocks.add_int("sm_max_mhz", gpu.sm_clock_max_mhz).add_int("mem_max_mhz", gpu.mem_clock_max_mhz);
-    if (r.gemmkit.sm_clock_mhz) clocks.add_int("sm_mhz_after_run", *r.gemmkit.sm_clock_mhz);
-    else clocks.add_null("sm_mhz_after_run");
-    row.add_object("clocks", clocks)
-        .add_string("driver", machine_.driver)
-        .add_string("cuda_runtime", machine_.runtime)
-        .add_int("compute_capability", gpu.compute_capability)
-        .add_int("sm_count", gpu.sm_count);
+    add_gpu_device_keys(row, machine_, r.gemmkit.sm_clock_mhz);
   } else {
     add_cpu_device_keys(row, machine_);
   }

@@ -274,6 +274,21 @@ void add_cpu_device_keys(JsonObject& row, MachineInfo const& machine) {
       .add_string("driver", "none");
 }
 
+void add_gpu_device_keys(JsonObject& row, MachineInfo const& machine, std::optional<int> sm_mhz_after_run) {
+  GpuInfo const& gpu = *machine.gpu;
+  JsonObject clocks;
+  clocks.add_int("sm_max_mhz", gpu.sm_clock_max_mhz).add_int("mem_max_mhz", gpu.mem_clock_max_mhz);
+  if (sm_mhz_after_run) clocks.add_int("sm_mhz_after_run", *sm_mhz_after_run);
+  else clocks.add_null("sm_mhz_after_run");
+  row.add_string("device", gpu.name)
+      .add_string("device_short", short_device_name(gpu.name))
+      .add_object("clocks", clocks)
+      .add_string("driver", machine.driver)
+      .add_string("cuda_runtime", machine.runtime)
+      .add_int("compute_capability", gpu.compute_capability)
+      .add_int("sm_count", gpu.sm_count);
+}
+
 void add_run_keys(JsonObject& row, MachineInfo const& machine) {
   row.add_string("host_cpu", machine.cpu_model)
       .add_int("host_threads", machine.cpu_threads)

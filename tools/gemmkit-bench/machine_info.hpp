@@ -54,6 +54,10 @@ std::optional<int> current_sm_clock_mhz(std::string const& pci_bus_id);
 /// The keys of a row that ran on the CPU: device (the model), device_short, clocks, driver "none".
 void add_cpu_device_keys(JsonObject& row, MachineInfo const& machine);
 
+/// The keys of a row that ran on the GPU: device, device_short, clocks (maxima and the SM clock read
+/// after the run, null when unread), driver, cuda_runtime, compute_capability, sm_count.
+void add_gpu_device_keys(JsonObject& row, MachineInfo const& machine, std::optional<int> sm_mhz_after_run);
+
 /// The keys every row ends with: host_cpu, host_threads, commit, commit_source, date.
 void add_run_keys(JsonObject& row, MachineInfo const& machine);
 

@@ -1,11 +1,12 @@
 /*! \file
-    \brief gemmkit-bench: subcommands tour (default), gemm and list; the rest are announced stubs.
+    \brief gemmkit-bench: subcommands tour (default), gemm, batched, overhead and list; the rest are announced stubs.
 */
 #include "batched_cpu.hpp"
 #include "batched_impls.hpp"
 #include "gemm_suite.hpp"
 #include "machine_info.hpp"
 #include "options.hpp"
+#include "overhead.hpp"
 #include "registry/registry.hpp"
 #include "table_printer.hpp"
 
@@ -42,6 +43,8 @@ void print_usage() {
       "  batched    batched small GEMM on the CPU (--cpu): gemmkit vs LIBXSMM, OpenBLAS, BLIS, Eigen and a\n"
       "             plain loop, with the bandwidth bound n*B/16 measured in the same run (the GPU form\n"
       "             lands with its issue)\n"
+      "  overhead   host cost per call on the GPU path: gk_dgemm and cuBLAS at small sizes, and the CUDA calls\n"
+      "             a call is made of (pointer queries, a launch, stream-ordered allocation); needs a GPU\n"
       "  list       every registered variant: id, dtype, backend, kind, summary\n");
   for (PlannedCommand const& c : kPlannedCommands) {
     std::printf("  %-10s %s (not built yet: lands with its issue)\n", c.name, c.what);
@@ -88,6 +91,11 @@ void print_usage() {
       "  --max-pass-ms X              a peer whose pass would last longer runs on rotating windows of the\n"
       "                               batch, GF/s from the problems it ran (default 500)\n"
       "  --reps N --warmup N          timed passes (default 3); untimed passes after the checked one (default 0)\n"
+      "\n"
+      "overhead (device pointers, f64, nn, alpha = 1, beta = 0):\n"
+      "  --n LIST                     m = n = k of the GEMM rows (default 8,64,256,512)\n"
+      "  --calls N                    back-to-back calls per timed rep (default 200)\n"
+      "  --reps N --warmup N          timed reps, median reported (default 30); untimed calls per row (default 20)\n"
       "\n"
       "rows record the commit from git at run time, else $GEMMKIT_COMMIT, else the value CMake saw\n"
       "exit status: 0 ok, 1 a verification failed or a case errored, 2 usage error\n");
@@ -303,6 +311,29 @@ int run_batched(Options const& o) {
   return summary.failed() ? 1 : 0;
 }
 
+int run_overhead_command(Options const& o) {
+  OverheadSettings settings;
+  if (std::string e = overhead_settings_from_options(o, &settings); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
+    return 2;
+  }
+  MachineInfo const machine = collect_machine_info(o.device, true);
+  if (!machine.gpu) {
+    std::printf("gemmkit-bench overhead: needs a GPU (%s)\n", machine.no_gpu_reason.c_str());
+    return 0;
+  }
+  JsonLinesFile json;
+  if (std::string e = open_json(o, &json); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
+    return 2;
+  }
+  std::string const suite = o.suite.empty() ? "overhead" : o.suite;
+  print_banner("overhead", suite, machine);
+  int const status = run_overhead(settings, machine, suite, &json);
+  if (json.is_open()) std::printf("JSON lines appended to %s\n", o.json_file.c_str());
+  return status;
+}
+
 int run_tour(Options const& o) {
   if (!o.m.empty() || !o.n.empty() || !o.k.empty() || !o.shapes_file.empty() || !o.variants.empty() ||
       !o.dtypes.empty() || !o.trans.empty()) {
@@ -415,6 +446,7 @@ int main_entry(int argc, char** argv) {
   if (options.command == "gemm") return run_gemm(options);
   if (options.command == "list") return run_list();
   if (options.command == "batched") return run_batched(options);
+  if (options.command == "overhead") return run_overhead_command(options);
   for (PlannedCommand const& c : kPlannedCommands) {
     if (options.command == c.name) {
       std::printf("gemmkit-bench %s: %s: not built yet: lands with its issue\n", c.name, c.what);

@@ -33,6 +33,7 @@ struct Options {
   std::optional<bool> verify;          ///< --verify / --no-verify; default on
   int warmup = -1;                     ///< untimed calls per side before timing; -1 = default
   int reps = -1;                       ///< timed repetitions (batches) per side; -1 = default
+  int calls = -1;                      ///< overhead: calls per timed rep; -1 = default
   double target_ms = -1;               ///< length of one timed batch; -1 = default
   std::string json_file;
   bool force_cpu = false;
