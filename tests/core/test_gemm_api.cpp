@@ -504,9 +504,14 @@ TEST(ContextApi, NotesPrintAtTheirVerbosityOnly) {
     std::string const printed = testing::internal::GetCapturedStderr();
     ASSERT_EQ(s, GK_SUCCESS) << gk_last_error(ctx);
     std::string const variant_note = std::string("gemmkit: variant ") + gk_last_variant(ctx) + "\n";
-    if (level == 0) EXPECT_EQ(printed, "");
-    if (level < 2) EXPECT_EQ(printed.find("variant"), std::string::npos) << printed;
-    if (level == 2) EXPECT_NE(printed.find(variant_note), std::string::npos) << printed;
+    if (level == 0) {
+      EXPECT_EQ(printed, "");
+    }
+    if (level < 2) {
+      EXPECT_EQ(printed.find("variant"), std::string::npos) << printed;
+    } else {
+      EXPECT_NE(printed.find(variant_note), std::string::npos) << printed;
+    }
   }
 }
 
