@@ -3,7 +3,8 @@
 # memcheck on the GPU test binary and racecheck on a subset, then the benchmarks. Results land in
 # $OUT (device tool) or ./device-out. Prepare once here with scripts/stage-device-deps.sh, then:
 #   run(command="bench/device.sh", carry=[".deps"])
-# Steps to run can be narrowed: GEMMKIT_DEVICE_STEPS="build test memcheck racecheck tour dgemm sweep ncu".
+# Steps to run can be narrowed: GEMMKIT_DEVICE_STEPS="build test memcheck racecheck tour dgemm sweep ncu";
+# GEMMKIT_TEST_FILTER=<gtest filter> makes the test step run only those GPU tests.
 # sweep: every FP64 tensor-core config forced, side by side with cuBLAS (the tuner's input);
 # ncu: Nsight Compute sections of the production kernel at 8192 (what limits it).
 # overhead (a default step): host cost per call of gk_dgemm and cuBLAS at small sizes, and of the
@@ -39,8 +40,13 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   gpu_tests="$build/tests/gemmkit_gpu_tests"
 
   if want test; then
-    stage "ctest (all labels)"
-    ctest --test-dir "$build" -j 8 --output-on-failure > "$out/ctest.log" 2>&1 || status=1
+    if [[ -n "${GEMMKIT_TEST_FILTER:-}" ]]; then  # a quick check of what changed, not the full run
+      stage "GPU tests matching $GEMMKIT_TEST_FILTER"
+      "$gpu_tests" --gtest_filter="$GEMMKIT_TEST_FILTER" --gtest_brief=1 > "$out/ctest.log" 2>&1 || status=1
+    else
+      stage "ctest (all labels)"
+      ctest --test-dir "$build" -j 8 --output-on-failure > "$out/ctest.log" 2>&1 || status=1
+    fi
     tail -15 "$out/ctest.log"
   fi
   if want memcheck; then
@@ -72,7 +78,8 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   fi
   if want sweep; then
     stage "sweep: every FP64 tensor-core config vs cuBLAS"
-    "$bench_bin" gemm --suite dgemm-sweep --variants 'dgemm_tensorop_*' --m 1024,2048,4096,8192,4097 \
+    "$bench_bin" gemm --suite dgemm-sweep --variants "${GEMMKIT_SWEEP_VARIANTS:-dgemm_tensorop_*}" \
+      --m "${GEMMKIT_SWEEP_SIZES:-1024,2048,4096,8192,4097}" \
       --json "$out/sweep.jsonl" || status=1
   fi
   if want ncu; then

@@ -141,11 +141,12 @@ __device__ __forceinline__ void warp_tile_mma(double (&acc)[Cfg::kFragsM][Cfg::k
         a[decltype(i)::value][FragmentMap::a_register(kSlot / 4, kSlot % 4)] = v[kSlot];
       });
     });
-    double b[2][8];  // (buffer, v[h][c]) of one column pair, double-buffered
+    double b[2][8];  // (buffer, v[h][c]) of one column pair, double-buffered when kPrefetchB
     load_group<TileB, 0, kKStep>(b_lane, b[0]);
     static_for<kPairs>([&](auto pair) {
       constexpr int kP = decltype(pair)::value;
-      if constexpr (kP + 1 < kPairs) load_group<TileB, kP + 1, kKStep>(b_lane, b[(kP + 1) % 2]);
+      if constexpr (Cfg::kPrefetchB && kP + 1 < kPairs) load_group<TileB, kP + 1, kKStep>(b_lane, b[(kP + 1) % 2]);
+      if constexpr (!Cfg::kPrefetchB && kP > 0) load_group<TileB, kP, kKStep>(b_lane, b[kP % 2]);
       static_for<2>([&](auto h) {
         constexpr int kH = decltype(h)::value;
         double const fragment[4] = {b[kP % 2][4 * kH + 0], b[kP % 2][4 * kH + 1], b[kP % 2][4 * kH + 2],

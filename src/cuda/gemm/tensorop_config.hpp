@@ -38,6 +38,12 @@ struct TensorOpConfig {
   static constexpr std::size_t smem_bytes() {
     return std::size_t(kStages) * (kStageElementsA + kStageElementsB) * sizeof(double);
   }
+  /// Registers a thread may use with kBlocksPerSm blocks resident (64K per SM, allocation granule 8).
+  static constexpr int kRegisterBudget = (65536 / (kThreads * kBlocksPerSm)) / 8 * 8 > 255 ? 255
+                                       : (65536 / (kThreads * kBlocksPerSm)) / 8 * 8;
+  /// Whether the next B column pair's loads are issued before the current pair's MMAs: it takes
+  /// one more pair of fragments in registers, which only the roomier budgets have.
+  static constexpr bool kPrefetchB = kRegisterBudget >= 160;
   /// Accumulator registers per thread (doubles), the dominant register cost.
   static constexpr int accumulators_per_thread() { return kFragsM * kFragsN * 4; }
   /// Bytes of A and B moved from global memory per flop at full reuse: the model's RB input.
