@@ -59,7 +59,7 @@ gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform 
     *out = v;
     return GK_SUCCESS;
   }
-  *out = registry.select(problem, backend);
+  *out = registry.select(problem, backend, backend == Platform::kCuda ? compute_capability(ctx.device) : 0);
   if (*out == nullptr) {
     return fail(ctx, GK_NOT_SUPPORTED,
                 std::string("no registered ") + to_string(backend) + " variant for " + to_string(problem.dtype) +
@@ -96,7 +96,8 @@ gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, 
     {
       Platform backend{};
       if (gk_status s = choose_backend(ctx, first, reads_ab, &backend); s != GK_SUCCESS) return s;
-      if (GemmVariant const* v = Registry::instance().select(p, backend); v != nullptr) {
+      int const cc = backend == Platform::kCuda ? compute_capability(ctx.device) : 0;
+      if (GemmVariant const* v = Registry::instance().select(p, backend, cc); v != nullptr) {
         ExecutionContext const exec{ctx.stream, ctx.device};
         if (gk_status s = v->initialize(exec); s == GK_SUCCESS && v->workspace_bytes(p) == 0) {
           if (s = v->run(args, nullptr, exec); s != GK_SUCCESS) return fail(ctx, s, "variant '" + v->info().id + "' failed");

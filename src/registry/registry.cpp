@@ -52,12 +52,13 @@ GemmVariant const* Registry::find(std::string_view id) const {
   return nullptr;
 }
 
-GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend) const {
+GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend, int compute_capability) const {
   for (std::size_t i = 0; i < rules_.size(); ++i) {
     SelectionRule const& rule = rules_[i];
     if (rule.backend != backend || rule.dtype != problem.dtype || !rule.admits(problem)) continue;
     GemmVariant const* v = rule_variants_[i];
     if (v == nullptr || (problem.pointer_array && !v->info().pointer_array)) continue;
+    if (compute_capability != 0 && v->info().min_sm > compute_capability) continue;
     if (v->can_implement(problem) == GK_SUCCESS) return v;
   }
   return nullptr;
@@ -85,6 +86,8 @@ bool SelectionRule::admits(GemmProblem const& p) const {
   double const work = double(p.m) * double(p.n) * double(p.k) * double(p.batch);
   if (max_work != 0 && work > max_work) return false;
   if (max_mn != 0 && double(p.m) * double(p.n) > max_mn) return false;
+  if (trans != "*" && (trans[0] == 't') != is_transposed(p.trans_a)) return false;
+  if (trans != "*" && (trans[1] == 't') != is_transposed(p.trans_b)) return false;
   if (min_k != 0 && double(p.k) < min_k) return false;
   if (alignment != Alignment::kAny) {
     bool const even = p.lda % 2 == 0 && p.ldb % 2 == 0 && (p.batch == 1 || (p.stride_a % 2 == 0 && p.stride_b % 2 == 0));
@@ -127,7 +130,7 @@ std::vector<SelectionRule> parse_selection_table(std::string_view csv) {
       }
       for (std::string const& c : columns) {
         if (c != "backend" && c != "dtype" && c != "variant" && c != "max_work" && c != "max_mn" && c != "min_k" &&
-            c != "aligned") {
+            c != "aligned" && c != "trans") {
           throw bad("unknown column '" + c + "'");
         }
       }
@@ -156,6 +159,11 @@ std::vector<SelectionRule> parse_selection_table(std::string_view csv) {
         rule.max_mn = bound(f[i], "max_mn");
       } else if (c == "min_k") {
         rule.min_k = bound(f[i], "min_k");
+      } else if (c == "trans") {
+        if (f[i] != "*" && f[i] != "nn" && f[i] != "nt" && f[i] != "tn" && f[i] != "tt") {
+          throw bad("trans must be nn, nt, tn, tt or *, got '" + f[i] + "'");
+        }
+        rule.trans = f[i];
       } else if (c == "aligned") {
         if (f[i] == "*") rule.alignment = Alignment::kAny;
         else if (f[i] == "yes") rule.alignment = Alignment::kAligned;

@@ -24,6 +24,7 @@ struct SelectionRule {
   double max_mn = 0;    ///< m*n at most
   double min_k = 0;     ///< k at least
   Alignment alignment = Alignment::kAny;
+  std::string trans = "*";  ///< "nn", "nt", "tn", "tt" (A then B; conjugate counts as t) or "*"
   std::string variant_id;
 
   bool admits(GemmProblem const& problem) const;
@@ -37,7 +38,9 @@ class Registry {
   std::vector<GemmVariant const*> variants() const;
   GemmVariant const* find(std::string_view id) const;
   /// The variant the selection table picks for this problem, or nullptr if no rule matches.
-  GemmVariant const* select(GemmProblem const& problem, Platform backend) const;
+  /// With a compute capability (major*10+minor), rules whose variant needs more are passed over,
+  /// so GPUs without FP64 tensor cores fall through to the SIMT rows.
+  GemmVariant const* select(GemmProblem const& problem, Platform backend, int compute_capability = 0) const;
   std::vector<SelectionRule> const& rules() const { return rules_; }
 
   void add(std::unique_ptr<GemmVariant> variant);

@@ -186,9 +186,9 @@ TEST(Registry, OpenBlasRefusesDimensionsPastInt32) {
 // ---- selection on a private registry --------------------------------------------------------------
 
 /// A CPU f64 variant that accepts problems with m <= max_m.
-std::unique_ptr<GemmVariant> toy_variant(std::string id, std::int64_t max_m) {
+std::unique_ptr<GemmVariant> toy_variant(std::string id, std::int64_t max_m, int min_sm = 0) {
   return std::make_unique<FunctionVariant>(
-      VariantInfo{std::move(id), Dtype::kF64, Platform::kCpu, VariantKind::kProduction, 0, "toy"},
+      VariantInfo{std::move(id), Dtype::kF64, Platform::kCpu, VariantKind::kProduction, min_sm, "toy"},
       [max_m](GemmProblem const& p) { return p.m <= max_m; },
       [](GemmArguments const&, void*, ExecutionContext const&) { return GK_SUCCESS; });
 }
@@ -230,6 +230,29 @@ TEST(RegistrySelect, ShapeAndAlignmentColumnsBoundTheRule) {
   EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_any");
   p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 10, 10, 48, 1);  // padding makes lda = 11: odd
   EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_any");
+}
+
+TEST(RegistrySelect, VariantsNeedingANewerGpuArePassedOver) {
+  Registry r;
+  r.add(toy_variant("dgemm_tensor_cores", 1 << 30, 80));
+  r.add(toy_variant("dgemm_simt", 1 << 30));
+  r.set_rules(parse_selection_table("backend,dtype,variant\ncpu,f64,dgemm_tensor_cores\ncpu,f64,dgemm_simt\n"));
+  auto const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 8, 8, 8);
+  EXPECT_EQ(r.select(p, Platform::kCpu, 90)->info().id, "dgemm_tensor_cores");
+  EXPECT_EQ(r.select(p, Platform::kCpu, 75)->info().id, "dgemm_simt");
+  EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_tensor_cores");  // no capability given: no check
+}
+
+TEST(RegistrySelect, TransColumnMatchesBothOperands) {
+  Registry r;
+  r.add(toy_variant("dgemm_tn", 1 << 30));
+  r.add(toy_variant("dgemm_any", 1 << 30));
+  r.set_rules(parse_selection_table("backend,dtype,trans,variant\ncpu,f64,tn,dgemm_tn\ncpu,f64,*,dgemm_any\n"));
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_T, GK_OP_N, 8, 8, 8), Platform::kCpu)->info().id, "dgemm_tn");
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_C, GK_OP_N, 8, 8, 8), Platform::kCpu)->info().id, "dgemm_tn");
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_T, GK_OP_T, 8, 8, 8), Platform::kCpu)->info().id, "dgemm_any");
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 8, 8, 8), Platform::kCpu)->info().id, "dgemm_any");
+  EXPECT_THROW(parse_selection_table("backend,dtype,trans,variant\ncpu,f64,n,v\n"), std::invalid_argument);
 }
 
 TEST(SelectionTable, HeaderNamesTheColumns) {

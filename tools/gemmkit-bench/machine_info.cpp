@@ -91,8 +91,14 @@ std::string first_line_of(std::string const& command) {
   return status == 0 ? out : std::string();
 }
 
-/// The commit being measured: git at run time beats a value frozen when CMake configured.
+/// The commit being measured: GEMMKIT_COMMIT when set (a copied tree's .git may be stale), then git
+/// at run time, then the value frozen when CMake configured.
 void find_commit(MachineInfo& info) {
+  if (char const* env = std::getenv("GEMMKIT_COMMIT"); env != nullptr && *env != '\0') {
+    info.commit = env;
+    info.commit_source = "env GEMMKIT_COMMIT";
+    return;
+  }
   std::string const source_dir = GEMMKIT_BENCH_SOURCE_DIR;
   if (!source_dir.empty() && source_dir.find('\'') == std::string::npos) {
     std::string const hash = first_line_of("git -C '" + source_dir + "' rev-parse --short HEAD 2>/dev/null");
@@ -101,11 +107,6 @@ void find_commit(MachineInfo& info) {
       info.commit_source = "git";
       return;
     }
-  }
-  if (char const* env = std::getenv("GEMMKIT_COMMIT"); env != nullptr && *env != '\0') {
-    info.commit = env;
-    info.commit_source = "env GEMMKIT_COMMIT";
-    return;
   }
   if (std::string const configured = GEMMKIT_BENCH_CONFIGURE_COMMIT; !configured.empty()) {
     info.commit = configured;

@@ -202,9 +202,9 @@ int run_list() {
   auto bound = [](double value) { return value == 0 ? std::string("*") : format("%g", value); };
   for (SelectionRule const& r : registry.rules()) {
     char const* aligned = r.alignment == Alignment::kAny ? "*" : (r.alignment == Alignment::kAligned ? "yes" : "no");
-    std::printf("  %-4s %s  work <= %-7s m*n <= %-7s k >= %-5s aligned %-3s -> %s\n", to_string(r.backend),
+    std::printf("  %-4s %s  work <= %-7s m*n <= %-7s k >= %-5s aligned %-3s trans %-2s -> %s\n", to_string(r.backend),
                 to_string(r.dtype), bound(r.max_work).c_str(), bound(r.max_mn).c_str(), bound(r.min_k).c_str(), aligned,
-                r.variant_id.c_str());
+                r.trans.c_str(), r.variant_id.c_str());
   }
   return 0;
 }
