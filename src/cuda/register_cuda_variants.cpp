@@ -97,7 +97,7 @@ void register_cuda_variants(Registry& registry) {
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (add_dgemm_tensorop<std::tuple_element_t<I, gemm::DgemmTensorOpConfigs>>(registry), ...);
   }(std::make_index_sequence<gemm::kDgemmTensorOpConfigCount>{});
-  add_dgemm_tensorop_split_k<std::tuple_element_t<6, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4
+  add_dgemm_tensorop_split_k<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
   add_dgemm_tensorop_split_k<std::tuple_element_t<1, gemm::DgemmTensorOpConfigs>>(registry);  // 128x128x16 s4
   register_cublas_variants(registry);
 }

@@ -37,9 +37,10 @@ template <typename Cfg>
 cudaError_t launch_dgemm_tensorop(KernelParams<double> const& params, cudaStream_t stream);
 
 /// How split-K divides K: `slices` slices of `slice` elements (a multiple of BK; the last may be
-/// shorter). Chosen so tiles x slices fills the device about twice while every slice keeps at
-/// least kMinKTilesPerSlice k-tiles; a function of the problem and the SM count only, so the same
-/// call always splits the same way (deterministic results).
+/// shorter). Chosen so tiles x slices fills one wave (kBlocksPerSm blocks on every SM: a second,
+/// partial wave would cost as much as a full one) while every slice keeps at least
+/// kMinKTilesPerSlice k-tiles; a function of the problem and the SM count only, so the same call
+/// always splits the same way (deterministic results).
 struct SplitK {
   std::int64_t slices = 1;
   std::int64_t slice = 0;
@@ -50,7 +51,7 @@ SplitK plan_split_k(GemmProblem const& problem, int sm_count) {
   constexpr std::int64_t kMinKTilesPerSlice = 8;
   std::int64_t const tiles = ((problem.m + Cfg::kBM - 1) / Cfg::kBM) * ((problem.n + Cfg::kBN - 1) / Cfg::kBN);
   std::int64_t const k_tiles = (problem.k + Cfg::kBK - 1) / Cfg::kBK;
-  std::int64_t slices = (2 * std::int64_t(sm_count) + tiles - 1) / tiles;
+  std::int64_t slices = std::int64_t(Cfg::kBlocksPerSm) * sm_count / tiles;
   slices = std::min<std::int64_t>({slices, k_tiles / kMinKTilesPerSlice, 65535});
   if (slices < 1) slices = 1;
   std::int64_t const slice = ((k_tiles + slices - 1) / slices) * Cfg::kBK;
