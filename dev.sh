@@ -17,7 +17,9 @@ esac
 jobs="$(nproc 2>/dev/null || echo 2)"
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# Tests and the bench on explicitly: a reused build folder may have had them switched off.
+cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_BUILD_TESTS=ON \
+  -DGEMMKIT_BUILD_BENCH=ON >/dev/null
 cmake --build "$build_dir" -j "$jobs"
 
 case "$command" in
