@@ -124,6 +124,30 @@ __device__ __forceinline__ void load_group(std::uint32_t const (&lane_base)[2], 
   });
 }
 
+/// The A fragments of one k step for all kFragsM row blocks, in MMA register order.
+template <typename Cfg, typename TileA, int kKStep>
+__device__ __forceinline__ void load_a_fragments(std::uint32_t const (&a_lane)[2], double (&a)[Cfg::kFragsM][8]) {
+  static_for<Cfg::kFragsM>([&](auto i) {
+    double v[8];
+    load_group<TileA, decltype(i)::value, kKStep>(a_lane, v);
+    static_for<8>([&](auto slot) {  // slot = 4h + c holds v[h][c]
+      constexpr int kSlot = decltype(slot)::value;
+      a[decltype(i)::value][FragmentMap::a_register(kSlot / 4, kSlot % 4)] = v[kSlot];
+    });
+  });
+}
+
+/// The MMAs of B column pair kPair (values v[h][c] in `b`) against all A row blocks.
+template <typename Cfg, int kPair>
+__device__ __forceinline__ void mma_column_pair(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4],
+                                                double const (&a)[Cfg::kFragsM][8], double const (&b)[8]) {
+  static_for<2>([&](auto h) {
+    constexpr int kH = decltype(h)::value;
+    double const fragment[4] = {b[4 * kH + 0], b[4 * kH + 1], b[4 * kH + 2], b[4 * kH + 3]};
+    static_for<Cfg::kFragsM>([&](auto i) { arch::mma_f64_m16n8k16(acc[i][2 * kPair + kH], a[i], fragment); });
+  });
+}
+
 /// One stage's MMAs for a warp, k step by k step: all A fragments of the step, then B column
 /// pairs, the next pair's loads issued before the current pair's MMAs so they overlap.
 template <typename Cfg, typename TileA, typename TileB>
@@ -132,27 +156,15 @@ __device__ __forceinline__ void warp_tile_mma(double (&acc)[Cfg::kFragsM][Cfg::k
   constexpr int kPairs = Cfg::kFragsN / 2;
   static_for<Cfg::kBK / Cfg::kMmaK>([&](auto kstep) {
     constexpr int kKStep = decltype(kstep)::value * Cfg::kMmaK;
-    double a[Cfg::kFragsM][8];  // (FRAGS_M, 8) in MMA register order
-    static_for<Cfg::kFragsM>([&](auto i) {
-      double v[8];
-      load_group<TileA, decltype(i)::value, kKStep>(a_lane, v);
-      static_for<8>([&](auto slot) {  // slot = 4h + c holds v[h][c]
-        constexpr int kSlot = decltype(slot)::value;
-        a[decltype(i)::value][FragmentMap::a_register(kSlot / 4, kSlot % 4)] = v[kSlot];
-      });
-    });
+    double a[Cfg::kFragsM][8];
+    load_a_fragments<Cfg, TileA, kKStep>(a_lane, a);
     double b[2][8];  // (buffer, v[h][c]) of one column pair, double-buffered when kPrefetchB
     load_group<TileB, 0, kKStep>(b_lane, b[0]);
     static_for<kPairs>([&](auto pair) {
       constexpr int kP = decltype(pair)::value;
       if constexpr (Cfg::kPrefetchB && kP + 1 < kPairs) load_group<TileB, kP + 1, kKStep>(b_lane, b[(kP + 1) % 2]);
       if constexpr (!Cfg::kPrefetchB && kP > 0) load_group<TileB, kP, kKStep>(b_lane, b[kP % 2]);
-      static_for<2>([&](auto h) {
-        constexpr int kH = decltype(h)::value;
-        double const fragment[4] = {b[kP % 2][4 * kH + 0], b[kP % 2][4 * kH + 1], b[kP % 2][4 * kH + 2],
-                                    b[kP % 2][4 * kH + 3]};
-        static_for<Cfg::kFragsM>([&](auto i) { arch::mma_f64_m16n8k16(acc[i][2 * kP + kH], a[i], fragment); });
-      });
+      mma_column_pair<Cfg, kP>(acc, a, b[kP % 2]);
     });
   });
 }
@@ -203,13 +215,6 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0;
 
-  // Prologue: kStages-1 tiles in flight; one commit per stage keeps the group count uniform.
-#pragma unroll
-  for (int s = 0; s < Cfg::kStages - 1; ++s) {
-    if (s < k_tiles) load_stage(s, s);
-    arch::cp_async_commit();
-  }
-
   int const warp_row = warp_m * Cfg::kWarpM;
   int const warp_col = warp_n * Cfg::kWarpN;
   // Per-lane shared addresses of the two load columns (tensorop_layout.hpp); every fragment load
@@ -220,19 +225,88 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
     a_lane[l] = arch::shared_address(smem_a) + 8u * (TileA::lane_offset(g, t, l) + TileA::offset(warp_row, 0));
     b_lane[l] = arch::shared_address(smem_b) + 8u * (TileB::lane_offset(g, t, l) + TileB::offset(warp_col, 0));
   }
-  for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
-    arch::cp_async_wait<Cfg::kStages - 2>();
-    __syncthreads();  // tile kt visible to all; everyone is done reading the stage refilled next
-    std::int64_t const next = kt + Cfg::kStages - 1;
-    if (next < k_tiles) load_stage(next, int(next % Cfg::kStages));
-    arch::cp_async_commit();
+  auto stage_lanes = [&](std::int64_t k_tile, std::uint32_t (&a_stage)[2], std::uint32_t (&b_stage)[2]) {
+    std::uint32_t const stage = std::uint32_t(k_tile % Cfg::kStages);
+    for (int l = 0; l < 2; ++l) {
+      a_stage[l] = a_lane[l] + stage * (8u * Cfg::kStageElementsA);
+      b_stage[l] = b_lane[l] + stage * (8u * Cfg::kStageElementsB);
+    }
+  };
 
-    std::uint32_t const stage = std::uint32_t(kt % Cfg::kStages);
-    std::uint32_t const a_stage[2] = {a_lane[0] + stage * (8u * Cfg::kStageElementsA),
-                                      a_lane[1] + stage * (8u * Cfg::kStageElementsA)};
-    std::uint32_t const b_stage[2] = {b_lane[0] + stage * (8u * Cfg::kStageElementsB),
-                                      b_lane[1] + stage * (8u * Cfg::kStageElementsB)};
-    warp_tile_mma<Cfg, TileA, TileB>(acc, a_stage, b_stage);
+  if constexpr (!Cfg::kFragmentPrefetch) {
+    // Prologue: kStages-1 tiles in flight; one commit per stage keeps the group count uniform.
+#pragma unroll
+    for (int s = 0; s < Cfg::kStages - 1; ++s) {
+      if (s < k_tiles) load_stage(s, s);
+      arch::cp_async_commit();
+    }
+    for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
+      arch::cp_async_wait<Cfg::kStages - 2>();
+      __syncthreads();  // tile kt visible to all; everyone is done reading the stage refilled next
+      std::int64_t const next = kt + Cfg::kStages - 1;
+      if (next < k_tiles) load_stage(next, int(next % Cfg::kStages));
+      arch::cp_async_commit();
+      std::uint32_t a_stage[2], b_stage[2];
+      stage_lanes(kt, a_stage, b_stage);
+      warp_tile_mma<Cfg, TileA, TileB>(acc, a_stage, b_stage);
+    }
+  } else {
+    // Two-level prefetch (seed 000 §2.4): the next k step's fragments are loaded while the current
+    // step's last column pair multiplies. At a tile's last step that means waiting for the next
+    // tile there, before the last MMAs rather than after them; by then every lane has issued its
+    // last read of the current tile, so its stage is refilled at once (kStages tiles in flight).
+    constexpr int kKSteps = Cfg::kBK / Cfg::kMmaK, kPairs = Cfg::kFragsN / 2;
+    static_assert(kPairs % 2 == 0, "column pairs alternate buffers; the next step's first pair reuses buffer 0");
+#pragma unroll
+    for (int s = 0; s < Cfg::kStages; ++s) {
+      if (s < k_tiles) load_stage(s, s);
+      arch::cp_async_commit();
+    }
+    arch::cp_async_wait<Cfg::kStages - 1>();
+    __syncthreads();
+    double a[Cfg::kFragsM][8];
+    double b[2][8];
+    {
+      std::uint32_t a_stage[2], b_stage[2];
+      stage_lanes(0, a_stage, b_stage);
+      load_a_fragments<Cfg, TileA, 0>(a_stage, a);
+      load_group<TileB, 0, 0>(b_stage, b[0]);
+    }
+    for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
+      std::uint32_t a_stage[2], b_stage[2];
+      stage_lanes(kt, a_stage, b_stage);
+      static_for<kKSteps>([&](auto kstep) {
+        constexpr int kS = decltype(kstep)::value;
+        static_for<kPairs>([&](auto pair) {
+          constexpr int kP = decltype(pair)::value;
+          if constexpr (kP + 1 < kPairs) {
+            load_group<TileB, kP + 1, kS * Cfg::kMmaK>(b_stage, b[(kP + 1) % 2]);
+            mma_column_pair<Cfg, kP>(acc, a, b[kP % 2]);
+          } else {
+            double a_next[Cfg::kFragsM][8];
+            if constexpr (kS + 1 < kKSteps) {
+              load_a_fragments<Cfg, TileA, (kS + 1) * Cfg::kMmaK>(a_stage, a_next);
+              load_group<TileB, 0, (kS + 1) * Cfg::kMmaK>(b_stage, b[0]);
+            } else {
+              arch::cp_async_wait<Cfg::kStages - 2>();
+              __syncthreads();  // tile kt+1 visible; every lane has issued its reads of tile kt
+              if (kt + Cfg::kStages < k_tiles) load_stage(kt + Cfg::kStages, int(kt % Cfg::kStages));
+              arch::cp_async_commit();
+              if (kt + 1 < k_tiles) {
+                std::uint32_t a_next_stage[2], b_next_stage[2];
+                stage_lanes(kt + 1, a_next_stage, b_next_stage);
+                load_a_fragments<Cfg, TileA, 0>(a_next_stage, a_next);
+                load_group<TileB, 0, 0>(b_next_stage, b[0]);
+              }
+            }
+            mma_column_pair<Cfg, kP>(acc, a, b[kP % 2]);
+            static_for<Cfg::kFragsM>([&](auto i) {
+              static_for<8>([&](auto e) { a[decltype(i)::value][decltype(e)::value] = a_next[i][e]; });
+            });
+          }
+        });
+      });
+    }
   }
   arch::cp_async_wait<0>();
 

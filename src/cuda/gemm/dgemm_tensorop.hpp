@@ -16,7 +16,7 @@ namespace gemmkit::gemm {
 
 /// Every registered configuration, as data: CMake compiles one instance file per entry (in
 /// parallel) and the registry adds one variant per entry (id suffix = Cfg::name()).
-/// BM, BN, BK, warp M, warp N, stages[, blocks per SM].
+/// BM, BN, BK, warp M, warp N, stages[, blocks per SM[, two-level fragment prefetch]].
 using DgemmTensorOpConfigs = std::tuple<TensorOpConfig<128, 128, 16, 32, 64, 3>,  //
                                         TensorOpConfig<128, 128, 16, 32, 64, 4>,  //
                                         TensorOpConfig<128, 128, 32, 32, 64, 3>,  //
@@ -29,7 +29,9 @@ using DgemmTensorOpConfigs = std::tuple<TensorOpConfig<128, 128, 16, 32, 64, 3>,
                                         TensorOpConfig<128, 128, 16, 32, 32, 4>,  //
                                         TensorOpConfig<64, 128, 16, 32, 32, 4, 2>, //
                                         TensorOpConfig<64, 64, 16, 32, 32, 3, 4>, //
-                                        TensorOpConfig<32, 32, 16, 16, 16, 3, 8>>;
+                                        TensorOpConfig<32, 32, 16, 16, 16, 3, 8>, //
+                                        TensorOpConfig<64, 64, 16, 32, 32, 4, 3, true>, //
+                                        TensorOpConfig<128, 128, 16, 32, 64, 4, 1, true>>;
 inline constexpr int kDgemmTensorOpConfigCount = std::tuple_size_v<DgemmTensorOpConfigs>;
 
 /// Launches the kernel instance matching the problem's transposes and operand alignment.

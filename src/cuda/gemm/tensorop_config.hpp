@@ -12,7 +12,8 @@ namespace gemmkit::gemm {
 /// One tile configuration. A thread block computes a kBM x kBN tile of C, walking K in kBK
 /// slices through a kStages-deep cp.async ring; each warp owns a kWarpM x kWarpN sub-tile made of
 /// 16x8x16 MMAs.
-template <int BM_, int BN_, int BK_, int WarpM_, int WarpN_, int Stages_, int BlocksPerSm_ = 1>
+template <int BM_, int BN_, int BK_, int WarpM_, int WarpN_, int Stages_, int BlocksPerSm_ = 1,
+          bool FragmentPrefetch_ = false>
 struct TensorOpConfig {
   static constexpr int kBM = BM_;          ///< rows of C per block
   static constexpr int kBN = BN_;          ///< columns of C per block
@@ -22,6 +23,9 @@ struct TensorOpConfig {
   static constexpr int kStages = Stages_;  ///< cp.async ring depth
   /// Blocks meant to share an SM: registers per thread are capped so they fit (launch bounds).
   static constexpr int kBlocksPerSm = BlocksPerSm_;
+  /// Two-level prefetch: the next k step's fragments load while the current step's last MMAs run,
+  /// across tile boundaries too (one more set of A fragments live).
+  static constexpr bool kFragmentPrefetch = FragmentPrefetch_;
 
   static constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
   static constexpr int kWarpsM = kBM / kWarpM;
@@ -58,7 +62,8 @@ struct TensorOpConfig {
   static std::string name() {
     return std::to_string(kBM) + "x" + std::to_string(kBN) + "x" + std::to_string(kBK) + "_w" +
            std::to_string(kWarpM) + "x" + std::to_string(kWarpN) + "_s" + std::to_string(kStages) +
-           (kBlocksPerSm > 1 ? "_b" + std::to_string(kBlocksPerSm) : std::string());
+           (kBlocksPerSm > 1 ? "_b" + std::to_string(kBlocksPerSm) : std::string()) +
+           (kFragmentPrefetch ? "_pf" : "");
   }
 };
 
