@@ -80,6 +80,46 @@ GemmArguments single_problem(GemmArguments const& args, std::int64_t i) {
   return one;
 }
 
+/// The variant's lifecycle after selection: initialize, a workspace (host, or the context's
+/// stream-ordered device workspace within the memory budget), run.
+gk_status run_variant(gk_context_st& ctx, GemmVariant const& variant, GemmArguments const& args, Platform backend,
+                      ExecutionContext const& exec) {
+  GemmProblem const& p = args.problem;
+  if (gk_status s = variant.initialize(exec); s != GK_SUCCESS) {
+    return fail(ctx, s, "variant '" + variant.info().id + "' failed to initialize");
+  }
+  std::size_t const ws_bytes = variant.workspace_bytes(p);
+  void* workspace = nullptr;
+  std::vector<unsigned char> host_workspace;
+  WorkspaceLease device_workspace;
+  if (ws_bytes > 0) {
+    if (backend == Platform::kCpu) {
+      host_workspace.resize(ws_bytes);
+      workspace = host_workspace.data();
+    } else {
+      if (ctx.device_memory_budget != 0 && ws_bytes > ctx.device_memory_budget) {
+        return fail(ctx, GK_ALLOCATION_FAILED,
+                    "variant '" + variant.info().id + "' needs " + std::to_string(ws_bytes) +
+                        " bytes of workspace, over the device-memory budget of " +
+                        std::to_string(ctx.device_memory_budget));
+      }
+      if (std::string e = acquire_workspace(ctx.workspace, ws_bytes, ctx.device_memory_budget, exec, &device_workspace);
+          !e.empty()) {
+        return fail(ctx, GK_ALLOCATION_FAILED, e);
+      }
+      workspace = device_workspace.pointer;
+    }
+  }
+  gk_status const s = variant.run(args, workspace, exec);
+  if (backend == Platform::kCuda && workspace != nullptr) return_workspace(device_workspace, exec);
+  if (s != GK_SUCCESS) {
+    if (ctx.last_error.empty()) return fail(ctx, s, "variant '" + variant.info().id + "' failed");
+    return s;
+  }
+  ctx.last_variant = variant.info().id.c_str();
+  return GK_SUCCESS;
+}
+
 /// A pointer-array batch: one call to a variant that takes arrays when the selection table has
 /// one for it, else one dispatch per problem.
 gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, OperandPositions positions) {
@@ -99,11 +139,10 @@ gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, 
       int const cc = backend == Platform::kCuda ? compute_capability(ctx.device) : 0;
       if (GemmVariant const* v = Registry::instance().select(p, backend, cc); v != nullptr) {
         ExecutionContext const exec{ctx.stream, ctx.device};
-        if (gk_status s = v->initialize(exec); s == GK_SUCCESS && v->workspace_bytes(p) == 0) {
-          if (s = v->run(args, nullptr, exec); s != GK_SUCCESS) return fail(ctx, s, "variant '" + v->info().id + "' failed");
-          ctx.last_variant = v->info().id.c_str();
-          return GK_SUCCESS;
+        if (backend == Platform::kCuda) {
+          if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
         }
+        return run_variant(ctx, *v, args, backend, exec);
       }
     }
   }
@@ -154,40 +193,7 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, OperandPositio
   if (gk_status s = pick_variant(ctx, p, backend, &variant); s != GK_SUCCESS) return s;
   note(ctx, 2, "variant ", variant->info().id);
 
-  if (gk_status s = variant->initialize(exec); s != GK_SUCCESS) {
-    return fail(ctx, s, "variant '" + variant->info().id + "' failed to initialize");
-  }
-
-  std::size_t const ws_bytes = variant->workspace_bytes(p);
-  void* workspace = nullptr;
-  std::vector<unsigned char> host_workspace;
-  WorkspaceLease device_workspace;
-  if (ws_bytes > 0) {
-    if (backend == Platform::kCpu) {
-      host_workspace.resize(ws_bytes);
-      workspace = host_workspace.data();
-    } else {
-      if (ctx.device_memory_budget != 0 && ws_bytes > ctx.device_memory_budget) {
-        return fail(ctx, GK_ALLOCATION_FAILED,
-                    "variant '" + variant->info().id + "' needs " + std::to_string(ws_bytes) +
-                        " bytes of workspace, over the device-memory budget of " +
-                        std::to_string(ctx.device_memory_budget));
-      }
-      if (std::string e = acquire_workspace(ctx.workspace, ws_bytes, ctx.device_memory_budget, exec, &device_workspace);
-          !e.empty()) {
-        return fail(ctx, GK_ALLOCATION_FAILED, e);
-      }
-      workspace = device_workspace.pointer;
-    }
-  }
-  gk_status const s = variant->run(args, workspace, exec);
-  if (backend == Platform::kCuda && workspace != nullptr) return_workspace(device_workspace, exec);
-  if (s != GK_SUCCESS) {
-    if (ctx.last_error.empty()) return fail(ctx, s, "variant '" + variant->info().id + "' failed");
-    return s;
-  }
-  ctx.last_variant = variant->info().id.c_str();
-  return GK_SUCCESS;
+  return run_variant(ctx, *variant, args, backend, exec);
 }
 
 }  // namespace gemmkit

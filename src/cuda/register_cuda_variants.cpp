@@ -1,12 +1,18 @@
 /*! \file
-    \brief Registers every CUDA variant this build has: the ladder steps and the cuBLAS peer.
+    \brief Registers every CUDA variant this build has: the ladder steps, the tensor-core and small
+    batched kernels, and the cuBLAS peer.
 */
 #include "core/device.hpp"
 #include "cuda/gemm/dgemm_tensorop.hpp"
 #include "cuda/ladder/ladder.hpp"
 #include "cuda/peers/cublas_gemm.hpp"
+#include "cuda/small/small_batched.hpp"
+#include "cuda/small/small_batched_config.hpp"
 #include "registry/function_variant.hpp"
 #include "registry/registry.hpp"
+
+#include <algorithm>
+#include <vector>
 
 namespace gemmkit {
 
@@ -59,6 +65,53 @@ void add_dgemm_tensorop_split_k(Registry& registry) {
       gemm::dgemm_tensorop_split_k_workspace<Cfg>));
 }
 
+/// The small batched kernel (m, n, k <= 32): strided batches and pointer arrays in one launch.
+/// Pointer arrays arrive in host memory (the API's contract) and are copied into the workspace.
+template <typename T>
+void add_small_batched(Registry& registry) {
+  constexpr Dtype dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
+  registry.add(std::make_unique<FunctionVariant>(
+      VariantInfo{sizeof(T) == 8 ? "dgemm_gpu_small" : "sgemm_gpu_small", dtype, Platform::kCuda,
+                  VariantKind::kProduction, kMinSm,
+                  "batched m, n, k <= 32 (seed 003): size-templated, problems aggregated per block", true},
+      [](GemmProblem const& p) {
+        return p.m <= small::kSmallMaxSize && p.n <= small::kSmallMaxSize && p.k <= small::kSmallMaxSize;
+      },
+      [](GemmArguments const& args, void* workspace, ExecutionContext const& exec) {
+        GemmProblem const& p = args.problem;
+        auto const stream = static_cast<cudaStream_t>(exec.stream);
+        small::SmallBatchParams<T> params{int(p.m), int(p.n), int(p.k), T(args.alpha), T(args.beta),
+                                          nullptr, p.lda, p.stride_a, nullptr, p.ldb, p.stride_b, nullptr, p.ldc,
+                                          p.stride_c, nullptr, nullptr, nullptr, p.batch,
+                                          is_transposed(p.trans_a), is_transposed(p.trans_b)};
+        if (p.pointer_array) {
+          // One copy of the three host arrays: (A pointers, B pointers, C pointers).
+          std::size_t const count = std::size_t(p.batch);
+          std::vector<void const*> pointers(3 * count);
+          std::copy_n(static_cast<void const* const*>(args.A), count, pointers.begin());
+          std::copy_n(static_cast<void const* const*>(args.B), count, pointers.begin() + count);
+          std::copy_n(static_cast<void const* const*>(args.C), count, pointers.begin() + 2 * count);
+          if (cudaMemcpyAsync(workspace, pointers.data(), pointers.size() * sizeof(void*), cudaMemcpyHostToDevice,
+                              stream) != cudaSuccess) {
+            return GK_CUDA_ERROR;
+          }
+          auto* device_pointers = static_cast<void**>(workspace);
+          params.A_array = reinterpret_cast<T const* const*>(device_pointers);
+          params.B_array = reinterpret_cast<T const* const*>(device_pointers + count);
+          params.C_array = reinterpret_cast<T* const*>(device_pointers + 2 * count);
+        } else {
+          params.A = static_cast<T const*>(args.A);
+          params.B = static_cast<T const*>(args.B);
+          params.C = static_cast<T*>(args.C);
+        }
+        return small::launch_small_batched<T>(params, stream) == cudaSuccess ? GK_SUCCESS : GK_CUDA_ERROR;
+      },
+      [](ExecutionContext const& exec) {
+        return compute_capability(exec.device) >= kMinSm ? GK_SUCCESS : GK_NOT_SUPPORTED;
+      },
+      [](GemmProblem const& p) { return p.pointer_array ? 3 * std::size_t(p.batch) * sizeof(void*) : std::size_t(0); }));
+}
+
 }  // namespace
 
 void register_cuda_variants(Registry& registry) {
@@ -98,6 +151,8 @@ void register_cuda_variants(Registry& registry) {
     (add_dgemm_tensorop<std::tuple_element_t<I, gemm::DgemmTensorOpConfigs>>(registry), ...);
   }(std::make_index_sequence<gemm::kDgemmTensorOpConfigCount>{});
   add_dgemm_tensorop_split_k<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
+  add_small_batched<double>(registry);
+  add_small_batched<float>(registry);
   add_dgemm_tensorop_split_k<std::tuple_element_t<1, gemm::DgemmTensorOpConfigs>>(registry);  // 128x128x16 s4
   register_cublas_variants(registry);
 }

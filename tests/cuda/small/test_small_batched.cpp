@@ -1,0 +1,145 @@
+/*! \file
+    \brief The small batched GPU kernels (dgemm_gpu_small, sgemm_gpu_small): every size bucket and
+    the sizes between them, non-square shapes, all transposes, alpha/beta, padded leading
+    dimensions, batches that span several blocks, broadcast operands, and pointer arrays through
+    the public API. Skip without a device.
+*/
+#include "core/device.hpp"
+#include "cuda/small/small_batched.hpp"
+#include "registry/registry.hpp"
+#include "support/device_memory.hpp"
+#include "support/gemm_check.hpp"
+
+#include <gemmkit/gemmkit.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace gemmkit::test {
+namespace {
+
+class GpuSmall : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
+    variant_ = Registry::instance().find(GetParam());
+    ASSERT_NE(variant_, nullptr);
+    if (compute_capability(device_memory()->device()) < variant_->info().min_sm) GTEST_SKIP() << "needs sm_80";
+  }
+  ::testing::AssertionResult check(std::int64_t m, std::int64_t n, std::int64_t k, gk_op ta, gk_op tb, double alpha,
+                                   double beta, std::int64_t ld_pad, std::int64_t batch) const {
+    GemmProblem const p = make_problem(variant_->info().dtype, ta, tb, m, n, k, ld_pad, batch);
+    return check_variant(*variant_, p, alpha, beta, /*on_device=*/true);
+  }
+  GemmVariant const* variant_ = nullptr;
+};
+
+TEST_P(GpuSmall, EverySquareSizeAndTranspose) {
+  for (int s = 1; s <= 32; ++s) {
+    int i = 0;
+    for (gk_op ta : {GK_OP_N, GK_OP_T}) {
+      for (gk_op tb : {GK_OP_N, GK_OP_T}) {
+        EXPECT_TRUE(check(s, s, s, ta, tb, 1.0, 0.0, (i++ % 2) * 3, 7));   // NaN C must not be read
+        EXPECT_TRUE(check(s, s, s, ta, tb, -1.5, 0.25, (i++ % 2) * 2, 5));
+      }
+    }
+  }
+}
+
+TEST_P(GpuSmall, NonSquareShapes) {
+  std::mt19937 rng(20261121);
+  std::uniform_int_distribution<int> size(1, 32);
+  for (int trial = 0; trial < 60; ++trial) {
+    int const m = size(rng), n = size(rng), k = size(rng);
+    gk_op const ta = trial % 2 ? GK_OP_T : GK_OP_N, tb = trial % 3 ? GK_OP_N : GK_OP_C;
+    EXPECT_TRUE(check(m, n, k, ta, tb, 0.5, trial % 4 == 0 ? 0.0 : -1.0, trial % 5, 3 + trial % 4));
+  }
+  for (auto [m, n, k] : {std::tuple{32, 1, 32}, {1, 32, 32}, {32, 32, 1}, {2, 31, 17}, {31, 2, 5}}) {
+    EXPECT_TRUE(check(m, n, k, GK_OP_N, GK_OP_N, 1.0, 1.0, 1, 4));
+  }
+}
+
+TEST_P(GpuSmall, BatchesSpanningManyBlocks) {
+  // Sizes whose blocks aggregate many problems; batch counts that leave the last block partial.
+  for (int s : {2, 3, 5, 8, 12, 20, 32}) {
+    EXPECT_TRUE(check(s, s, s, GK_OP_N, GK_OP_N, 1.0, 1.0, 0, 1001));
+    EXPECT_TRUE(check(s, s, s, GK_OP_T, GK_OP_N, 2.0, 0.0, 1, 67));
+  }
+}
+
+TEST_P(GpuSmall, DeclinesPast32) {
+  GemmProblem p = make_problem(variant_->info().dtype, GK_OP_N, GK_OP_N, 33, 8, 8);
+  EXPECT_NE(variant_->can_implement(p), GK_SUCCESS);
+  p = make_problem(variant_->info().dtype, GK_OP_N, GK_OP_N, 8, 8, 33);
+  EXPECT_NE(variant_->can_implement(p), GK_SUCCESS);
+  p = make_problem(variant_->info().dtype, GK_OP_N, GK_OP_N, 32, 32, 32, 0, 1000000);
+  EXPECT_EQ(variant_->can_implement(p), GK_SUCCESS);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, GpuSmall, ::testing::Values("dgemm_gpu_small", "sgemm_gpu_small"));
+
+/// Pointer arrays (in host memory, as the API says) to matrices in device memory, in shuffled
+/// order and with a broadcast A, run through the variant's lifecycle: one launch of the small
+/// kernel, the arrays copied into its workspace, checked per problem on the host.
+TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
+  if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  GemmVariant const* v = Registry::instance().find("dgemm_gpu_small");
+  ASSERT_NE(v, nullptr);
+  if (compute_capability(device_memory()->device()) < v->info().min_sm) GTEST_SKIP() << "needs sm_80";
+  constexpr int m = 7, n = 5, k = 9, batch = 300;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::vector<double> a(m * k), b(std::size_t(batch) * k * n), c(std::size_t(batch) * m * n);
+  for (double& x : a) x = value(rng);
+  for (double& x : b) x = value(rng);
+  for (double& x : c) x = value(rng);
+  DeviceBuffer<double> da(a), db(b), dc(c);
+  ASSERT_EQ(da.error() + db.error() + dc.error(), "");
+  std::vector<void const*> a_array(batch), b_array(batch);
+  std::vector<void*> c_array(batch);
+  for (int i = 0; i < batch; ++i) {
+    int const slot = (i * 7) % batch;  // a permutation: problem i uses slot `slot`
+    a_array[i] = da.get();             // every problem shares A
+    b_array[i] = db.get() + std::size_t(slot) * k * n;
+    c_array[i] = dc.get() + std::size_t(slot) * m * n;
+  }
+  double const alpha = 1.25, beta = -0.5;
+  GemmArguments args;
+  args.problem = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, m, n, k, 0, batch);
+  args.problem.pointer_array = true;
+  args.alpha = alpha;
+  args.beta = beta;
+  args.A = a_array.data();
+  args.B = b_array.data();
+  args.C = c_array.data();
+  ASSERT_EQ(v->can_implement(args.problem), GK_SUCCESS);
+  DeviceBuffer<unsigned char> workspace(v->workspace_bytes(args.problem));
+  ASSERT_EQ(workspace.error(), "");
+  ExecutionContext const exec{nullptr, device_memory()->device()};
+  ASSERT_EQ(v->initialize(exec), GK_SUCCESS);
+  ASSERT_EQ(v->run(args, workspace.get(), exec), GK_SUCCESS);
+  ASSERT_EQ(device_memory()->synchronize(), "");
+  std::vector<double> const out = dc.download();
+  ASSERT_EQ(dc.error(), "");
+  double worst = 0;
+  for (int slot = 0; slot < batch; ++slot) {
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < m; ++i) {
+        long double sum = 0;
+        for (int p = 0; p < k; ++p) sum += (long double)a[i + p * m] * b[std::size_t(slot) * k * n + p + j * k];
+        double const expected = double(alpha * sum + beta * (long double)c[std::size_t(slot) * m * n + i + j * m]);
+        double const got = out[std::size_t(slot) * m * n + i + j * m];
+        ASSERT_TRUE(std::isfinite(got)) << "slot " << slot;
+        worst = std::max(worst, std::abs(got - expected));
+      }
+    }
+  }
+  EXPECT_LT(worst, 1e-13);
+}
+
+}  // namespace
+}  // namespace gemmkit::test
