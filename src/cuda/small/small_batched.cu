@@ -1,23 +1,14 @@
 /*! \file
-    \brief Instances of the small batched GPU kernel, one per size bucket and precision, and the
-    bucket lookup.
+    \brief Instances of the small batched GPU kernel, one per candidate shape and precision, and
+    the launcher that picks one.
 */
 #include "cuda/small/small_batched.cuh"
+#include "cuda/small/small_tuning.hpp"
 
 #include <algorithm>
 #include <utility>
 
 namespace gemmkit::small {
-
-int small_bucket(int m, int n, int k) {
-  int const size = std::max({m, n, k});
-  int bucket = -1;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    // First (smallest) bucket that holds the size.
-    ((bucket < 0 && size <= std::tuple_element_t<I, SmallShapes>::kSize ? bucket = int(I) : 0), ...);
-  }(std::make_index_sequence<kSmallShapeCount>{});
-  return bucket;
-}
 
 namespace {
 
@@ -34,16 +25,21 @@ cudaError_t launch_shape(SmallBatchParams<T> const& p, cudaStream_t stream) {
 }  // namespace
 
 template <typename T>
-cudaError_t launch_small_batched(SmallBatchParams<T> const& p, cudaStream_t stream) {
-  int const bucket = small_bucket(p.m, p.n, p.k);
+cudaError_t launch_small_batched(SmallBatchParams<T> const& p, cudaStream_t stream, int candidate) {
+  int const size = small_bucket_size(p.m, p.n, p.k);
+  if (size < 0) return cudaErrorInvalidValue;
+  if (candidate < 0) candidate = small_tuned_candidate(int(sizeof(T)), size);
+  if (candidate < 0 || candidate >= kSmallCandidateCount || small_candidates()[candidate].size != size) {
+    return cudaErrorInvalidValue;
+  }
   cudaError_t result = cudaErrorInvalidValue;
   [&]<std::size_t... I>(std::index_sequence<I...>) {
-    ((bucket == int(I) ? (result = launch_shape<std::tuple_element_t<I, SmallShapes>>(p, stream), 0) : 0), ...);
-  }(std::make_index_sequence<kSmallShapeCount>{});
+    ((candidate == int(I) ? (result = launch_shape<std::tuple_element_t<I, SmallCandidates>>(p, stream), 0) : 0), ...);
+  }(std::make_index_sequence<kSmallCandidateCount>{});
   return result;
 }
 
-template cudaError_t launch_small_batched<double>(SmallBatchParams<double> const&, cudaStream_t);
-template cudaError_t launch_small_batched<float>(SmallBatchParams<float> const&, cudaStream_t);
+template cudaError_t launch_small_batched<double>(SmallBatchParams<double> const&, cudaStream_t, int);
+template cudaError_t launch_small_batched<float>(SmallBatchParams<float> const&, cudaStream_t, int);
 
 }  // namespace gemmkit::small

@@ -1,6 +1,6 @@
 /*! \file
     \brief Host side of the small batched GPU kernel: its parameters and the launcher that picks
-    the size bucket.
+    the size bucket's shape.
 */
 #pragma once
 
@@ -29,11 +29,10 @@ struct SmallBatchParams {
   bool trans_a, trans_b;
 };
 
-/// The bucket (SmallShapes index) that runs problems of this size, or -1 past 32.
-int small_bucket(int m, int n, int k);
-
-/// Launches the kernel of the problem's bucket on `stream`.
+/// Launches the kernel of the problem's size bucket on `stream`: the shape small_tuning.csv picks,
+/// or SmallCandidates[candidate] when candidate >= 0 (the tuner's way in; it must be of the
+/// problem's bucket).
 template <typename T>
-cudaError_t launch_small_batched(SmallBatchParams<T> const& params, cudaStream_t stream);
+cudaError_t launch_small_batched(SmallBatchParams<T> const& params, cudaStream_t stream, int candidate = -1);
 
 }  // namespace gemmkit::small

@@ -1,0 +1,100 @@
+/*! \file
+    \brief The small batched kernel's tuning table: candidate descriptions and the parsed CSV.
+*/
+#include "cuda/small/small_tuning.hpp"
+
+#include "cuda/small/small_batched_config.hpp"
+#include "cuda/small/small_tuning_data.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+namespace gemmkit::small {
+
+std::vector<SmallCandidateInfo> const& small_candidates() {
+  static std::vector<SmallCandidateInfo> const all = [] {
+    std::vector<SmallCandidateInfo> out;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((out.push_back({int(I), std::tuple_element_t<I, SmallCandidates>::kSize,
+                       std::tuple_element_t<I, SmallCandidates>::kRowsPerThread,
+                       std::tuple_element_t<I, SmallCandidates>::kProblemsPerBlock,
+                       std::tuple_element_t<I, SmallCandidates>::kThreads})),
+       ...);
+    }(std::make_index_sequence<kSmallCandidateCount>{});
+    return out;
+  }();
+  return all;
+}
+
+int small_bucket_size(int m, int n, int k) {
+  int const size = std::max({m, n, k});
+  for (int bucket : kSmallSizes) {
+    if (size <= bucket) return bucket;
+  }
+  return -1;
+}
+
+namespace {
+
+int find_candidate(int size, int rows_per_thread, int problems_per_block) {
+  for (SmallCandidateInfo const& c : small_candidates()) {
+    if (c.size == size && c.rows_per_thread == rows_per_thread && c.problems_per_block == problems_per_block) {
+      return c.index;
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv) {
+  std::vector<SmallTuningRow> rows;
+  std::istringstream in{std::string(csv)};
+  std::string line;
+  int number = 0;
+  bool header = true;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      if (line != "dtype,size,rows_per_thread,problems_per_block") {
+        throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": unexpected header");
+      }
+      header = false;
+      continue;
+    }
+    std::istringstream fields(line);
+    std::string dtype;
+    char comma = 0;
+    SmallTuningRow row{};
+    std::getline(fields, dtype, ',');
+    if (!(fields >> row.size >> comma >> row.rows_per_thread >> comma >> row.problems_per_block) ||
+        (dtype != "f64" && dtype != "f32")) {
+      throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": malformed '" + line + "'");
+    }
+    row.element_bytes = dtype == "f64" ? 8 : 4;
+    if (find_candidate(row.size, row.rows_per_thread, row.problems_per_block) < 0) {
+      throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": no candidate shape " +
+                                  line.substr(dtype.size() + 1));
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+int small_tuned_candidate(int element_bytes, int size) {
+  static std::vector<SmallTuningRow> const table = parse_small_tuning(kSmallTuningCsv);
+  for (SmallTuningRow const& row : table) {
+    if (row.element_bytes == element_bytes && row.size == size) {
+      return find_candidate(row.size, row.rows_per_thread, row.problems_per_block);
+    }
+  }
+  for (SmallCandidateInfo const& c : small_candidates()) {
+    if (c.size == size) return c.index;
+  }
+  return -1;
+}
+
+}  // namespace gemmkit::small
