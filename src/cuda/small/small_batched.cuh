@@ -2,7 +2,8 @@
     \brief The small batched GPU kernel (seed 003 §4.2, the shared-memory design): a block stages
     op(A) and op(B) of kProblemsPerBlock problems in shared memory with coalesced loads across the
     problems, each thread accumulates kRowsPerThread rows of one column of C in registers over a
-    fully unrolled K, and C is read (beta != 0) and written once.
+    fully unrolled K, and C is read (beta != 0, first, so its latency overlaps the staging) and
+    written once.
 */
 #pragma once
 
@@ -63,6 +64,19 @@ __global__ void __launch_bounds__(Shape::kThreads) small_batched_kernel(SmallBat
 
   for (std::int64_t first = std::int64_t(blockIdx.x) * Shape::kProblemsPerBlock; first < p.batch;
        first += std::int64_t(gridDim.x) * Shape::kProblemsPerBlock) {
+    // C is read (beta != 0) before A and B are staged, so its latency overlaps theirs.
+    std::int64_t const problem = first + local;
+    bool const owns_column = problem < p.batch && col < p.n;
+    T* c = nullptr;
+    T c_old[kRows];
+    if (owns_column) {
+      c = (p.C_array != nullptr ? p.C_array[problem] : p.C + problem * p.stride_c) + std::int64_t(col) * p.ldc;
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        int const row = row0 + r * Shape::kRowGroups;
+        c_old[r] = p.beta != T(0) && row < p.m ? c[row] : T(0);
+      }
+    }
     stage_operand<Shape>(a_tile, p.A, p.A_array, p.lda, p.stride_a, p.trans_a, p.m, p.k, first, p.batch);
     stage_operand<Shape>(b_tile, p.B, p.B_array, p.ldb, p.stride_b, p.trans_b, p.k, p.n, first, p.batch);
     __syncthreads();
@@ -77,13 +91,11 @@ __global__ void __launch_bounds__(Shape::kThreads) small_batched_kernel(SmallBat
       for (int r = 0; r < kRows; ++r) acc[r] += a[row0 + r * Shape::kRowGroups + kk * kPitch] * bv;
     }
 
-    std::int64_t const problem = first + local;
-    if (problem < p.batch && col < p.n) {
-      T* c = (p.C_array != nullptr ? p.C_array[problem] : p.C + problem * p.stride_c) + std::int64_t(col) * p.ldc;
+    if (owns_column) {
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         int const row = row0 + r * Shape::kRowGroups;
-        if (row < p.m) c[row] = p.beta == T(0) ? p.alpha * acc[r] : p.alpha * acc[r] + p.beta * c[row];
+        if (row < p.m) c[row] = p.beta == T(0) ? p.alpha * acc[r] : p.alpha * acc[r] + p.beta * c_old[r];
       }
     }
     __syncthreads();  // the tiles are restaged for the next problems
