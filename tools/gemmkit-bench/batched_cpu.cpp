@@ -19,16 +19,12 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
-#include <random>
-#include <set>
 
 namespace gemmkit::bench {
 
 namespace {
 
 // --- data ----------------------------------------------------------------------------------------
-
-constexpr double kMiB = 1 << 20;
 
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
@@ -39,12 +35,6 @@ using Buffer = std::unique_ptr<void, FreeDeleter>;
 Buffer allocate_aligned(std::size_t bytes) {
   std::size_t const rounded = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
   return Buffer(std::aligned_alloc(64, rounded));
-}
-
-std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
 }
 
 enum Operand { kOperandA = 0, kOperandB = 1, kOperandC = 2 };
@@ -95,38 +85,7 @@ void stream_pass(BatchedOperands const& ops) {
   g_stream_sink = total;
 }
 
-/// Bytes a pass over the batch moves: read A and B, read C unless beta = 0, write C.
-double pass_bytes(BatchedOperands const& ops) {
-  double const c_passes = ops.beta != 0.0 ? 2.0 : 1.0;
-  return double(size_of(ops.dtype)) * double(ops.batch) *
-         (double(ops.stride_a()) + double(ops.stride_b()) + c_passes * double(ops.stride_c()));
-}
-
-double problem_flops(BatchedOperands const& ops) { return 2.0 * double(ops.m) * double(ops.n) * double(ops.k); }
-
 // --- one implementation over one case and thread count -------------------------------------------
-
-enum class RunStatus { kOk, kSkipped, kError };
-
-struct ImplResult {
-  std::string name;
-  RunStatus status = RunStatus::kOk;
-  std::string note;           ///< why skipped, or the error
-  std::string variant;
-  std::int64_t count = 0;     ///< problems per pass (the batch, or a window of it)
-  Stats time;                 ///< ms per pass
-  Verification check;
-  double gflops = kNotMeasured;
-  bool measured() const { return status == RunStatus::kOk && std::isfinite(gflops); }
-  bool usable_as_peer() const { return measured() && check.verdict != Verdict::kFailed; }
-};
-
-struct Contender {
-  std::unique_ptr<BatchedImpl> impl;
-  std::string name;
-  std::string unavailable;    ///< set when the library is missing: every row shows it skipped
-  bool whole_batch = false;   ///< gemmkit: always the whole batch
-};
 
 /// Runs impl over a window and times it; "" or the error.
 std::string timed_run(BatchedImpl& impl, std::int64_t first, std::int64_t count, double* ms) {
@@ -137,25 +96,6 @@ std::string timed_run(BatchedImpl& impl, std::int64_t first, std::int64_t count,
   };
   time_host_batch(call, 1, ms);
   return error;
-}
-
-/// First problem of pass `w` of an implementation running `count` problems per pass: disjoint
-/// windows in turn while they fit, so no pass finds the previous pass's data in cache.
-std::int64_t window_first(std::int64_t batch, std::int64_t count, int w) {
-  if (count >= batch) return 0;
-  return (std::int64_t(w) * count) % (batch - count + 1);
-}
-
-/// Problems to check: `samples` spread over [first, first + count), the first and last among them.
-std::vector<std::int64_t> pick_samples(std::int64_t first, std::int64_t count, int samples, std::uint64_t seed) {
-  std::int64_t const s = std::min<std::int64_t>(std::max(samples - 2, 1), count);
-  std::mt19937_64 rng(seed);
-  std::set<std::int64_t> picked{first, first + count - 1};
-  for (std::int64_t i = 0; i < s; ++i) {
-    std::int64_t const lo = first + i * count / s, hi = first + (i + 1) * count / s;
-    if (hi > lo) picked.insert(lo + std::int64_t(rng() % std::uint64_t(hi - lo)));
-  }
-  return {picked.begin(), picked.end()};
 }
 
 /// The checked pass: sampled problems get a known C0 (NaN when beta = 0, which must not be read),
@@ -182,28 +122,20 @@ Verification checked_pass(BatchedImpl& impl, BatchedOperands const& ops, std::ui
   GemmProblem const p = ops.problem();
   std::vector<std::int64_t> cols(std::size_t(ops.n));
   for (std::int64_t j = 0; j < ops.n; ++j) cols[std::size_t(j)] = j;
-  total.verdict = Verdict::kPassed;
-  total.error = 0;
-  total.columns = std::int64_t(picked.size());  // here: problems checked
+  start_sampled_check(&total, picked.size());
   for (std::int64_t i : picked) {
     if (!beta0) fill_random(c0.data(), c_size, problem_seed(seed, kOperandC, i));
-    Verification const v = verify_columns<T>(p, ops.alpha, ops.beta, ops.a<T>(i), ops.b<T>(i), cols,
-                                             beta0 ? nullptr : c0.data(), ops.c<T>(i));
-    total.threshold = v.threshold;
-    if (v.verdict == Verdict::kFailed && total.verdict != Verdict::kFailed) {
-      total.verdict = Verdict::kFailed;
-      total.note = "problem " + std::to_string(i) + ": " + v.note;
-    }
-    if (!(v.error <= total.error)) total.error = v.error;  // NaN sticks
+    merge_sampled_check(&total,
+                        verify_columns<T>(p, ops.alpha, ops.beta, ops.a<T>(i), ops.b<T>(i), cols,
+                                          beta0 ? nullptr : c0.data(), ops.c<T>(i)),
+                        i);
   }
   return total;
 }
 
 // --- the suite -----------------------------------------------------------------------------------
 
-std::string case_name(ShapeSpec const& s) {
-  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
-}
+std::string case_name(ShapeSpec const& s) { return bench::case_name(s.m, s.n, s.k); }
 
 /// One reported row, kept for the goal check at the end.
 struct RowDigest {
@@ -368,27 +300,14 @@ void BatchedCpuRun::setup_contender(Contender& c, ImplResult& r, BatchedOperands
     return;
   }
   std::string error;
-  // How many problems a pass gets: all of them, unless probes at the end of the batch say a full
-  // pass would outlast max_pass_ms (the slow peers at small n). The first probe (1/128 of the
-  // batch) is short and noisy; when it says "too slow", a second one lasting about a quarter of
-  // max_pass_ms decides.
+  // How many problems a pass gets: all of them, unless a full pass would outlast max_pass_ms (the
+  // slow peers at small n; see problems_per_pass).
   r.count = ops.batch;
   if (!c.whole_batch) {
-    auto estimate_full_ms = [&](std::int64_t probe) {
-      double ms = 0;
-      error = timed_run(*c.impl, ops.batch - probe, probe, &ms);
-      return ms * double(ops.batch) / double(probe);
-    };
-    std::int64_t const probe = std::max<std::int64_t>(1, ops.batch / 128);
-    double estimate = estimate_full_ms(probe);
-    if (error.empty() && estimate > set_.max_pass_ms) {
-      std::int64_t const longer = std::clamp<std::int64_t>(
-          std::int64_t(0.25 * double(ops.batch) * set_.max_pass_ms / estimate), probe, ops.batch);
-      if (longer > probe) estimate = estimate_full_ms(longer);
-    }
-    if (error.empty() && estimate > set_.max_pass_ms) {
-      r.count = std::clamp<std::int64_t>(std::int64_t(double(ops.batch) * set_.max_pass_ms / estimate), 1, ops.batch);
-    }
+    r.count = problems_per_pass(
+        ops.batch, set_.max_pass_ms,
+        [&](std::int64_t first, std::int64_t count, double* ms) { return timed_run(*c.impl, first, count, ms); },
+        &error);
   }
   if (error.empty()) {
     progress_.show(format("%s %s, %d thread%s: %s checked pass", case_name({ops.m, ops.n, ops.k, {}}).c_str(),
@@ -509,17 +428,8 @@ void BatchedCpuRun::report(BatchedOperands const& ops, int threads, std::vector<
   }
 
   if (json_ == nullptr || !json_->is_open()) return;
-  JsonObject row;
-  row.add_string("suite", suite_);
-  if (!section_.empty()) row.add_string("section", section_);
-  row.add_string("case", case_name({ops.m, ops.n, ops.k, {}}))
-      .add_string("dtype", to_string(ops.dtype))
-      .add_int("m", ops.m)
-      .add_int("n", ops.n)
-      .add_int("k", ops.k)
-      .add_int("batch", ops.batch)
-      .add_string("trans", "nn")
-      .add_string("variant", gk.variant)
+  JsonObject row = batched_row_head(suite_, section_, ops);
+  row.add_string("variant", gk.variant)
       .add_bool("variant_forced", false)
       .add_string("backend", "cpu")
       .add_int("threads", threads)
@@ -619,82 +529,6 @@ void BatchedCpuRun::print_goal_check() const {
 
 }  // namespace
 
-int all_threads() {
-  static int const threads = omp_get_max_threads();
-  return threads;
-}
-
-std::vector<ShapeSpec> default_batched_shapes() {
-  std::vector<ShapeSpec> shapes;
-  for (std::int64_t n : {2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 28, 32}) shapes.push_back({n, n, n, std::nullopt});
-  for (ShapeSpec const& s : {ShapeSpec{4, 8, 4, {}}, ShapeSpec{8, 4, 16, {}}, ShapeSpec{16, 8, 32, {}},
-                             ShapeSpec{32, 16, 8, {}}}) {
-    shapes.push_back(s);
-  }
-  return shapes;
-}
-
-std::string batched_settings_from_options(Options const& o, bool tour, BatchedSettings* out) {
-  BatchedSettings s;
-  all_threads();  // read OpenMP's default before anything sets a count
-  if (tour) {
-    for (std::int64_t n : {4, 8, 16}) s.shapes.push_back({n, n, n, std::nullopt});
-    s.dtypes = {Dtype::kF64};
-    s.bytes = std::int64_t(64) << 20;
-    s.max_pass_ms = 100;
-  } else {
-    if (!o.k.empty() || !o.m.empty()) return "batched takes --n (square sizes) and --shapes m,n,k;... , not --m/--k";
-    std::vector<ShapeSpec> extra;
-    if (!o.shapes_file.empty()) {
-      if (std::string e = read_shapes_argument(o.shapes_file, &extra); !e.empty()) return "--shapes: " + e;
-    }
-    if (o.n.empty() && o.shapes_file.empty()) {
-      s.shapes = default_batched_shapes();
-    } else {
-      for (std::int64_t n : o.n) s.shapes.push_back({n, n, n, std::nullopt});
-      s.shapes.insert(s.shapes.end(), extra.begin(), extra.end());
-    }
-    for (ShapeSpec const& shape : extra) {
-      if (shape.trans && (shape.trans->first != GK_OP_N || shape.trans->second != GK_OP_N)) {
-        return "batched runs nn only (shape " + case_name(shape) + " asks for a transpose)";
-      }
-    }
-    s.dtypes = o.dtypes.empty() ? std::vector<Dtype>{Dtype::kF64, Dtype::kF32} : o.dtypes;
-    if (o.bytes > 0) s.bytes = o.bytes;
-    if (o.max_pass_ms > 0) s.max_pass_ms = o.max_pass_ms;
-  }
-  std::vector<int> const threads = o.threads.empty() ? std::vector<int>{1, 0} : o.threads;
-  for (int t : threads) {
-    int const resolved = t == 0 ? all_threads() : t;
-    if (std::find(s.threads.begin(), s.threads.end(), resolved) == s.threads.end()) s.threads.push_back(resolved);
-  }
-  if (o.alpha != 1.0) return "batched runs alpha = 1 (LIBXSMM's kernels take no other)";
-  s.beta = o.beta.value_or(1.0);
-  if (o.reps > 0) s.reps = o.reps;
-  if (o.warmup >= 0) s.warmup = o.warmup;
-  s.verify = o.verify.value_or(true);
-  s.verbosity = o.verbosity;
-
-  std::string const peers = o.peers.empty() ? "all" : o.peers;
-  if (peers != "none") {
-    std::set<std::string> wanted;
-    for (std::string const& item : split_list(peers)) {
-      bool known = item == "all";
-      for (PeerFactory const& f : batched_peer_factories()) known = known || item == f.name;
-      if (!known) return "--peers: unknown peer '" + item + "' (libxsmm, openblas, blis, eigen, loop, all, none)";
-      wanted.insert(item);
-    }
-    for (PeerFactory const& f : batched_peer_factories()) {
-      if (wanted.count("all") != 0 || wanted.count(f.name) != 0) s.peers.push_back(f.name);
-    }
-  }
-  for (ShapeSpec const& shape : s.shapes) {
-    if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) return "sizes must be positive";
-  }
-  *out = s;
-  return {};
-}
-
 BatchedSummary run_batched_cpu(BatchedSettings const& settings, MachineInfo const& machine, std::string const& suite,
                                std::string const& section, JsonLinesFile* json) {
   std::printf("method: per case one strided batch (column-major, packed, nn) of >= %.0f MiB of A+B+C, fresh random "
@@ -707,13 +541,6 @@ BatchedSummary run_batched_cpu(BatchedSettings const& settings, MachineInfo cons
               settings.warmup == 1 ? "" : "es", settings.reps);
   BatchedCpuRun run(settings, machine, suite, section, json);
   return run.run();
-}
-
-void print_batched_summary(BatchedSummary const& s) {
-  std::printf("\nresult: %d row%s: %d skipped, %d error%s; gemmkit verification: %d passed, %d FAILED, %d not checked; "
-              "peers that failed their check: %d\n",
-              s.rows, s.rows == 1 ? "" : "s", s.skipped, s.errors, s.errors == 1 ? "" : "s", s.verify_passed,
-              s.verify_failed, s.verify_skipped, s.peer_verify_failed);
 }
 
 }  // namespace gemmkit::bench

@@ -33,13 +33,6 @@ GemmProblem BatchedOperands::problem() const {
 
 namespace {
 
-/// Calls body.template operator()<T>() with T the operands' element type.
-template <typename Body>
-auto with_dtype(Dtype dtype, Body&& body) {
-  if (dtype == Dtype::kF64) return body.template operator()<double>();
-  return body.template operator()<float>();
-}
-
 // --- gemmkit -----------------------------------------------------------------------------------
 
 class GemmkitBatched final : public BatchedImpl {
@@ -47,10 +40,14 @@ class GemmkitBatched final : public BatchedImpl {
   ~GemmkitBatched() override {
     if (ctx_ != nullptr) gk_destroy(ctx_);
   }
-  std::string init(int verbosity) {
+  std::string init(int verbosity, gk_backend backend, void* stream, int device) {
     if (gk_create(&ctx_) != GK_SUCCESS) return "gk_create failed";
     gk_set_verbosity(ctx_, verbosity);
-    gk_set_backend(ctx_, GK_BACKEND_CPU);
+    gk_set_backend(ctx_, backend);
+    if (backend == GK_BACKEND_GPU) {
+      if (gk_status const s = gk_set_device(ctx_, device); s != GK_SUCCESS) return describe("gk_set_device", s);
+      if (gk_status const s = gk_set_stream(ctx_, stream); s != GK_SUCCESS) return describe("gk_set_stream", s);
+    }
     return {};
   }
   std::string name() const override { return "gemmkit"; }
@@ -68,11 +65,16 @@ class GemmkitBatched final : public BatchedImpl {
       }
     });
     if (s == GK_SUCCESS) return {};
-    return std::string(gk_status_string(s)) + (*gk_last_error(ctx_) ? ": " : "") + gk_last_error(ctx_);
+    return describe("", s);
   }
   std::string variant() const override { return gk_last_variant(ctx_); }
 
  private:
+  std::string describe(std::string const& what, gk_status s) const {
+    return (what.empty() ? "" : what + ": ") + gk_status_string(s) + (*gk_last_error(ctx_) ? ": " : "") +
+           gk_last_error(ctx_);
+  }
+
   gk_context ctx_ = nullptr;
 };
 
@@ -243,7 +245,16 @@ std::unique_ptr<BatchedImpl> make_simple(std::string*) {
 
 std::unique_ptr<BatchedImpl> make_gemmkit_batched(int verbosity, std::string* why) {
   auto impl = std::make_unique<GemmkitBatched>();
-  if (std::string e = impl->init(verbosity); !e.empty()) {
+  if (std::string e = impl->init(verbosity, GK_BACKEND_CPU, nullptr, 0); !e.empty()) {
+    *why = e;
+    return nullptr;
+  }
+  return impl;
+}
+
+std::unique_ptr<BatchedImpl> make_gemmkit_batched_gpu(int verbosity, void* stream, int device, std::string* why) {
+  auto impl = std::make_unique<GemmkitBatched>();
+  if (std::string e = impl->init(verbosity, GK_BACKEND_GPU, stream, device); !e.empty()) {
     *why = e;
     return nullptr;
   }

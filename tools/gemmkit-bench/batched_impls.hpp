@@ -1,6 +1,7 @@
 /*! \file
     \brief The implementations `batched --cpu` measures: gemmkit (one strided-batched call) and its peers
            (LIBXSMM, OpenBLAS, BLIS, Eigen, a plain loop), each run over a range of one strided batch.
+           The GPU form (batched_gpu.cpp) reuses the interface and gemmkit's strided call on the GPU.
 
     Peers run one problem per call inside `#pragma omp parallel for schedule(static)` over the range,
     on the thread count set with omp_set_num_threads; gemmkit is called once per range and threads
@@ -63,6 +64,13 @@ class BatchedImpl {
   BatchedOperands ops_;  ///< the operands of the last prepare()
 };
 
+/// Calls body.template operator()<T>() with T the operands' element type.
+template <typename Body>
+auto with_dtype(Dtype dtype, Body&& body) {
+  if (dtype == Dtype::kF64) return body.template operator()<double>();
+  return body.template operator()<float>();
+}
+
 /// Calls f(a, b, c) for problems [first, first + count), split over the current OpenMP threads by
 /// schedule(static): the way every peer is parallelized here.
 template <typename T, typename F>
@@ -74,6 +82,9 @@ void for_each_problem(BatchedOperands const& ops, std::int64_t first, std::int64
 
 /// gemmkit through its public C API: gk_?gemm_strided_batched on host pointers, CPU backend.
 std::unique_ptr<BatchedImpl> make_gemmkit_batched(int verbosity, std::string* why);
+
+/// The same call on device pointers: GPU backend, on `stream` (a cudaStream_t) of `device`.
+std::unique_ptr<BatchedImpl> make_gemmkit_batched_gpu(int verbosity, void* stream, int device, std::string* why);
 
 /// A peer by name, or nullptr with the reason it is not available in this build or on this machine.
 struct PeerFactory {

@@ -2,6 +2,7 @@
     \brief gemmkit-bench: subcommands tour (default), gemm, batched, overhead and list; the rest are announced stubs.
 */
 #include "batched_cpu.hpp"
+#include "batched_gpu.hpp"
 #include "batched_impls.hpp"
 #include "gemm_suite.hpp"
 #include "machine_info.hpp"
@@ -40,9 +41,9 @@ void print_usage() {
       "commands:\n"
       "  tour       (default) a short run of everything this machine can run\n"
       "  gemm       GEMM sweep: gemmkit vs its peer, verified; a table, and JSON lines with --json\n"
-      "  batched    batched small GEMM on the CPU (--cpu): gemmkit vs LIBXSMM, OpenBLAS, BLIS, Eigen and a\n"
-      "             plain loop, with the bandwidth bound n*B/16 measured in the same run (the GPU form\n"
-      "             lands with its issue)\n"
+      "  batched    batched small GEMM with the bandwidth bound n*B/16 measured in the same run: on the GPU\n"
+      "             (default, or --gpu) gemmkit strided and pointer-array vs cuBLAS strided and pointer-array;\n"
+      "             on the CPU (--cpu) gemmkit vs LIBXSMM, OpenBLAS, BLIS, Eigen and a plain loop\n"
       "  overhead   host cost per call on the GPU path: gk_dgemm and cuBLAS at small sizes, and the CUDA calls\n"
       "             a call is made of (pointer queries, a launch, stream-ordered allocation); needs a GPU\n"
       "  list       every registered variant: id, dtype, backend, kind, summary\n");
@@ -91,6 +92,16 @@ void print_usage() {
       "  --max-pass-ms X              a peer whose pass would last longer runs on rotating windows of the\n"
       "                               batch, GF/s from the problems it ran (default 500)\n"
       "  --reps N --warmup N          timed passes (default 3); untimed passes after the checked one (default 0)\n"
+      "\n"
+      "batched on the GPU (no --cpu, or --gpu; device pointers; the same cases, --n, --shapes, --dtype, --bytes and\n"
+      "--beta as above; any --alpha; needs a GPU, else it says so and exits 0):\n"
+      "  --peers LIST                 gemmkit_ptr,cublas_strided,cublas_ptr | all | none (default all)\n"
+      "  --ptr-arrays host|device     where gemmkit_ptr's pointer arrays live (default host, gk_?gemm_batched's\n"
+      "                               contract; device only for a library that takes device arrays); cuBLAS\n"
+      "                               always gets device arrays\n"
+      "  --device N                   CUDA device (default 0)\n"
+      "  --max-pass-ms X              as above (default 200; gemmkit's strided call always runs the whole batch)\n"
+      "  --reps N --warmup N          timed passes, CUDA events, median (default 10); untimed passes (default 1)\n"
       "\n"
       "overhead (device pointers, f64, nn, alpha = 1, beta = 0):\n"
       "  --n LIST                     m = n = k of the GEMM rows (default 8,64,256,512)\n"
@@ -282,15 +293,41 @@ int run_gemm(Options const& o) {
   return reporter.summary().failed() ? 1 : 0;
 }
 
-int run_batched(Options const& o) {
-  if (!o.force_cpu && gk_gpu_available() != 0) {
-    std::printf("gemmkit-bench batched: the GPU form lands with its issue; `gemmkit-bench batched --cpu` runs the "
-                "CPU form\n");
+int run_batched_gpu_command(Options const& o) {
+  BatchedSettings settings;
+  if (std::string e = batched_settings_from_options(o, BatchedForm::kGpu, false, &settings); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
+    return 2;
+  }
+  MachineInfo const machine = collect_machine_info(o.device, true);
+  if (!machine.gpu) {
+    std::printf("gemmkit-bench batched: the GPU form needs a GPU (%s); `gemmkit-bench batched --cpu` runs the CPU "
+                "form\n",
+                machine.no_gpu_reason.c_str());
     return 0;
   }
+  JsonLinesFile json;
+  if (std::string e = open_json(o, &json); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
+    return 2;
+  }
+  std::string const suite = o.suite.empty() ? "batched-gpu" : o.suite;
+  print_banner("batched", suite, machine);
+  BatchedSummary const summary = run_batched_gpu(settings, machine, suite, "", &json);
+  print_batched_summary(summary);
+  if (json.is_open()) std::printf("JSON lines appended to %s\n", o.json_file.c_str());
+  return summary.failed() ? 1 : 0;
+}
+
+int run_batched(Options const& o) {
+  if (o.force_cpu && o.force_gpu) {
+    std::fprintf(stderr, "gemmkit-bench: batched takes --cpu or --gpu, not both\n");
+    return 2;
+  }
+  if (!o.force_cpu) return run_batched_gpu_command(o);
   MachineInfo const machine = collect_machine_info(o.device, false);
   BatchedSettings settings;
-  if (std::string e = batched_settings_from_options(o, false, &settings); !e.empty()) {
+  if (std::string e = batched_settings_from_options(o, BatchedForm::kCpu, false, &settings); !e.empty()) {
     std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
     return 2;
   }
@@ -301,7 +338,6 @@ int run_batched(Options const& o) {
   }
   std::string const suite = o.suite.empty() ? "batched-cpu" : o.suite;
   print_banner("batched", suite, machine);
-  if (!o.force_cpu) std::printf("no usable GPU: running the CPU form, as with --cpu\n");
   std::printf("threads:");
   for (int t : settings.threads) std::printf(" %d", t);
   std::printf(" (OpenMP; 'all' = %d)\n", all_threads());
@@ -406,11 +442,22 @@ int run_tour(Options const& o) {
     }
   }
 
-  skipped.push_back("batched small GEMM on the GPU: lands with its issue");
+  BatchedSummary batched_gpu;
+  if (gpu) {
+    BatchedSettings settings;
+    if (std::string e = batched_settings_from_options(o, BatchedForm::kGpu, true, &settings); !e.empty()) {
+      skipped.push_back("batched on the GPU: " + e);
+    } else {
+      std::printf("\nbatched small GEMM on the GPU vs cuBLAS: f64 at 4, 8, 16, 256 MiB per case\n");
+      batched_gpu = run_batched_gpu(settings, machine, "tour", "batched-gpu", &json);
+    }
+  } else {
+    skipped.push_back("batched small GEMM on the GPU vs cuBLAS (f64 at 4, 8, 16): " + machine.no_gpu_reason);
+  }
   BatchedSummary batched;
   {
     BatchedSettings settings;
-    if (std::string e = batched_settings_from_options(o, true, &settings); !e.empty()) {
+    if (std::string e = batched_settings_from_options(o, BatchedForm::kCpu, true, &settings); !e.empty()) {
       skipped.push_back("batched on the CPU: " + e);
     } else {
       std::printf("\nbatched small GEMM on the CPU vs its peers: f64 at 4, 8, 16, 64 MiB, 1 thread and all (%d)\n",
@@ -425,9 +472,10 @@ int run_tour(Options const& o) {
   std::printf("\nskipped:\n");
   for (std::string const& s : skipped) std::printf("  - %s\n", s.c_str());
   reporter.print_summary();
+  if (gpu) print_batched_summary(batched_gpu);
   print_batched_summary(batched);
   if (json.is_open()) std::printf("JSON lines appended to %s\n", o.json_file.c_str());
-  return reporter.summary().failed() || batched.failed() ? 1 : 0;
+  return reporter.summary().failed() || batched.failed() || batched_gpu.failed() ? 1 : 0;
 }
 
 }  // namespace

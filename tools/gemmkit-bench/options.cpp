@@ -283,6 +283,12 @@ std::string parse_options(int argc, char** argv, Options* o) {
       if ((e = need_double(&o->target_ms)).empty() && !(o->target_ms > 0)) e = "--target-ms must be positive";
     } else if (arg == "--json") e = need(&o->json_file);
     else if (arg == "--cpu") o->force_cpu = true;
+    else if (arg == "--gpu") o->force_gpu = true;
+    else if (arg == "--ptr-arrays") {
+      if ((e = need(&o->ptr_arrays)).empty() && o->ptr_arrays != "device" && o->ptr_arrays != "host") {
+        e = "--ptr-arrays must be host or device";
+      }
+    }
     else if (arg == "--suite") e = need(&o->suite);
     else if (arg == "--alpha") e = need_double(&o->alpha);
     else if (arg == "--beta") {

@@ -51,6 +51,8 @@ struct Options {
   std::int64_t bytes = 0;              ///< --bytes: A+B+C per case; 0 = the command's default
   std::string peers = "all";           ///< --peers: comma list of peer names, "all" or "none"
   double max_pass_ms = -1;             ///< --max-pass-ms: longest pass a slow peer runs on the whole batch
+  bool force_gpu = false;              ///< --gpu: the GPU form of batched (its default when --cpu is not given)
+  std::string ptr_arrays;              ///< --ptr-arrays host|device: gemmkit_ptr's arrays; "" = host
 };
 
 /// Parses argv into `out`; returns "" or a message for a usage error.

@@ -1,0 +1,226 @@
+/*! \file
+    \brief What the CPU and GPU forms of `batched` share. See batched_common.hpp.
+*/
+#include "batched_common.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <set>
+
+namespace gemmkit::bench {
+
+std::vector<ShapeSpec> default_batched_shapes() {
+  std::vector<ShapeSpec> shapes;
+  for (std::int64_t n : {2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 28, 32}) shapes.push_back({n, n, n, std::nullopt});
+  for (ShapeSpec const& s : {ShapeSpec{4, 8, 4, {}}, ShapeSpec{8, 4, 16, {}}, ShapeSpec{16, 8, 32, {}},
+                             ShapeSpec{32, 16, 8, {}}}) {
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
+std::vector<std::string> const& batched_gpu_peer_names() {
+  static std::vector<std::string> const names = {"gemmkit_ptr", "cublas_strided", "cublas_ptr"};
+  return names;
+}
+
+int all_threads() {
+  static int const threads = omp_get_max_threads();
+  return threads;
+}
+
+namespace {
+
+/// --peers: a comma list of `known` names, "all" or "none"; the chosen ones in `known`'s order.
+std::string parse_peers(std::string const& text, std::vector<std::string> const& known, std::vector<std::string>* out) {
+  out->clear();
+  std::string const peers = text.empty() ? "all" : text;
+  if (peers == "none") return {};
+  std::set<std::string> wanted;
+  for (std::string const& item : split_list(peers)) {
+    if (item != "all" && std::find(known.begin(), known.end(), item) == known.end()) {
+      std::string list;
+      for (std::string const& k : known) list += k + ", ";
+      return "--peers: unknown peer '" + item + "' (" + list + "all, none)";
+    }
+    wanted.insert(item);
+  }
+  for (std::string const& k : known) {
+    if (wanted.count("all") != 0 || wanted.count(k) != 0) out->push_back(k);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string batched_settings_from_options(Options const& o, BatchedForm form, bool tour, BatchedSettings* out) {
+  bool const gpu = form == BatchedForm::kGpu;
+  BatchedSettings s;
+  s.form = form;
+  all_threads();  // read OpenMP's default before anything sets a count
+  if (tour) {
+    for (std::int64_t n : {4, 8, 16}) s.shapes.push_back({n, n, n, std::nullopt});
+    s.dtypes = {Dtype::kF64};
+    // The GPU's passes are short: 256 MiB is still five times an H100's L2.
+    s.bytes = std::int64_t(gpu ? 256 : 64) << 20;
+    s.max_pass_ms = 100;
+  } else {
+    if (!o.k.empty() || !o.m.empty()) return "batched takes --n (square sizes) and --shapes m,n,k;... , not --m/--k";
+    std::vector<ShapeSpec> extra;
+    if (!o.shapes_file.empty()) {
+      if (std::string e = read_shapes_argument(o.shapes_file, &extra); !e.empty()) return "--shapes: " + e;
+    }
+    if (o.n.empty() && o.shapes_file.empty()) {
+      s.shapes = default_batched_shapes();
+    } else {
+      for (std::int64_t n : o.n) s.shapes.push_back({n, n, n, std::nullopt});
+      s.shapes.insert(s.shapes.end(), extra.begin(), extra.end());
+    }
+    for (ShapeSpec const& shape : extra) {
+      if (shape.trans && (shape.trans->first != GK_OP_N || shape.trans->second != GK_OP_N)) {
+        return "batched runs nn only (shape " + case_name(shape.m, shape.n, shape.k) + " asks for a transpose)";
+      }
+    }
+    s.dtypes = o.dtypes.empty() ? std::vector<Dtype>{Dtype::kF64, Dtype::kF32} : o.dtypes;
+    if (o.bytes > 0) s.bytes = o.bytes;
+    if (o.max_pass_ms > 0) s.max_pass_ms = o.max_pass_ms;
+  }
+  if (gpu) {
+    if (!o.threads.empty()) return "--threads is for `batched --cpu`; the GPU form runs on one device (--device N)";
+    s.alpha = o.alpha;
+    s.reps = tour ? 5 : 10;
+    s.warmup = 1;
+    // A GPU pass over 1 GiB lasts about a millisecond; only a per-problem path needs windows.
+    if (!tour && o.max_pass_ms <= 0) s.max_pass_ms = 200;
+    s.ptr_arrays = o.ptr_arrays.empty() ? "host" : o.ptr_arrays;
+    s.device = o.device;
+  } else {
+    if (!o.ptr_arrays.empty()) return "--ptr-arrays is for the GPU form of batched";
+    std::vector<int> const threads = o.threads.empty() ? std::vector<int>{1, 0} : o.threads;
+    for (int t : threads) {
+      int const resolved = t == 0 ? all_threads() : t;
+      if (std::find(s.threads.begin(), s.threads.end(), resolved) == s.threads.end()) s.threads.push_back(resolved);
+    }
+    if (o.alpha != 1.0) return "batched runs alpha = 1 (LIBXSMM's kernels take no other)";
+  }
+  s.beta = o.beta.value_or(1.0);
+  if (o.reps > 0) s.reps = o.reps;
+  if (o.warmup >= 0) s.warmup = o.warmup;
+  s.verify = o.verify.value_or(true);
+  s.verbosity = o.verbosity;
+
+  std::vector<std::string> known;
+  if (gpu) {
+    known = batched_gpu_peer_names();
+  } else {
+    for (PeerFactory const& f : batched_peer_factories()) known.push_back(f.name);
+  }
+  if (std::string e = parse_peers(o.peers, known, &s.peers); !e.empty()) return e;
+  for (ShapeSpec const& shape : s.shapes) {
+    if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) return "sizes must be positive";
+  }
+  *out = s;
+  return {};
+}
+
+void print_batched_summary(BatchedSummary const& s) {
+  std::printf("\nresult: %d row%s: %d skipped, %d error%s; gemmkit verification: %d passed, %d FAILED, %d not checked; "
+              "peers that failed their check: %d\n",
+              s.rows, s.rows == 1 ? "" : "s", s.skipped, s.errors, s.errors == 1 ? "" : "s", s.verify_passed,
+              s.verify_failed, s.verify_skipped, s.peer_verify_failed);
+}
+
+// --- pieces of a run -------------------------------------------------------------------------------
+
+std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::string case_name(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+std::int64_t batch_for_bytes(std::int64_t m, std::int64_t n, std::int64_t k, std::size_t element_size,
+                             std::int64_t bytes) {
+  double const problem_bytes = double(element_size) * double(m * k + k * n + m * n);
+  return std::max<std::int64_t>(1, std::int64_t(std::ceil(double(bytes) / problem_bytes)));
+}
+
+double pass_bytes(BatchedOperands const& ops) {
+  double const c_passes = ops.beta != 0.0 ? 2.0 : 1.0;
+  return double(size_of(ops.dtype)) * double(ops.batch) *
+         (double(ops.stride_a()) + double(ops.stride_b()) + c_passes * double(ops.stride_c()));
+}
+
+double problem_flops(BatchedOperands const& ops) { return 2.0 * double(ops.m) * double(ops.n) * double(ops.k); }
+
+std::int64_t window_first(std::int64_t batch, std::int64_t count, int w) {
+  if (count >= batch) return 0;
+  return (std::int64_t(w) * count) % (batch - count + 1);
+}
+
+std::vector<std::int64_t> pick_samples(std::int64_t first, std::int64_t count, int samples, std::uint64_t seed) {
+  std::int64_t const s = std::min<std::int64_t>(std::max(samples - 2, 1), count);
+  std::mt19937_64 rng(seed);
+  std::set<std::int64_t> picked{first, first + count - 1};
+  for (std::int64_t i = 0; i < s; ++i) {
+    std::int64_t const lo = first + i * count / s, hi = first + (i + 1) * count / s;
+    if (hi > lo) picked.insert(lo + std::int64_t(rng() % std::uint64_t(hi - lo)));
+  }
+  return {picked.begin(), picked.end()};
+}
+
+void start_sampled_check(Verification* total, std::size_t samples) {
+  total->verdict = Verdict::kPassed;
+  total->error = 0;
+  total->columns = std::int64_t(samples);  // here: problems checked
+}
+
+void merge_sampled_check(Verification* total, Verification const& v, std::int64_t problem) {
+  total->threshold = v.threshold;
+  if (v.verdict == Verdict::kFailed && total->verdict != Verdict::kFailed) {
+    total->verdict = Verdict::kFailed;
+    total->note = "problem " + std::to_string(problem) + ": " + v.note;
+  }
+  if (!(v.error <= total->error)) total->error = v.error;  // NaN sticks
+}
+
+std::int64_t problems_per_pass(std::int64_t batch, double max_pass_ms, TimedWindow const& timed, std::string* error) {
+  auto estimate_full_ms = [&](std::int64_t probe) {
+    double ms = 0;
+    *error = timed(batch - probe, probe, &ms);
+    return ms * double(batch) / double(probe);
+  };
+  std::int64_t const probe = std::max<std::int64_t>(1, batch / 128);
+  double estimate = estimate_full_ms(probe);
+  if (error->empty() && estimate > max_pass_ms) {
+    std::int64_t const longer =
+        std::clamp<std::int64_t>(std::int64_t(0.25 * double(batch) * max_pass_ms / estimate), probe, batch);
+    if (longer > probe) estimate = estimate_full_ms(longer);
+  }
+  if (error->empty() && estimate > max_pass_ms) {
+    return std::clamp<std::int64_t>(std::int64_t(double(batch) * max_pass_ms / estimate), 1, batch);
+  }
+  return batch;
+}
+
+JsonObject batched_row_head(std::string const& suite, std::string const& section, BatchedOperands const& ops) {
+  JsonObject row;
+  row.add_string("suite", suite);
+  if (!section.empty()) row.add_string("section", section);
+  row.add_string("case", case_name(ops.m, ops.n, ops.k))
+      .add_string("dtype", to_string(ops.dtype))
+      .add_int("m", ops.m)
+      .add_int("n", ops.n)
+      .add_int("k", ops.k)
+      .add_int("batch", ops.batch)
+      .add_string("trans", "nn");
+  return row;
+}
+
+}  // namespace gemmkit::bench

@@ -1,0 +1,38 @@
+/*! \file
+    \brief `batched` on the GPU: strided batches of small GEMMs through gemmkit's public API, strided
+           and pointer-array, against cuBLAS strided-batched and pointer-array batched, with the
+           bandwidth bound measured in the same run.
+
+    For each shape and dtype one batch of at least --bytes of A+B+C (packed column-major, nn) is
+    allocated on the device and filled there with fresh random values; the pointer arrays of the
+    pointer-array forms point into the same storage. A kernel with the GEMM's access mix (read A
+    and B, read and write C in place; beta = 0 writes C only) over the same arrays gives the
+    bandwidth B from its fastest pass and the bound flops / (bytes / B) (= n*B/16 for square f64
+    and n*B/8 for square f32 with beta != 0). Every implementation is checked once on sampled
+    problems against the higher-precision host reference (C filled with NaN first when beta = 0),
+    runs its warm-up passes, and then the bound's pass and all implementations alternate rep by
+    rep on one stream, each pass timed with CUDA events; the median is reported. A peer whose pass
+    would outlast --max-pass-ms runs on rotating windows of the batch; gemmkit's strided call and
+    the bound always cover the whole batch.
+
+    gemmkit_ptr's arrays (--ptr-arrays): "host" (the default) gives it host arrays of device pointers,
+    the form gk_?gemm_batched documents, so its time includes whatever the library does to bring
+    them to the device; "device" gives it the device arrays cuBLAS gets (only for a library that
+    accepts them: today's dispatcher reads the arrays on the host).
+*/
+#pragma once
+
+#include "batched_common.hpp"
+#include "json_writer.hpp"
+#include "machine_info.hpp"
+
+#include <string>
+
+namespace gemmkit::bench {
+
+/// Runs every case on machine.gpu; prints a table (rows as they come) and the goal check, appends
+/// JSON lines. `suite` and `section` tag the rows. Needs machine.gpu (a build with CUDA).
+BatchedSummary run_batched_gpu(BatchedSettings const& settings, MachineInfo const& machine, std::string const& suite,
+                               std::string const& section, JsonLinesFile* json);
+
+}  // namespace gemmkit::bench
