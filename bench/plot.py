@@ -105,6 +105,11 @@ def gflops_text(x):
     return f"{x:.0f}" if x >= 100 else f"{x:.1f}"
 
 
+def case_suffix(row):
+    """What tells batched rows of one case apart in the table: the CPU's thread count."""
+    return f" ({row['threads']} thr)" if is_batched(row) and is_number(row.get("threads")) else ""
+
+
 def readme_table(files):
     lines = [
         "| device | suite | case | dtype | gemmkit variant | gemmkit GFLOP/s | peer | peer GFLOP/s | ratio | verified |",
@@ -117,7 +122,7 @@ def readme_table(files):
                 "| {} | {} | {} | {} | `{}` | {} | {} | {} | {} | {} |".format(
                     device_of(path, row),
                     row.get("suite", pathlib.Path(path).stem),
-                    row.get("case", "?") + (f" ({row['threads']} thr)" if is_batched(row) else ""),
+                    row.get("case", "?") + case_suffix(row),
                     row.get("dtype", "?"),
                     row.get("variant", "?"),
                     gflops_text(row.get("gflops")),
@@ -182,8 +187,9 @@ def plot_file(plt, path):
         return []
     groups = {}
     for row in rows:
-        if is_batched(row):  # one plot per thread count instead of per transpose
-            third = f"{row['threads']}t" + ("" if row.get("beta", 1) != 0 else "_beta0")
+        if is_batched(row):  # one plot per thread count (CPU) or one for the GPU, instead of per transpose
+            where = f"{row['threads']}t" if is_number(row.get("threads")) else "gpu"
+            third = where + ("" if row.get("beta", 1) != 0 else "_beta0")
         else:
             third = row.get("trans", "")
         groups.setdefault((row.get("section", ""), row.get("dtype", ""), third), []).append(row)
@@ -268,10 +274,14 @@ def draw_group(plt, path, key, rows, out):
 
 
 BATCHED_PEERS = ["libxsmm", "openblas", "blis", "eigen", "loop"]
+BATCHED_GPU_PEERS = ["gemmkit_ptr", "cublas_strided", "cublas_ptr"]
 
 
 def is_batched(row):
-    """A row of `gemmkit-bench batched` (or its tour section): thread count and peer columns."""
+    """A row of `gemmkit-bench batched` (or its tour sections): on the CPU a thread count and the CPU
+    peers' columns, on the GPU (backend cuda) the pointer-array and cuBLAS columns."""
+    if row.get("backend") == "cuda":
+        return any(f"{p}_gflops" in row for p in BATCHED_GPU_PEERS)
     return is_number(row.get("threads")) and any(f"{p}_gflops" in row for p in BATCHED_PEERS)
 
 
@@ -285,10 +295,18 @@ def draw_batched(plt, path, key, rows, out):
     xs = list(range(len(ordered)))
     labels = [str(r["n"]) if r in squares else r["case"] for r in ordered]
 
+    gpu = rows[0].get("backend") == "cuda"
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 7.5), sharex=True, gridspec_kw={"height_ratios": [3, 1.6]})
-    series = [("gemmkit", "gflops", "pct_bound", dict(marker="o", linewidth=2.2, color="C3"))]
-    series += [(p, f"{p}_gflops", f"{p}_pct_bound", dict(marker="s", linestyle="--", linewidth=1, color=f"C{i}"))
-               for i, p in enumerate(BATCHED_PEERS)]
+    series = [("gemmkit" + (" strided" if gpu else ""), "gflops", "pct_bound",
+               dict(marker="o", linewidth=2.2, color="C3"))]
+    if gpu:
+        gpu_styles = {"gemmkit_ptr": dict(marker="^", linewidth=1.6, color="C1"),
+                      "cublas_strided": dict(marker="s", linestyle="--", linewidth=1, color="black"),
+                      "cublas_ptr": dict(marker="D", linestyle="--", linewidth=1, color="C0")}
+        series += [(p, f"{p}_gflops", f"{p}_pct_bound", gpu_styles[p]) for p in BATCHED_GPU_PEERS]
+    else:
+        series += [(p, f"{p}_gflops", f"{p}_pct_bound", dict(marker="s", linestyle="--", linewidth=1, color=f"C{i}"))
+                   for i, p in enumerate(BATCHED_PEERS)]
     n_sq = len(squares)
     for name, gf_key, pct_key, style in series:
         points = [(x, r.get(gf_key), r.get(pct_key)) for x, r in zip(xs, ordered)]
@@ -311,8 +329,9 @@ def draw_batched(plt, path, key, rows, out):
         sq = [b for b in bound if b[0] < n_sq]
         ot = [b for b in bound if b[0] >= n_sq]
         if sq:
+            source = "a kernel with the same access mix" if gpu else "stream-like"
             top.plot([b[0] for b in sq], [b[1] for b in sq], color="gray", linestyle=":", linewidth=2,
-                     label="bound: flops / (bytes / B), B stream-like, same run")
+                     label=f"bound: flops / (bytes / B), B {source}, same run")
         if ot:
             top.plot([b[0] for b in ot], [b[1] for b in ot], color="gray", marker="_", markersize=14,
                      linestyle="none")
@@ -325,11 +344,15 @@ def draw_batched(plt, path, key, rows, out):
 
     device = device_of(path, rows[0])
     suite = rows[0].get("suite", pathlib.Path(path).stem)
-    gb = sorted(r["stream_gbs"] for r in rows if is_number(r.get("stream_gbs")))
-    gb_text = f", B = {gb[0]:.1f}-{gb[-1]:.1f} GB/s" if gb else ""
-    count = threads.split("t")[0]
-    title = f"{device} · {suite}" + (f" · {section}" if section else "") + \
-        f" · {dtype} · {count} thread{'' if count == '1' else 's'}"
+    gb = sorted(r.get("stream_gbs", r.get("bandwidth_gbs")) for r in rows
+                if is_number(r.get("stream_gbs", r.get("bandwidth_gbs"))))
+    gb_text = (f", B = {gb[0]:.0f}-{gb[-1]:.0f} GB/s" if gpu else f", B = {gb[0]:.1f}-{gb[-1]:.1f} GB/s") if gb else ""
+    if gpu:
+        where = "GPU"
+    else:
+        count = threads.split("t")[0]
+        where = f"{count} thread{'' if count == '1' else 's'}"
+    title = f"{device} · {suite}" + (f" · {section}" if section else "") + f" · {dtype} · {where}"
     commits = sorted({r.get("commit", "?") for r in rows})
     top.set_title(title + f"\n{rows[0].get('device', '')}, beta = {rows[0].get('beta')}{gb_text}, commit "
                   f"{', '.join(commits)}", fontsize=10)
