@@ -3,12 +3,15 @@
 # memcheck on the GPU test binary and racecheck on a subset, then the benchmarks. Results land in
 # $OUT (device tool) or ./device-out. Prepare once here with scripts/stage-device-deps.sh, then:
 #   run(command="bench/device.sh", carry=[".deps"])
-# Steps to run can be narrowed: GEMMKIT_DEVICE_STEPS="build test memcheck racecheck tour dgemm sweep ncu";
+# Steps to run can be narrowed: GEMMKIT_DEVICE_STEPS="build test memcheck racecheck tour dgemm sweep ncu batched";
 # GEMMKIT_TEST_FILTER=<gtest filter> makes the test step run only those GPU tests.
 # sweep: every FP64 tensor-core config forced, side by side with cuBLAS (the tuner's input);
 # ncu: Nsight Compute sections of the production kernel at 8192 (what limits it).
 # overhead (a default step): host cost per call of gk_dgemm and cuBLAS at small sizes, and of the
 # CUDA calls a gemmkit call is made of.
+# batched (not a default step): batched small GEMM on the GPU, f64 and f32, n = 2..32 and four other
+# shapes at >= 1 GiB per case, gemmkit strided and pointer-array vs cuBLAS, against the bandwidth
+# bound measured in the same run; GEMMKIT_BATCHED_ARGS adds options (e.g. "--beta 0").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-$PWD/device-out}"
@@ -75,6 +78,11 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   if want overhead; then
     stage "gemmkit-bench overhead: host cost per call"
     "$bench_bin" overhead --json "$out/overhead.jsonl" || status=1
+  fi
+  if want batched; then
+    stage "gemmkit-bench batched: small GEMMs on the GPU vs cuBLAS, against the bandwidth bound"
+    # shellcheck disable=SC2086  # the extra arguments are meant to split
+    "$bench_bin" batched ${GEMMKIT_BATCHED_ARGS:-} --json "$out/batched.jsonl" || status=1
   fi
   if want sweep; then
     stage "sweep: every FP64 tensor-core config vs cuBLAS"
