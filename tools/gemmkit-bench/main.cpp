@@ -3,6 +3,7 @@
 */
 #include "batched_cpu.hpp"
 #include "batched_gpu.hpp"
+#include "batched_tune.hpp"
 #include "batched_impls.hpp"
 #include "gemm_suite.hpp"
 #include "machine_info.hpp"
@@ -101,6 +102,8 @@ void print_usage() {
       "                               always gets device arrays\n"
       "  --device N                   CUDA device (default 0)\n"
       "  --max-pass-ms X              as above (default 200; gemmkit's strided call always runs the whole batch)\n"
+      "  --tune [--tune-out PATH]     time every candidate shape of the small GPU kernel per size (--dtype,\n"
+      "                               --bytes, --reps) and print the tuning table (src/cuda/small/small_tuning.csv)\n"
       "  --reps N --warmup N          timed passes, CUDA events, median (default 10); untimed passes (default 1)\n"
       "\n"
       "overhead (device pointers, f64, nn, alpha = 1, beta = 0):\n"
@@ -324,6 +327,7 @@ int run_batched(Options const& o) {
     std::fprintf(stderr, "gemmkit-bench: batched takes --cpu or --gpu, not both\n");
     return 2;
   }
+  if (o.tune) return run_batched_tune(o);
   if (!o.force_cpu) return run_batched_gpu_command(o);
   MachineInfo const machine = collect_machine_info(o.device, false);
   BatchedSettings settings;

@@ -283,6 +283,8 @@ std::string parse_options(int argc, char** argv, Options* o) {
       if ((e = need_double(&o->target_ms)).empty() && !(o->target_ms > 0)) e = "--target-ms must be positive";
     } else if (arg == "--json") e = need(&o->json_file);
     else if (arg == "--cpu") o->force_cpu = true;
+    else if (arg == "--tune") o->tune = true;
+    else if (arg == "--tune-out") e = need(&o->tune_out);
     else if (arg == "--gpu") o->force_gpu = true;
     else if (arg == "--ptr-arrays") {
       if ((e = need(&o->ptr_arrays)).empty() && o->ptr_arrays != "device" && o->ptr_arrays != "host") {

@@ -6,6 +6,7 @@
 */
 #include "core/device.hpp"
 #include "cuda/small/small_batched.hpp"
+#include "cuda/small/small_tuning.hpp"
 #include "registry/registry.hpp"
 #include "support/device_memory.hpp"
 #include "support/gemm_check.hpp"
@@ -139,6 +140,60 @@ TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
     }
   }
   EXPECT_LT(worst, 1e-13);
+}
+
+
+/// Every candidate shape the tuner may pick, launched directly: exact bucket size and one smaller,
+/// A transposed, several blocks' worth of problems with the last block partial.
+template <typename T>
+void check_every_candidate() {
+  for (small::SmallCandidateInfo const& cand : small::small_candidates()) {
+    for (int shrink : {0, 1}) {
+      int const m = std::max(1, cand.size - shrink), n = cand.size, k = std::max(1, cand.size - 2 * shrink);
+      std::int64_t const batch = 2 * cand.problems_per_block + 3;
+      std::mt19937_64 rng(std::uint64_t(cand.index * 2 + shrink));
+      std::uniform_real_distribution<double> value(-1.0, 1.0);
+      // A is stored transposed (k x m, lda = k); B is k x n; C is m x n; packed strides.
+      std::vector<T> a(std::size_t(batch) * k * m), b(std::size_t(batch) * k * n), c(std::size_t(batch) * m * n);
+      for (T& x : a) x = T(value(rng));
+      for (T& x : b) x = T(value(rng));
+      for (T& x : c) x = T(value(rng));
+      DeviceBuffer<T> da(a), db(b), dc(c);
+      ASSERT_EQ(da.error() + db.error() + dc.error(), "");
+      T const alpha = T(1.5), beta = T(-0.5);
+      small::SmallBatchParams<T> params{m,       n,       k,     alpha,   beta,    da.get(), k,       std::int64_t(k) * m,
+                                        db.get(), k,      std::int64_t(k) * n, dc.get(), m, std::int64_t(m) * n,
+                                        nullptr, nullptr, nullptr, batch, true,    false};
+      ASSERT_EQ(small::launch_small_batched<T>(params, nullptr, cand.index), cudaSuccess)
+          << "candidate " << cand.index;
+      ASSERT_EQ(device_memory()->synchronize(), "");
+      std::vector<T> const out = dc.download();
+      double worst = 0;
+      for (std::int64_t p = 0; p < batch; ++p) {
+        for (int j = 0; j < n; ++j) {
+          for (int i = 0; i < m; ++i) {
+            long double sum = 0;
+            for (int q = 0; q < k; ++q) sum += (long double)a[p * k * m + q + i * k] * b[p * k * n + q + j * k];
+            double const expected = double(alpha * sum + beta * (long double)c[p * m * n + i + j * m]);
+            double const got = out[p * m * n + i + j * m];
+            ASSERT_TRUE(std::isfinite(got));
+            worst = std::max(worst, std::abs(got - expected));
+          }
+        }
+      }
+      double const tolerance = sizeof(T) == 8 ? 1e-12 : 1e-4;  // |C| <= 33: a few ulps per term
+      EXPECT_LT(worst, tolerance) << "candidate " << cand.index << " (size " << cand.size << ", rows "
+                                  << cand.rows_per_thread << ", problems " << cand.problems_per_block << ") "
+                                  << m << "x" << n << "x" << k;
+    }
+  }
+}
+
+TEST(GpuSmallCandidates, EveryShapeTheTunerMayPick) {
+  if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  if (compute_capability(device_memory()->device()) < 80) GTEST_SKIP() << "needs sm_80";
+  check_every_candidate<double>();
+  check_every_candidate<float>();
 }
 
 }  // namespace

@@ -1,0 +1,184 @@
+/*! \file
+    \brief `batched --tune`: the device tuner of the small batched GPU kernel. For each precision
+           and size bucket, a packed batch of fresh random operands (beta = 1, the bandwidth-bound
+           case) runs every candidate shape; the median of the launches picks the table's row.
+*/
+#include "batched_tune.hpp"
+
+#include "machine_info.hpp"
+#include "timing.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#if GEMMKIT_WITH_CUDA
+#include "batched_gpu_kernels.hpp"
+#include "cuda/small/small_batched.hpp"
+#include "cuda/small/small_batched_config.hpp"
+#include "cuda/small/small_tuning.hpp"
+
+#include <cuda_runtime.h>
+#endif
+
+namespace gemmkit::bench {
+
+#if GEMMKIT_WITH_CUDA
+
+namespace {
+
+std::string cuda_text(cudaError_t e, char const* what) {
+  return e == cudaSuccess ? std::string() : std::string(what) + ": " + cudaGetErrorString(e);
+}
+
+/// Device buffers of one size bucket's batch, freed on scope exit.
+template <typename T>
+struct TuneBatch {
+  T* a = nullptr;
+  T* b = nullptr;
+  T* c = nullptr;
+  std::int64_t batch = 0;
+  ~TuneBatch() {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+  }
+};
+
+struct CandidateTime {
+  small::SmallCandidateInfo candidate;
+  Stats ms;
+  std::string error;
+};
+
+/// Times every candidate of bucket `size` on ~`bytes` of packed operands; returns the rows.
+template <typename T>
+std::vector<CandidateTime> time_bucket(int size, std::int64_t bytes, int reps, cudaStream_t stream,
+                                       std::int64_t* batch, std::string* error) {
+  std::vector<CandidateTime> rows;
+  std::int64_t const per_problem = std::int64_t(size) * size;
+  TuneBatch<T> data;
+  data.batch = std::max<std::int64_t>(1, bytes / (3 * per_problem * std::int64_t(sizeof(T))));
+  *batch = data.batch;
+  std::int64_t const count = data.batch * per_problem;
+  for (T** p : {&data.a, &data.b, &data.c}) {
+    if (std::string e = cuda_text(cudaMalloc(reinterpret_cast<void**>(p), count * sizeof(T)), "cudaMalloc"); !e.empty()) {
+      *error = e;
+      return rows;
+    }
+  }
+  std::uint64_t seed = 20261121;
+  for (T* p : {data.a, data.b, data.c}) {
+    if (std::string e = cuda_text(fill_random_device(p, count, ++seed, stream), "fill"); !e.empty()) {
+      *error = e;
+      return rows;
+    }
+  }
+  small::SmallBatchParams<T> params{size,   size,   size,      T(1),    T(1),    data.a,  size,    per_problem,
+                                    data.b, size,   per_problem, data.c, size,    per_problem, nullptr, nullptr,
+                                    nullptr, data.batch, false, false};
+  cudaEvent_t start = nullptr, stop = nullptr;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  for (small::SmallCandidateInfo const& cand : small::small_candidates()) {
+    if (cand.size != size) continue;
+    CandidateTime row{cand, {}, {}};
+    std::vector<double> ms;
+    for (int rep = 0; rep <= reps && row.error.empty(); ++rep) {  // rep 0 warms up
+      cudaEventRecord(start, stream);
+      cudaError_t const launched = small::launch_small_batched<T>(params, stream, cand.index);
+      cudaEventRecord(stop, stream);
+      if (std::string e = cuda_text(launched, "launch"); !e.empty()) row.error = e;
+      else if (std::string s = cuda_text(cudaEventSynchronize(stop), "run"); !s.empty()) row.error = s;
+      float elapsed = 0;
+      cudaEventElapsedTime(&elapsed, start, stop);
+      if (rep > 0) ms.push_back(elapsed);
+    }
+    row.ms = summarize(ms);
+    rows.push_back(row);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return rows;
+}
+
+}  // namespace
+
+int run_batched_tune(Options const& o) {
+  MachineInfo const machine = collect_machine_info(o.device, true);
+  if (!machine.gpu) {
+    std::printf("gemmkit-bench batched --tune: needs a GPU (%s)\n", machine.no_gpu_reason.c_str());
+    return 0;
+  }
+  cudaSetDevice(o.device);
+  cudaStream_t stream = nullptr;
+  cudaStreamCreate(&stream);
+  std::int64_t const bytes = o.bytes > 0 ? o.bytes : (std::int64_t(1) << 30);
+  int const reps = o.reps > 0 ? o.reps : 7;
+  std::ostringstream table;
+  table << "# Which candidate shape (small_batched_config.hpp) each size bucket of the small batched GPU kernel\n"
+        << "# runs: rows of C per thread and problems per block. Written by `gemmkit-bench batched --tune`\n"
+        << "# (fastest median of " << reps << " launches over " << (bytes >> 20) << " MiB of packed operands, beta = 1) on\n"
+        << "# " << machine.gpu->name << ", driver " << machine.driver << ", commit " << machine.commit << ".\n"
+        << "dtype,size,rows_per_thread,problems_per_block\n";
+  int failures = 0;
+  std::printf("%-5s %4s %4s %5s %7s %10s %9s  %s\n", "dtype", "size", "rows", "probs", "threads", "ms median", "GB/s",
+              "");
+  for (char const* dtype : {"f64", "f32"}) {
+    bool const f64 = dtype[1] == '6';
+    Dtype const type = f64 ? Dtype::kF64 : Dtype::kF32;
+    if (!o.dtypes.empty() && std::find(o.dtypes.begin(), o.dtypes.end(), type) == o.dtypes.end()) continue;
+    for (int size : small::kSmallSizes) {
+      std::string error;
+      std::int64_t batch = 0;
+      std::vector<CandidateTime> const rows = f64 ? time_bucket<double>(size, bytes, reps, stream, &batch, &error)
+                                                  : time_bucket<float>(size, bytes, reps, stream, &batch, &error);
+      if (!error.empty()) {
+        std::printf("%-5s %4d  %s\n", dtype, size, error.c_str());
+        ++failures;
+        continue;
+      }
+      CandidateTime const* best = nullptr;
+      for (CandidateTime const& r : rows) {
+        // Bytes moved: A and B read, C read and written.
+        double const moved = 4.0 * double(size) * size * double(f64 ? 8 : 4) * double(batch);
+        std::printf("%-5s %4d %4d %5d %7d %10.4f %9.1f  %s\n", dtype, size, r.candidate.rows_per_thread,
+                    r.candidate.problems_per_block, r.candidate.threads, r.ms.median, moved / (r.ms.median * 1e6),
+                    r.error.c_str());
+        if (r.error.empty() && (best == nullptr || r.ms.median < best->ms.median)) best = &r;
+      }
+      if (best == nullptr) {
+        ++failures;
+        continue;
+      }
+      table << dtype << ',' << size << ',' << best->candidate.rows_per_thread << ','
+            << best->candidate.problems_per_block << '\n';
+    }
+  }
+  cudaStreamDestroy(stream);
+  std::printf("\n%s", table.str().c_str());
+  if (!o.tune_out.empty()) {
+    std::ofstream out(o.tune_out);
+    out << table.str();
+    if (!out) {
+      std::fprintf(stderr, "gemmkit-bench: cannot write %s\n", o.tune_out.c_str());
+      return 2;
+    }
+    std::printf("written to %s\n", o.tune_out.c_str());
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+#else
+
+int run_batched_tune(Options const&) {
+  std::printf("gemmkit-bench batched --tune: this build has no CUDA\n");
+  return 0;
+}
+
+#endif
+
+}  // namespace gemmkit::bench

@@ -1,0 +1,15 @@
+/*! \file
+    \brief `batched --tune`: times every candidate shape of the small batched GPU kernel per
+           precision and size bucket and writes the tuning table (src/cuda/small/small_tuning.csv).
+*/
+#pragma once
+
+#include "options.hpp"
+
+namespace gemmkit::bench {
+
+/// Runs the tuner; prints each candidate's time and the table, writes it to --tune-out when
+/// given. Without a GPU it says so and returns 0.
+int run_batched_tune(Options const& options);
+
+}  // namespace gemmkit::bench
