@@ -5,6 +5,7 @@
 #   run(command="bench/device.sh", carry=[".deps"])
 # Steps to run can be narrowed: GEMMKIT_DEVICE_STEPS="build test memcheck racecheck tour dgemm sweep ncu batched";
 # GEMMKIT_TEST_FILTER=<gtest filter> makes the test step run only those GPU tests.
+# tune: the small batched GPU kernel's tuner; its table lands in $OUT/small_tuning.csv.
 # sweep: every FP64 tensor-core config forced, side by side with cuBLAS (the tuner's input);
 # ncu: Nsight Compute sections of the production kernel at 8192 (what limits it).
 # overhead (a default step): host cost per call of gk_dgemm and cuBLAS at small sizes, and of the
@@ -83,6 +84,10 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
     stage "gemmkit-bench batched: small GEMMs on the GPU vs cuBLAS, against the bandwidth bound"
     # shellcheck disable=SC2086  # the extra arguments are meant to split
     "$bench_bin" batched ${GEMMKIT_BATCHED_ARGS:-} --json "$out/batched.jsonl" || status=1
+  fi
+  if want tune; then
+    stage "gemmkit-bench batched --tune: the small GPU kernel's shape per size (copy into src/cuda/small/)"
+    "$bench_bin" batched --tune --bytes 256M --tune-out "$out/small_tuning.csv" || status=1
   fi
   if want sweep; then
     stage "sweep: every FP64 tensor-core config vs cuBLAS"
