@@ -284,6 +284,10 @@ std::string parse_options(int argc, char** argv, Options* o) {
     } else if (arg == "--json") e = need(&o->json_file);
     else if (arg == "--cpu") o->force_cpu = true;
     else if (arg == "--tune") o->tune = true;
+    else if (arg == "--plan") o->plan = true;
+    else if (arg == "--budget") {
+      if ((e = need(&text)).empty()) e = parse_bytes(text, &o->budget);
+    }
     else if (arg == "--tune-out") e = need(&o->tune_out);
     else if (arg == "--gpu") o->force_gpu = true;
     else if (arg == "--ptr-arrays") {

@@ -52,6 +52,8 @@ struct Options {
   std::string peers = "all";           ///< --peers: comma list of peer names, "all" or "none"
   double max_pass_ms = -1;             ///< --max-pass-ms: longest pass a slow peer runs on the whole batch
   bool force_gpu = false;              ///< --gpu: the GPU form of batched (its default when --cpu is not given)
+  bool plan = false;                   ///< ooc --plan: print the host-resident planner's plan
+  std::int64_t budget = 0;             ///< --budget: device bytes the ooc plan may use; 0 = a quarter of the operands
   bool tune = false;                   ///< batched --tune: time the small GPU kernel's candidate shapes
   std::string tune_out;                ///< --tune-out PATH: where the tuner writes its table
   std::string ptr_arrays;              ///< --ptr-arrays host|device: gemmkit_ptr's arrays; "" = host

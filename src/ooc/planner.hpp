@@ -1,0 +1,72 @@
+/*! \file
+    \brief The host-resident GEMM's planner (seed 004): C cut into work units that fit the device
+    memory budget, visited in the seed's serpentine ("wriggled") order so consecutive units share
+    an A or a B panel, with the tile size chosen by a pipeline model rather than fixed. Plain C++:
+    the plan is printed by `gemmkit-bench ooc --plan` and unit-tested without a GPU.
+*/
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gemmkit::ooc {
+
+/// Rates the model weighs tiles with. The defaults are the H100 anchors of DESIGN.md (pinned
+/// host memory over PCIe 5, FP64 tensor-core DGEMM in core); the executor passes measured ones.
+struct RateModel {
+  double h2d_bytes_per_s = 50e9;
+  double d2h_bytes_per_s = 50e9;
+  double device_flops = 50e12;
+  /// Thin K chunks run the kernel below its rate: it is modelled as depth / (depth + this), which
+  /// fits the H100 rank-k rows (k = 128 / 256 / 512 at 0.67 / 0.84 / 0.91 of the square rate).
+  double depth_for_half_rate = 64;
+};
+
+struct PlanRequest {
+  std::int64_t m = 0, n = 0, k = 0;
+  int element_bytes = 8;
+  std::size_t device_budget = 0;  ///< bytes of device memory the plan may hold at once (per device)
+  bool reads_c = true;            ///< beta != 0: C blocks are loaded as well as stored
+  int panel_buffers = 2;          ///< device copies of each panel kind (2: the next unit's load overlaps)
+  std::int64_t granule = 256;     ///< tile sizes are multiples of this (the kernels' tile)
+  RateModel rates;
+};
+
+/// One work unit: C(row0 : row0+rows, col0 : col0+cols) += A-panel x B-panel over K chunk
+/// [k0, k0+depth). A C block's chunks run consecutively and it stays in device memory between them.
+struct WorkUnit {
+  std::int64_t block_row = 0, block_col = 0, chunk = 0;
+  std::int64_t row0 = 0, rows = 0, col0 = 0, cols = 0, k0 = 0, depth = 0;
+  bool first_chunk = false;  ///< C block enters here: beta applied (loaded first when reads_c)
+  bool last_chunk = false;   ///< C block complete here: copied back to the host
+  bool loads_a = true;       ///< A panel not resident from the previous unit
+  bool loads_b = true;       ///< B panel not resident from the previous unit
+};
+
+struct Plan {
+  std::string error;  ///< non-empty when no plan fits (then the rest is empty)
+  std::int64_t tile_rows = 0, tile_cols = 0, tile_depth = 0;
+  std::int64_t block_rows = 0, block_cols = 0, k_chunks = 0;
+  std::vector<WorkUnit> units;        ///< in execution order
+  std::size_t device_bytes = 0;       ///< device memory the plan holds at peak
+  double h2d_bytes = 0, d2h_bytes = 0, flops = 0;
+  double model_seconds = 0;           ///< the model's prediction of the pipelined run
+
+  /// Several lines: tile, counts, memory, traffic, predicted rate, and the first `units_shown` units.
+  std::string describe(int units_shown = 8) const;
+};
+
+/// Device bytes a tile needs: panel_buffers copies of the A and B panels plus two C blocks (one
+/// being computed, one being copied back).
+std::size_t device_bytes_for(PlanRequest const& request, std::int64_t rows, std::int64_t cols, std::int64_t depth);
+
+/// The work units of one tile choice, in serpentine order, with traffic and the model's time.
+Plan plan_with_tile(PlanRequest const& request, std::int64_t rows, std::int64_t cols, std::int64_t depth);
+
+/// Tries square tiles from `granule` up to what the budget allows (full K, else K in chunks) and
+/// keeps the one the model predicts fastest.
+Plan make_plan(PlanRequest const& request);
+
+}  // namespace gemmkit::ooc

@@ -1,0 +1,148 @@
+/*! \file
+    \brief The host-resident planner without a GPU: every element of C and every k covered exactly
+    once, the budget respected, panels reused in the serpentine order, the model's tile choice
+    moving the right way, and refusals that say why.
+*/
+#include "ooc/planner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace gemmkit::ooc {
+namespace {
+
+PlanRequest request(std::int64_t m, std::int64_t n, std::int64_t k, std::size_t budget, bool reads_c = true) {
+  PlanRequest r;
+  r.m = m, r.n = n, r.k = k;
+  r.device_budget = budget;
+  r.reads_c = reads_c;
+  return r;
+}
+
+/// Every (i, j, p) of C(m x n) and K visited exactly once, counted element by element.
+void expect_exact_cover(PlanRequest const& r, Plan const& plan) {
+  std::vector<std::uint8_t> hits(std::size_t(r.m * r.n * r.k), 0);
+  for (WorkUnit const& u : plan.units) {
+    ASSERT_GT(u.rows, 0);
+    ASSERT_GT(u.cols, 0);
+    ASSERT_GT(u.depth, 0);
+    for (std::int64_t j = u.col0; j < u.col0 + u.cols; ++j)
+      for (std::int64_t i = u.row0; i < u.row0 + u.rows; ++i)
+        for (std::int64_t p = u.k0; p < u.k0 + u.depth; ++p) ++hits[std::size_t((j * r.m + i) * r.k + p)];
+  }
+  EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), std::ptrdiff_t(hits.size()));
+}
+
+TEST(OocPlanner, CoversCAndKExactlyOnce) {
+  for (auto [m, n, k, budget] : {std::tuple{1000, 700, 300, std::size_t(8) << 20}, {700, 1000, 1, std::size_t(8) << 20},
+                                 {513, 257, 1029, std::size_t(4) << 20}, {300, 300, 300, std::size_t(1) << 30}}) {
+    PlanRequest r = request(m, n, k, budget);
+    r.granule = 64;
+    Plan const plan = make_plan(r);
+    ASSERT_TRUE(plan.error.empty()) << plan.error;
+    SCOPED_TRACE(plan.describe(0));
+    expect_exact_cover(r, plan);
+  }
+}
+
+TEST(OocPlanner, BudgetRespectedAndKSplitWhenNeeded) {
+  std::size_t const operands = 3ull * 32768 * 32768 * 8;  // A, B, C at n = 32768
+  for (std::size_t budget : {std::size_t(80) << 30, operands / 4, std::size_t(2) << 30, std::size_t(512) << 20}) {
+    PlanRequest const r = request(32768, 32768, 32768, budget);
+    Plan const plan = make_plan(r);
+    ASSERT_TRUE(plan.error.empty()) << plan.error;
+    EXPECT_LE(plan.device_bytes, budget);
+    EXPECT_EQ(plan.device_bytes, device_bytes_for(r, plan.tile_rows, plan.tile_cols, plan.tile_depth));
+    EXPECT_EQ(plan.tile_rows % r.granule, 0);
+    EXPECT_EQ(std::int64_t(plan.units.size()), plan.block_rows * plan.block_cols * plan.k_chunks);
+    // Chunks of one C block run back to back: first and last flags bracket them.
+    for (std::size_t u = 0; u < plan.units.size(); ++u) {
+      WorkUnit const& w = plan.units[u];
+      EXPECT_EQ(w.first_chunk, w.chunk == 0);
+      EXPECT_EQ(w.last_chunk, w.chunk == plan.k_chunks - 1);
+      if (!w.first_chunk) {
+        EXPECT_EQ(plan.units[u - 1].block_row, w.block_row);
+        EXPECT_EQ(plan.units[u - 1].block_col, w.block_col);
+      }
+    }
+  }
+  // A small budget forces K chunks; the whole device does not.
+  EXPECT_GT(make_plan(request(32768, 32768, 32768, std::size_t(512) << 20)).k_chunks, 1);
+  EXPECT_EQ(make_plan(request(32768, 32768, 32768, std::size_t(80) << 30)).k_chunks, 1);
+}
+
+TEST(OocPlanner, SerpentineOrderReusesAPanel) {
+  PlanRequest r = request(20000, 30000, 8000, std::size_t(6) << 30);
+  Plan const plan = make_plan(r);
+  ASSERT_TRUE(plan.error.empty()) << plan.error;
+  ASSERT_EQ(plan.k_chunks, 1);
+  ASSERT_GT(plan.units.size(), 4u);
+  std::int64_t a_loads = 0, b_loads = 0;
+  for (std::size_t u = 0; u < plan.units.size(); ++u) {
+    WorkUnit const& w = plan.units[u];
+    a_loads += w.loads_a;
+    b_loads += w.loads_b;
+    if (u > 0) {
+      WorkUnit const& p = plan.units[u - 1];
+      EXPECT_TRUE(p.block_row == w.block_row || p.block_col == w.block_col) << "unit " << u << " shares no panel";
+      EXPECT_EQ(w.loads_a, p.block_row != w.block_row);
+      EXPECT_EQ(w.loads_b, p.block_col != w.block_col);
+    }
+  }
+  EXPECT_EQ(a_loads, plan.block_rows);                                         // each A panel once
+  EXPECT_EQ(b_loads, plan.block_rows * plan.block_cols - (plan.block_rows - 1));  // B kept at each turn
+  // Traffic: every A row panel crosses once, C in and out once each.
+  std::int64_t a_rows = 0, b_cols = 0;
+  for (WorkUnit const& w : plan.units) {
+    a_rows += w.loads_a ? w.rows : 0;
+    b_cols += w.loads_b ? w.cols : 0;
+  }
+  EXPECT_EQ(a_rows, r.m);
+  double const e = 8;
+  EXPECT_DOUBLE_EQ(plan.h2d_bytes, e * (double(r.m) * r.k + double(r.k) * b_cols + double(r.m) * r.n));
+  EXPECT_DOUBLE_EQ(plan.d2h_bytes, e * double(r.m) * r.n);
+}
+
+TEST(OocPlanner, BetaZeroLoadsNoC) {
+  Plan const with_c = make_plan(request(8192, 8192, 8192, std::size_t(2) << 30, true));
+  Plan const without_c = plan_with_tile(request(8192, 8192, 8192, std::size_t(2) << 30, false), with_c.tile_rows,
+                                        with_c.tile_cols, with_c.tile_depth);
+  EXPECT_DOUBLE_EQ(with_c.h2d_bytes - without_c.h2d_bytes, 8.0 * 8192 * 8192);
+}
+
+TEST(OocPlanner, SlowerLinksChooseLargerTiles) {
+  PlanRequest fast = request(32768, 32768, 32768, std::size_t(40) << 30);
+  PlanRequest slow = fast;
+  slow.rates.h2d_bytes_per_s = fast.rates.h2d_bytes_per_s / 6;  // pageable-like
+  slow.rates.d2h_bytes_per_s = fast.rates.d2h_bytes_per_s / 6;
+  Plan const a = make_plan(fast), b = make_plan(slow);
+  ASSERT_TRUE(a.error.empty() && b.error.empty());
+  EXPECT_GE(b.tile_rows, a.tile_rows);
+  EXPECT_GT(b.model_seconds, a.model_seconds);
+  // With PCIe at 50 GB/s and 50 TFLOP/s, a tile must be thousands wide to stay compute-bound.
+  EXPECT_GE(a.tile_rows, 2048);
+}
+
+TEST(OocPlanner, SizesPast32BitIndices) {
+  PlanRequest const r = request(70000, 70000, 70000, std::size_t(64) << 30);  // 4.9e9 elements per matrix
+  Plan const plan = make_plan(r);
+  ASSERT_TRUE(plan.error.empty()) << plan.error;
+  WorkUnit const& last = plan.units.back();
+  std::int64_t covered = 0;
+  for (WorkUnit const& u : plan.units) covered += u.rows * u.cols * (u.last_chunk ? 1 : 0);
+  EXPECT_EQ(covered, r.m * r.n);
+  EXPECT_TRUE(last.row0 + last.rows == r.m || last.col0 + last.cols == r.n || plan.block_rows % 2 == 0);
+}
+
+TEST(OocPlanner, RefusesWhatCannotFit) {
+  Plan const tiny = make_plan(request(4096, 4096, 4096, 1 << 20));  // 1 MiB: no 256-wide tile fits
+  EXPECT_FALSE(tiny.error.empty());
+  EXPECT_TRUE(tiny.units.empty());
+  EXPECT_NE(tiny.describe().find("no plan"), std::string::npos);
+  EXPECT_FALSE(make_plan(request(0, 10, 10, 1 << 30)).error.empty());
+}
+
+}  // namespace
+}  // namespace gemmkit::ooc
