@@ -1,10 +1,14 @@
 /*! \file
-    \brief gemmkit-bench: subcommands tour (default), gemm, batched, overhead, ooc --plan and list; the rest
-    are announced stubs.
+    \brief gemmkit-bench: subcommands tour (default), gemm, batched, overhead, ooc --plan, model and list;
+    the rest are announced stubs.
 */
 #include "batched_cpu.hpp"
 #include "batched_gpu.hpp"
 #include "batched_tune.hpp"
+#include "model/gemm_model.hpp"
+#if GEMMKIT_WITH_CUDA
+#include "cuda/gemm/tensorop_model.hpp"
+#endif
 #include "ooc/planner.hpp"
 #include "batched_impls.hpp"
 #include "gemm_suite.hpp"
@@ -32,7 +36,6 @@ constexpr PlannedCommand kPlannedCommands[] = {
     {"ooc", "host-resident (out-of-core) GEMM pipeline (its planner runs: ooc --plan)"},
     {"ladder", "optimisation-ladder sweep with per-step bounds"},
     {"micro", "device micro-benchmarks (peaks, bandwidth, latencies)"},
-    {"model", "performance model: predicted bound per kernel"},
 };
 
 void print_usage() {
@@ -49,6 +52,8 @@ void print_usage() {
       "             on the CPU (--cpu) gemmkit vs LIBXSMM, OpenBLAS, BLIS, Eigen and a plain loop\n"
       "  overhead   host cost per call on the GPU path: gk_dgemm and cuBLAS at small sizes, and the CUDA calls\n"
       "             a call is made of (pointer queries, a launch, stream-ordered allocation); needs a GPU\n"
+      "  model      the performance model's bound for each FP64 tensor-core config at --m/--n/--k (default\n"
+      "             8192): seed 001's required bandwidth at L2 and shared memory, occupancy, waves\n"
       "  list       every registered variant: id, dtype, backend, kind, summary\n");
   for (PlannedCommand const& c : kPlannedCommands) {
     std::printf("  %-10s %s (not built yet: lands with its issue)\n", c.name, c.what);
@@ -248,6 +253,33 @@ int run_ooc_plan(Options const& o) {
   ooc::Plan const plan = ooc::make_plan(r);
   std::printf("%s", plan.describe(12).c_str());
   return plan.error.empty() ? 0 : 1;
+}
+
+/// `model`: the performance model's bound for every FP64 tensor-core config at --m/--n/--k
+/// (default 8192), best first, with the ceiling that sets it.
+int run_model(Options const& o) {
+  std::int64_t const m = o.m.empty() ? 8192 : o.m.front();
+  std::int64_t const n = o.n.empty() ? m : o.n.front();
+  std::int64_t const k = o.k.empty() ? m : o.k.front();
+  model::MachineDescription const machine = model::h100_sxm();
+  std::printf("performance model: %s (DESIGN.md anchors until `micro` measures), m=%lld n=%lld k=%lld\n"
+              "ceilings: FP64 tensor %.1f TFLOP/s, L2 %.1f TB/s, shared %.1f TB/s; latency hiding not modelled\n\n",
+              machine.name.c_str(), (long long)m, (long long)n, (long long)k, machine.fp64_tensor_flops / 1e12,
+              machine.l2_bytes_per_s / 1e12, machine.smem_bytes_per_s() / 1e12);
+#if GEMMKIT_WITH_CUDA
+  std::vector<model::TileConfig> const configs = gemm::dgemm_tensorop_model_configs();
+  TablePrinter table({{"config", 36, true}, {"warps/SM", 8}, {"L2 B/flop", 9}, {"L2 TF", 6}, {"smem TF", 7},
+                      {"waves eff", 9}, {"bound TF", 8}, {"limited by", 34, true}});
+  table.print_header();
+  for (auto const& [c, p] : model::rank(machine, configs, m, n, k)) {
+    table.print_row({c.name, std::to_string(p.warps_per_sm), format("%.4f", p.l2_bytes_per_flop),
+                     format("%.1f", p.l2_ceiling / 1e12), format("%.1f", p.smem_ceiling / 1e12),
+                     format("%.3f", p.wave_efficiency), format("%.1f", p.flops / 1e12), p.limiter});
+  }
+#else
+  std::printf("this build has no CUDA: no tensor-core configs to model\n");
+#endif
+  return 0;
 }
 
 /// One line about the registry for the tour.
@@ -527,6 +559,7 @@ int main_entry(int argc, char** argv) {
   if (options.command == "batched") return run_batched(options);
   if (options.command == "overhead") return run_overhead_command(options);
   if (options.command == "ooc" && options.plan) return run_ooc_plan(options);
+  if (options.command == "model") return run_model(options);
   for (PlannedCommand const& c : kPlannedCommands) {
     if (options.command == c.name) {
       std::printf("gemmkit-bench %s: %s: not built yet: lands with its issue\n", c.name, c.what);

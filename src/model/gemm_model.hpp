@@ -1,0 +1,57 @@
+/*! \file
+    \brief The GEMM performance model (seed 001 §3 made executable) for the FP64 tensor-core
+    kernel's tile configs: the bandwidth each memory level must deliver for a tile
+    (RB = DF * WB * (1/bm + 1/bn) / 2 at the L2, the same reasoning at shared memory for the warp
+    tile), occupancy from registers, shared memory and threads, and wave quantization for a shape.
+    The predicted bound is the smallest ceiling times the wave efficiency; latency hiding is not
+    modelled (the ceiling assumes enough warps), which is what separates the bound from the
+    measurement at low occupancy.
+*/
+#pragma once
+
+#include "model/machine.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gemmkit::model {
+
+/// A tensor-core tile config as the model sees it (TensorOpConfig's numbers, plus the registers
+/// ptxas gives it).
+struct TileConfig {
+  std::string name;
+  int bm = 0, bn = 0, bk = 0, warp_m = 0, warp_n = 0, stages = 0, blocks_per_sm = 1;
+  int registers_per_thread = 0;  ///< 0: the launch-bounds cap
+  int element_bytes = 8;
+
+  int threads() const { return 32 * (bm / warp_m) * (bn / warp_n); }
+  int shared_bytes() const { return stages * (bm + bn) * bk * element_bytes; }
+};
+
+struct Prediction {
+  double flops = 0;              ///< the bound: min ceiling x wave efficiency
+  std::string limiter;           ///< which ceiling is lowest
+  double tensor_ceiling = 0;     ///< the FP64 tensor peak
+  double l2_ceiling = 0;         ///< L2 bandwidth / bytes per flop of the block tile
+  double smem_ceiling = 0;       ///< shared bandwidth / (fragment reads + tile writes) per flop
+  double l2_bytes_per_flop = 0, smem_bytes_per_flop = 0;
+  int resident_blocks = 0;       ///< blocks per SM the resources allow
+  int warps_per_sm = 0;
+  double wave_efficiency = 1;    ///< tiles / (waves x resident slots)
+};
+
+/// Blocks of `config` one SM holds: the least of threads, registers, shared memory, the block
+/// limit and the config's own blocks-per-SM target.
+int resident_blocks(MachineDescription const& machine, TileConfig const& config);
+
+/// The bound for C (m x n) with K = k.
+Prediction predict(MachineDescription const& machine, TileConfig const& config, std::int64_t m, std::int64_t n,
+                   std::int64_t k);
+
+/// Configs ordered by predicted bound for the shape, best first.
+std::vector<std::pair<TileConfig, Prediction>> rank(MachineDescription const& machine,
+                                                    std::vector<TileConfig> const& configs, std::int64_t m,
+                                                    std::int64_t n, std::int64_t k);
+
+}  // namespace gemmkit::model
