@@ -91,7 +91,7 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
     "$bench_bin" batched ${GEMMKIT_BATCHED_ARGS:-} --json "$out/batched.jsonl" || status=1
   fi
   if want tune; then
-    stage "gemmkit-bench batched --tune: the small GPU kernel's shape per size (copy into src/cuda/small/)"
+    stage "gemmkit-bench batched --tune: the small GPU kernel's shape per size (copy into src/cuda/batched/)"
     "$bench_bin" batched --tune --bytes 256M --tune-out "$out/small_tuning.csv" || status=1
   fi
   if want sweep; then

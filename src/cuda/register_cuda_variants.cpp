@@ -6,8 +6,8 @@
 #include "cuda/gemm/dgemm_tensorop.hpp"
 #include "cuda/ladder/ladder.hpp"
 #include "cuda/peers/cublas_gemm.hpp"
-#include "cuda/small/small_batched.hpp"
-#include "cuda/small/small_batched_config.hpp"
+#include "cuda/batched/small_batched.hpp"
+#include "cuda/batched/small_batched_config.hpp"
 #include "registry/function_variant.hpp"
 #include "registry/registry.hpp"
 

@@ -17,9 +17,9 @@
 
 #if GEMMKIT_WITH_CUDA
 #include "batched_gpu_kernels.hpp"
-#include "cuda/small/small_batched.hpp"
-#include "cuda/small/small_batched_config.hpp"
-#include "cuda/small/small_tuning.hpp"
+#include "cuda/batched/small_batched.hpp"
+#include "cuda/batched/small_batched_config.hpp"
+#include "cuda/batched/small_tuning.hpp"
 
 #include <cuda_runtime.h>
 #endif

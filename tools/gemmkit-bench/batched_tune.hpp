@@ -1,6 +1,6 @@
 /*! \file
     \brief `batched --tune`: times every candidate shape of the small batched GPU kernel per
-           precision and size bucket and writes the tuning table (src/cuda/small/small_tuning.csv).
+           precision and size bucket and writes the tuning table (src/cuda/batched/small_tuning.csv).
 */
 #pragma once
 

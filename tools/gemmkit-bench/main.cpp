@@ -110,7 +110,7 @@ void print_usage() {
       "  --device N                   CUDA device (default 0)\n"
       "  --max-pass-ms X              as above (default 200; gemmkit's strided call always runs the whole batch)\n"
       "  --tune [--tune-out PATH]     time every candidate shape of the small GPU kernel per size (--dtype,\n"
-      "                               --bytes, --reps) and print the tuning table (src/cuda/small/small_tuning.csv)\n"
+      "                               --bytes, --reps) and print the tuning table (src/cuda/batched/small_tuning.csv)\n"
       "  --reps N --warmup N          timed passes, CUDA events, median (default 10); untimed passes (default 1)\n"
       "\n"
       "overhead (device pointers, f64, nn, alpha = 1, beta = 0):\n"

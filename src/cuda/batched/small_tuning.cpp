@@ -1,10 +1,10 @@
 /*! \file
     \brief The small batched kernel's tuning table: candidate descriptions and the parsed CSV.
 */
-#include "cuda/small/small_tuning.hpp"
+#include "cuda/batched/small_tuning.hpp"
 
-#include "cuda/small/small_batched_config.hpp"
-#include "cuda/small/small_tuning_data.hpp"
+#include "cuda/batched/small_batched_config.hpp"
+#include "cuda/batched/small_tuning_data.hpp"
 
 #include <algorithm>
 #include <sstream>

@@ -2,8 +2,8 @@
     \brief The small batched kernel's tuning table on the host: every bucket of both precisions has
     a row naming an existing candidate, bucket lookup, and the parser's refusals.
 */
-#include "cuda/small/small_tuning.hpp"
-#include "cuda/small/small_tuning_data.hpp"
+#include "cuda/batched/small_tuning.hpp"
+#include "cuda/batched/small_tuning_data.hpp"
 
 #include <gtest/gtest.h>
 

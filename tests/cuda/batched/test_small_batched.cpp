@@ -5,8 +5,8 @@
     the public API. Skip without a device.
 */
 #include "core/device.hpp"
-#include "cuda/small/small_batched.hpp"
-#include "cuda/small/small_tuning.hpp"
+#include "cuda/batched/small_batched.hpp"
+#include "cuda/batched/small_tuning.hpp"
 #include "registry/registry.hpp"
 #include "support/device_memory.hpp"
 #include "support/gemm_check.hpp"

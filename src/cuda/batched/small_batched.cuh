@@ -7,8 +7,8 @@
 */
 #pragma once
 
-#include "cuda/small/small_batched.hpp"
-#include "cuda/small/small_batched_config.hpp"
+#include "cuda/batched/small_batched.hpp"
+#include "cuda/batched/small_batched_config.hpp"
 
 #include <cstdint>
 

@@ -2,8 +2,8 @@
     \brief Instances of the small batched GPU kernel, one per candidate shape and precision, and
     the launcher that picks one.
 */
-#include "cuda/small/small_batched.cuh"
-#include "cuda/small/small_tuning.hpp"
+#include "cuda/batched/small_batched.cuh"
+#include "cuda/batched/small_tuning.hpp"
 
 #include <algorithm>
 #include <utility>
