@@ -223,4 +223,31 @@ JsonObject batched_row_head(std::string const& suite, std::string const& section
   return row;
 }
 
+void setup_contender(Contender& c, ImplResult& r, BatchedOperands const& ops, double max_pass_ms, int warmup,
+                     ContenderSetup const& steps) {
+  r.name = c.name;
+  if (!c.unavailable.empty() || c.impl == nullptr) {
+    r.status = RunStatus::kSkipped;
+    r.note = c.unavailable;
+    return;
+  }
+  if (std::string e = c.impl->prepare(ops); !e.empty()) {
+    r.status = RunStatus::kSkipped;
+    r.note = e;
+    return;
+  }
+  std::string error;
+  // How many problems a pass gets: all of them, unless a full pass would outlast max_pass_ms (the
+  // slow peers at small n; see problems_per_pass).
+  r.count = c.whole_batch ? ops.batch : problems_per_pass(ops.batch, max_pass_ms, steps.timed, &error);
+  if (error.empty()) r.check = steps.checked_pass(window_first(ops.batch, r.count, 0), r.count, &error);
+  for (int w = 1; w <= warmup && error.empty(); ++w) error = steps.warm_pass(window_first(ops.batch, r.count, w), r.count);
+  if (!error.empty()) {
+    r.status = RunStatus::kError;
+    r.note = error;
+    if (steps.after_error) steps.after_error();
+  }
+  r.variant = c.impl->variant();
+}
+
 }  // namespace gemmkit::bench

@@ -132,6 +132,21 @@ struct Contender {
   bool whole_batch = false;   ///< gemmkit: always the whole batch
 };
 
+/// What setting a contender up needs from the CPU or GPU run: a timed window, the checked pass,
+/// one warm-up pass (the GPU waits for it), and what to clear after an error.
+struct ContenderSetup {
+  TimedWindow timed;
+  std::function<Verification(std::int64_t first, std::int64_t count, std::string* error)> checked_pass;
+  std::function<std::string(std::int64_t first, std::int64_t count)> warm_pass;
+  std::function<void()> after_error;  ///< may be empty
+};
+
+/// Before the timed reps, the same on CPU and GPU: skip what is unavailable or cannot prepare,
+/// size the pass (the whole batch for gemmkit, else problems_per_pass), run the checked pass on
+/// window 0 and `warmup` passes on the next windows, and record the variant.
+void setup_contender(Contender& c, ImplResult& r, BatchedOperands const& ops, double max_pass_ms, int warmup,
+                     ContenderSetup const& steps);
+
 /// The keys every batched row starts with: suite, section (when set), case, dtype, m, n, k, batch, trans.
 JsonObject batched_row_head(std::string const& suite, std::string const& section, BatchedOperands const& ops);
 

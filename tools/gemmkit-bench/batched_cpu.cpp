@@ -288,44 +288,17 @@ void BatchedCpuRun::run_case(ShapeSpec const& shape) {
 }
 
 void BatchedCpuRun::setup_contender(Contender& c, ImplResult& r, BatchedOperands const& ops, std::uint64_t seed) {
-  r.name = c.name;
-  if (!c.unavailable.empty() || c.impl == nullptr) {
-    r.status = RunStatus::kSkipped;
-    r.note = c.unavailable;
-    return;
-  }
-  if (std::string e = c.impl->prepare(ops); !e.empty()) {
-    r.status = RunStatus::kSkipped;
-    r.note = e;
-    return;
-  }
-  std::string error;
-  // How many problems a pass gets: all of them, unless a full pass would outlast max_pass_ms (the
-  // slow peers at small n; see problems_per_pass).
-  r.count = ops.batch;
-  if (!c.whole_batch) {
-    r.count = problems_per_pass(
-        ops.batch, set_.max_pass_ms,
-        [&](std::int64_t first, std::int64_t count, double* ms) { return timed_run(*c.impl, first, count, ms); },
-        &error);
-  }
-  if (error.empty()) {
+  ContenderSetup steps;
+  steps.timed = [&](std::int64_t first, std::int64_t count, double* ms) { return timed_run(*c.impl, first, count, ms); };
+  steps.checked_pass = [&](std::int64_t first, std::int64_t count, std::string* error) {
     progress_.show(format("%s %s, %d thread%s: %s checked pass", case_name({ops.m, ops.n, ops.k, {}}).c_str(),
                           to_string(ops.dtype), omp_get_max_threads(), omp_get_max_threads() == 1 ? "" : "s",
                           c.name.c_str()));
-    r.check = ops.dtype == Dtype::kF64 ? checked_pass<double>(*c.impl, ops, seed, window_first(ops.batch, r.count, 0),
-                                                               r.count, set_, &error)
-                                       : checked_pass<float>(*c.impl, ops, seed, window_first(ops.batch, r.count, 0),
-                                                             r.count, set_, &error);
-  }
-  for (int w = 1; w <= set_.warmup && error.empty(); ++w) {
-    error = c.impl->run(window_first(ops.batch, r.count, w), r.count);
-  }
-  if (!error.empty()) {
-    r.status = RunStatus::kError;
-    r.note = error;
-  }
-  r.variant = c.impl->variant();
+    return ops.dtype == Dtype::kF64 ? checked_pass<double>(*c.impl, ops, seed, first, count, set_, error)
+                                    : checked_pass<float>(*c.impl, ops, seed, first, count, set_, error);
+  };
+  steps.warm_pass = [&](std::int64_t first, std::int64_t count) { return c.impl->run(first, count); };
+  gemmkit::bench::setup_contender(c, r, ops, set_.max_pass_ms, set_.warmup, steps);
 }
 
 void BatchedCpuRun::measure(BatchedOperands const& ops, std::uint64_t seed, int threads) {

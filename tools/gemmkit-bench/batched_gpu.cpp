@@ -453,51 +453,32 @@ void BatchedGpuRun::run_case(ShapeSpec const& shape) {
 
 template <typename T>
 void BatchedGpuRun::setup_contender(Contender& c, ImplResult& r, BatchedOperands const& ops, std::uint64_t seed) {
-  r.name = c.name;
-  if (!c.unavailable.empty() || c.impl == nullptr) {
-    r.status = RunStatus::kSkipped;
-    r.note = c.unavailable;
-    return;
-  }
-  if (std::string e = c.impl->prepare(ops); !e.empty()) {
-    r.status = RunStatus::kSkipped;
-    r.note = e;
-    return;
-  }
-  std::string error;
-  r.count = ops.batch;
-  if (!c.whole_batch) {
-    r.count = problems_per_pass(
-        ops.batch, set_.max_pass_ms,
-        [&](std::int64_t first, std::int64_t count, double* ms) {
-          std::string e;
-          Call const call = [&] {
-            e = c.impl->run(first, count);
-            if (e.empty()) e = sync("kernel execution");
-            return e.empty() ? GK_SUCCESS : GK_INTERNAL_ERROR;
-          };
-          time_host_batch(call, 1, ms);
-          return e;
-        },
-        &error);
-  }
-  if (error.empty()) {
+  ContenderSetup steps;
+  steps.timed = [&](std::int64_t first, std::int64_t count, double* ms) {
+    std::string e;
+    Call const call = [&] {
+      e = c.impl->run(first, count);
+      if (e.empty()) e = sync("kernel execution");
+      return e.empty() ? GK_SUCCESS : GK_INTERNAL_ERROR;
+    };
+    time_host_batch(call, 1, ms);
+    return e;
+  };
+  steps.checked_pass = [&](std::int64_t first, std::int64_t count, std::string* error) {
     progress_.show(format("%s %s: %s checked pass", case_name(ops.m, ops.n, ops.k).c_str(), to_string(ops.dtype),
                           c.name.c_str()));
-    r.check = checked_pass<T>(*c.impl, ops, seed, window_first(ops.batch, r.count, 0), r.count, &error);
-  }
-  for (int w = 1; w <= set_.warmup && error.empty(); ++w) {
-    error = c.impl->run(window_first(ops.batch, r.count, w), r.count);
-    if (error.empty()) error = sync("warm-up pass");
-  }
-  progress_.clear();
-  if (!error.empty()) {
-    r.status = RunStatus::kError;
-    r.note = error;
+    return checked_pass<T>(*c.impl, ops, seed, first, count, error);
+  };
+  steps.warm_pass = [&](std::int64_t first, std::int64_t count) {
+    std::string e = c.impl->run(first, count);
+    return e.empty() ? sync("warm-up pass") : e;
+  };
+  steps.after_error = [&] {
     cudaStreamSynchronize(stream_);
     cudaGetLastError();  // leave no stale error to the next implementation
-  }
-  r.variant = c.impl->variant();
+  };
+  gemmkit::bench::setup_contender(c, r, ops, set_.max_pass_ms, set_.warmup, steps);
+  progress_.clear();
 }
 
 /// The checked pass: with beta = 0 the window's C is all NaN first (a correct GEMM never reads it),
