@@ -6,6 +6,7 @@
 # Steps to run can be narrowed: GEMMKIT_DEVICE_STEPS="build test memcheck racecheck tour dgemm sweep ncu batched";
 # GEMMKIT_TEST_FILTER=<gtest filter> makes the test step run only those GPU tests.
 # tune: the small batched GPU kernel's tuner; its table lands in $OUT/small_tuning.csv.
+# sass: per-kernel instruction mix (DMMA, LDS, LDGSTS, BAR, spills) from cuobjdump.
 # sweep: every FP64 tensor-core config forced, side by side with cuBLAS (the tuner's input);
 # ncu: Nsight Compute sections of the production kernel at 8192 (what limits it).
 # overhead (a default step): host cost per call of gk_dgemm and cuBLAS at small sizes, and of the
@@ -99,6 +100,12 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
     "$bench_bin" gemm --suite dgemm-sweep --variants "${GEMMKIT_SWEEP_VARIANTS:-dgemm_tensorop_*}" \
       --m "${GEMMKIT_SWEEP_SIZES:-1024,2048,4096,8192,4097}" \
       --json "$out/sweep.jsonl" || status=1
+  fi
+  if want sass; then
+    stage "SASS instruction mix of the tensor-core and small batched kernels"
+    bench/sass_summary.sh "$build"/CMakeFiles/gemmkit.dir/generated/cuda/*.o \
+      "$build"/CMakeFiles/gemmkit.dir/src/cuda/batched/*.o > "$out/sass-summary.txt" 2>&1 || status=1
+    grep -c . "$out/sass-summary.txt"
   fi
   if want ncu; then
     stage "ncu: production kernel at 8192"
