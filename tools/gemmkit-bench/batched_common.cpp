@@ -223,6 +223,51 @@ JsonObject batched_row_head(std::string const& suite, std::string const& section
   return row;
 }
 
+void add_gemmkit_keys(JsonObject& row, ImplResult const& gk, BatchedOperands const& ops, BatchedSettings const& set,
+                      char const* backend, int threads, double pass_bytes, ImplResult const* best_peer) {
+  row.add_string("variant", gk.variant).add_bool("variant_forced", false).add_string("backend", backend);
+  if (threads > 0) row.add_int("threads", threads);
+  row.add_number("gflops", gk.gflops)
+      .add_number("time_ms", gk.time.median)
+      .add_number("time_min_ms", gk.time.min)
+      .add_number("time_max_ms", gk.time.max)
+      .add_int("reps", set.reps)
+      .add_int("warmup", set.warmup)
+      .add_number("alpha", ops.alpha)
+      .add_number("beta", ops.beta)
+      .add_int("data_bytes", ops.batch * std::int64_t(size_of(ops.dtype)) *
+                                 (ops.stride_a() + ops.stride_b() + ops.stride_c()))
+      .add_int("pass_bytes", std::int64_t(pass_bytes));
+  if (best_peer != nullptr) row.add_string("peer", best_peer->name);
+  else row.add_null("peer");
+}
+
+void add_implementation_keys(JsonObject& row, std::vector<ImplResult> const& results, double bound_gflops) {
+  auto add_check = [&row](std::string const& prefix, ImplResult const& r) {
+    Verdict const v = r.status == RunStatus::kOk ? r.check.verdict : Verdict::kSkipped;
+    if (v == Verdict::kSkipped) row.add_string(prefix + "verified", "skipped");
+    else row.add_bool(prefix + "verified", v == Verdict::kPassed);
+  };
+  ImplResult const& gk = results.front();
+  add_check("", gk);
+  row.add_number("verify_error", gk.check.error)
+      .add_number("verify_threshold", gk.check.threshold)
+      .add_int("verify_samples", gk.check.columns);
+  if (!gk.check.note.empty()) row.add_string("verify_note", gk.check.note);
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    ImplResult const& r = results[i];
+    std::string const p = r.name + "_";
+    row.add_number(p + "gflops", r.gflops)
+        .add_number(p + "pct_bound", 100 * r.gflops / bound_gflops)
+        .add_number(p + "time_ms", r.time.median)
+        .add_int(p + "batch", r.count);
+    add_check(p, r);
+    row.add_number(p + "verify_error", r.check.error).add_string(p + "variant", r.variant);
+    std::string const note = r.status != RunStatus::kOk ? r.note : r.check.note;
+    if (!note.empty()) row.add_string(p + "note", note);
+  }
+}
+
 void setup_contender(Contender& c, ImplResult& r, BatchedOperands const& ops, double max_pass_ms, int warmup,
                      ContenderSetup const& steps) {
   r.name = c.name;

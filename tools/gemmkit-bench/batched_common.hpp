@@ -147,6 +147,16 @@ struct ContenderSetup {
 void setup_contender(Contender& c, ImplResult& r, BatchedOperands const& ops, double max_pass_ms, int warmup,
                      ContenderSetup const& steps);
 
+/// gemmkit's keys of a batched row after its head: variant, backend, threads (when > 0), time,
+/// reps, scalars, data and pass bytes, then the peer (best, or null).
+void add_gemmkit_keys(JsonObject& row, ImplResult const& gemmkit, BatchedOperands const& ops,
+                      BatchedSettings const& settings, char const* backend, int threads, double pass_bytes,
+                      ImplResult const* best_peer);
+
+/// gemmkit's verification keys, then for every other implementation (results[1..]) its rate, % of
+/// the bound, time, pass size, verification, variant and note, prefixed with its name.
+void add_implementation_keys(JsonObject& row, std::vector<ImplResult> const& results, double bound_gflops);
+
 /// The keys every batched row starts with: suite, section (when set), case, dtype, m, n, k, batch, trans.
 JsonObject batched_row_head(std::string const& suite, std::string const& section, BatchedOperands const& ops);
 

@@ -703,22 +703,7 @@ void BatchedGpuRun::report(BatchedOperands const& ops, std::vector<ImplResult> c
 
   if (json_ == nullptr || !json_->is_open()) return;
   JsonObject row = batched_row_head(suite_, section_, ops);
-  row.add_string("variant", gk.variant)
-      .add_bool("variant_forced", false)
-      .add_string("backend", "cuda")
-      .add_number("gflops", gk.gflops)
-      .add_number("time_ms", gk.time.median)
-      .add_number("time_min_ms", gk.time.min)
-      .add_number("time_max_ms", gk.time.max)
-      .add_int("reps", set_.reps)
-      .add_int("warmup", set_.warmup)
-      .add_number("alpha", ops.alpha)
-      .add_number("beta", ops.beta)
-      .add_int("data_bytes", ops.batch * std::int64_t(size_of(ops.dtype)) *
-                                 (ops.stride_a() + ops.stride_b() + ops.stride_c()))
-      .add_int("pass_bytes", std::int64_t(bytes));
-  if (best != nullptr) row.add_string("peer", best->name);
-  else row.add_null("peer");
+  add_gemmkit_keys(row, gk, ops, set_, "cuda", 0, bytes, best);
   row.add_number("peer_gflops", peer_gf)
       .add_number("ratio", ratio)
       .add_number("ratio_cublas_strided", ratio_strided)
@@ -732,30 +717,9 @@ void BatchedGpuRun::report(BatchedOperands const& ops, std::vector<ImplResult> c
       .add_number("bound_time_ms", bound.time.median)
       .add_number("bound_time_min_ms", bound.time.min)
       .add_number("bound_time_max_ms", bound.time.max);
-  auto add_check = [&row](std::string const& prefix, ImplResult const& r) {
-    Verdict const v = r.status == RunStatus::kOk ? r.check.verdict : Verdict::kSkipped;
-    if (v == Verdict::kSkipped) row.add_string(prefix + "verified", "skipped");
-    else row.add_bool(prefix + "verified", v == Verdict::kPassed);
-  };
-  add_check("", gk);
-  row.add_number("verify_error", gk.check.error)
-      .add_number("verify_threshold", gk.check.threshold)
-      .add_int("verify_samples", gk.check.columns);
-  if (!gk.check.note.empty()) row.add_string("verify_note", gk.check.note);
+  add_implementation_keys(row, results, bound_gf);
   std::string peers;
-  for (std::size_t i = 1; i < results.size(); ++i) {
-    ImplResult const& r = results[i];
-    peers += (peers.empty() ? "" : ",") + r.name;
-    std::string const p = r.name + "_";
-    row.add_number(p + "gflops", r.gflops)
-        .add_number(p + "pct_bound", 100 * r.gflops / bound_gf)
-        .add_number(p + "time_ms", r.time.median)
-        .add_int(p + "batch", r.count);
-    add_check(p, r);
-    row.add_number(p + "verify_error", r.check.error).add_string(p + "variant", r.variant);
-    std::string const note = r.status != RunStatus::kOk ? r.note : r.check.note;
-    if (!note.empty()) row.add_string(p + "note", note);
-  }
+  for (std::size_t i = 1; i < results.size(); ++i) peers += (peers.empty() ? "" : ",") + results[i].name;
   row.add_string("peers", peers);
   if (gk_ptr != nullptr) row.add_string("gemmkit_ptr_arrays", arrays_.gemmkit_where);
   char const* const status[] = {"ok", "skipped", "error"};
