@@ -80,10 +80,7 @@ void add_small_batched(Registry& registry) {
       [](GemmArguments const& args, void* workspace, ExecutionContext const& exec) {
         GemmProblem const& p = args.problem;
         auto const stream = static_cast<cudaStream_t>(exec.stream);
-        small::SmallBatchParams<T> params{int(p.m), int(p.n), int(p.k), T(args.alpha), T(args.beta),
-                                          nullptr, p.lda, p.stride_a, nullptr, p.ldb, p.stride_b, nullptr, p.ldc,
-                                          p.stride_c, nullptr, nullptr, nullptr, p.batch,
-                                          is_transposed(p.trans_a), is_transposed(p.trans_b)};
+        small::SmallBatchParams<T> params{make_params<T>(args)};
         if (p.pointer_array) {
           // One copy of the three host arrays: (A pointers, B pointers, C pointers).
           std::size_t const count = std::size_t(p.batch);
@@ -99,10 +96,6 @@ void add_small_batched(Registry& registry) {
           params.A_array = reinterpret_cast<T const* const*>(device_pointers);
           params.B_array = reinterpret_cast<T const* const*>(device_pointers + count);
           params.C_array = reinterpret_cast<T* const*>(device_pointers + 2 * count);
-        } else {
-          params.A = static_cast<T const*>(args.A);
-          params.B = static_cast<T const*>(args.B);
-          params.C = static_cast<T*>(args.C);
         }
         return small::launch_small_batched<T>(params, stream) == cudaSuccess ? GK_SUCCESS : GK_CUDA_ERROR;
       },

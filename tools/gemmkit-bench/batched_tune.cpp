@@ -77,9 +77,8 @@ std::vector<CandidateTime> time_bucket(int size, std::int64_t bytes, int reps, c
       return rows;
     }
   }
-  small::SmallBatchParams<T> params{size,   size,   size,      T(1),    T(1),    data.a,  size,    per_problem,
-                                    data.b, size,   per_problem, data.c, size,    per_problem, nullptr, nullptr,
-                                    nullptr, data.batch, false, false};
+  small::SmallBatchParams<T> params{KernelParams<T>{size, size, size, T(1), T(1), data.a, size, per_problem, data.b, size,
+                                                    per_problem, data.c, size, per_problem, data.batch, false, false}};
   cudaEvent_t start = nullptr, stop = nullptr;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);

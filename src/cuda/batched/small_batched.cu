@@ -16,7 +16,7 @@ template <typename Shape, typename T>
 cudaError_t launch_shape(SmallBatchParams<T> const& p, cudaStream_t stream) {
   // Enough blocks to fill the device several times over; larger batches loop inside the kernel.
   constexpr std::int64_t kMaxBlocks = std::int64_t(1) << 20;
-  std::int64_t const groups = (p.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
+  std::int64_t const groups = (p.gemm.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
   unsigned const blocks = unsigned(std::min(groups, kMaxBlocks));
   small_batched_kernel<Shape, T><<<blocks, Shape::kThreads, 0, stream>>>(p);
   return cudaGetLastError();
@@ -26,7 +26,7 @@ cudaError_t launch_shape(SmallBatchParams<T> const& p, cudaStream_t stream) {
 
 template <typename T>
 cudaError_t launch_small_batched(SmallBatchParams<T> const& p, cudaStream_t stream, int candidate) {
-  int const size = small_bucket_size(p.m, p.n, p.k);
+  int const size = small_bucket_size(int(p.gemm.m), int(p.gemm.n), int(p.gemm.k));
   if (size < 0) return cudaErrorInvalidValue;
   if (candidate < 0) candidate = small_tuned_candidate(int(sizeof(T)), size);
   if (candidate < 0 || candidate >= kSmallCandidateCount || small_candidates()[candidate].size != size) {

@@ -49,7 +49,8 @@ __device__ __forceinline__ void stage_operand(T* tile, T const* base, T const* c
 }
 
 template <typename Shape, typename T>
-__global__ void __launch_bounds__(Shape::kThreads) small_batched_kernel(SmallBatchParams<T> const p) {
+__global__ void __launch_bounds__(Shape::kThreads) small_batched_kernel(SmallBatchParams<T> const params) {
+  KernelParams<T> const& p = params.gemm;
   static_assert(Shape::valid());
   constexpr int S = Shape::kSize, kPitch = Shape::kPitch, kRows = Shape::kRowsPerThread;
   __shared__ T a_tile[Shape::kOperandElements];  // (PROBLEMS, S, PITCH): op(A), zero-padded
@@ -70,15 +71,15 @@ __global__ void __launch_bounds__(Shape::kThreads) small_batched_kernel(SmallBat
     T* c = nullptr;
     T c_old[kRows];
     if (owns_column) {
-      c = (p.C_array != nullptr ? p.C_array[problem] : p.C + problem * p.stride_c) + std::int64_t(col) * p.ldc;
+      c = (params.C_array != nullptr ? params.C_array[problem] : p.C + problem * p.stride_c) + std::int64_t(col) * p.ldc;
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         int const row = row0 + r * Shape::kRowGroups;
         c_old[r] = p.beta != T(0) && row < p.m ? c[row] : T(0);
       }
     }
-    stage_operand<Shape>(a_tile, p.A, p.A_array, p.lda, p.stride_a, p.trans_a, p.m, p.k, first, p.batch);
-    stage_operand<Shape>(b_tile, p.B, p.B_array, p.ldb, p.stride_b, p.trans_b, p.k, p.n, first, p.batch);
+    stage_operand<Shape>(a_tile, p.A, params.A_array, p.lda, p.stride_a, p.trans_a, int(p.m), int(p.k), first, p.batch);
+    stage_operand<Shape>(b_tile, p.B, params.B_array, p.ldb, p.stride_b, p.trans_b, int(p.k), int(p.n), first, p.batch);
     __syncthreads();
 
     T acc[kRows];

@@ -4,29 +4,23 @@
 */
 #pragma once
 
+#include "cuda/kernel_params.hpp"
+
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 namespace gemmkit::small {
 
-/// A batch of problems with m, n, k <= 32 in column-major storage: strided (the arrays are null)
-/// or pointer-array (device arrays of device pointers; the bases are ignored).
+/// A batch of problems with m, n, k <= 32: the parameters every GEMM kernel receives (strided
+/// column-major operands), plus device arrays of device pointers for pointer-array batches (when
+/// set, the strided bases are ignored).
 template <typename T>
 struct SmallBatchParams {
-  int m, n, k;
-  T alpha, beta;
-  T const* A;
-  std::int64_t lda, stride_a;
-  T const* B;
-  std::int64_t ldb, stride_b;
-  T* C;
-  std::int64_t ldc, stride_c;
-  T const* const* A_array;
-  T const* const* B_array;
-  T* const* C_array;
-  std::int64_t batch;
-  bool trans_a, trans_b;
+  KernelParams<T> gemm;
+  T const* const* A_array = nullptr;
+  T const* const* B_array = nullptr;
+  T* const* C_array = nullptr;
 };
 
 /// Launches the kernel of the problem's size bucket on `stream`: the shape small_tuning.csv picks,

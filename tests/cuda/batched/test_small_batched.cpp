@@ -161,9 +161,9 @@ void check_every_candidate() {
       DeviceBuffer<T> da(a), db(b), dc(c);
       ASSERT_EQ(da.error() + db.error() + dc.error(), "");
       T const alpha = T(1.5), beta = T(-0.5);
-      small::SmallBatchParams<T> params{m,       n,       k,     alpha,   beta,    da.get(), k,       std::int64_t(k) * m,
-                                        db.get(), k,      std::int64_t(k) * n, dc.get(), m, std::int64_t(m) * n,
-                                        nullptr, nullptr, nullptr, batch, true,    false};
+      small::SmallBatchParams<T> params{KernelParams<T>{m, n, k, alpha, beta, da.get(), k, std::int64_t(k) * m, db.get(), k,
+                                                        std::int64_t(k) * n, dc.get(), m, std::int64_t(m) * n, batch,
+                                                        /*trans_a=*/true, /*trans_b=*/false}};
       ASSERT_EQ(small::launch_small_batched<T>(params, nullptr, cand.index), cudaSuccess)
           << "candidate " << cand.index;
       ASSERT_EQ(device_memory()->synchronize(), "");
