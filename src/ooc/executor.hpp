@@ -1,0 +1,96 @@
+/*! \file
+    \brief The host-resident GEMM's executor (seed 004): C = alpha*op(A)*op(B) + beta*C with A, B and
+    C in host memory, run on one or more GPUs through a plan of work units. Per device, streams and
+    events overlap panel loads (H2D), the registered device kernel and the copy-back of C (D2H) at
+    the seed's four pipeline levels; pageable operands pass through a ring of pinned buffers that
+    CPU threads fill while the DMA engines move the previous ones. Plain C++ interface: the core
+    calls it without CUDA headers (a CPU-only build links executor_none.cpp, which reports no device).
+*/
+#pragma once
+
+#include "core/problem.hpp"
+#include "ooc/planner.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gemmkit {
+class GemmVariant;
+}
+
+namespace gemmkit::ooc {
+
+/// Host calls with host pointers go to the GPU pipeline from this much work (m*n*k) on. From the
+/// issue's H100 anchors: below 2048^3 the operands' PCIe time (~3*32 MiB at 50 GB/s = 2 ms) is as
+/// long as the GEMM on the GPU (17 GFLOP at 50 TFLOP/s = 0.35 ms) plus the CPU path's own time for
+/// that size on a many-core host (OpenBLAS ~2 TFLOP/s: 8.6 ms), and the pipeline cannot hide its
+/// first load. Re-measure with `gemmkit-bench ooc --m 1024,2048,4096` against `gemm --cpu`.
+inline constexpr double kMinWorkForDevice = 2048.0 * 2048.0 * 2048.0;
+
+/// The seed's pipeline levels; each includes the previous one's gains.
+enum class PipelineLevel {
+  kSerial = 1,           ///< Algorithm 1: load, compute, copy back, one after the other on one stream
+  kDoubleBufferedC = 2,  ///< Algorithm 2: two C blocks, a block's copy-back overlaps the next block
+  kPanelReuse = 3,       ///< Algorithm 3: serpentine panel reuse, loads on their own stream, double-buffered panels
+  kDeviceC = 4           ///< Algorithm 4: C's last K chunk computed in column sub-blocks, each copied back as it completes
+};
+
+/// Where the caller's matrices live, as far as DMA is concerned.
+enum class HostMemory {
+  kAuto,     ///< asked of the runtime per operand (cudaPointerGetAttributes)
+  kPinned,   ///< page-locked: the DMA engines read and write them directly
+  kPageable  ///< staged through the pinned ring (also forces staging on pinned memory, for comparisons)
+};
+
+/// One timed operation of a run, for a pipeline plot (milliseconds from the start of the run).
+struct TimelineEvent {
+  int worker = 0, device = 0;
+  std::string lane;  ///< "h2d", "compute", "d2h", "stage" (CPU packing), "unstage" (CPU copy-out)
+  std::string what;  ///< "A", "B", "C in", "kernel", "C out", ...
+  std::int64_t block = 0;
+  double start_ms = 0, end_ms = 0;
+};
+
+struct ExecutorOptions {
+  std::vector<int> devices{0};   ///< one worker per entry; an entry may repeat (two workers on one device)
+  std::size_t device_budget = 0; ///< bytes per worker; 0 = most of what the device has free
+  PipelineLevel level = PipelineLevel::kDeviceC;
+  HostMemory host_memory = HostMemory::kAuto;
+  int staging_threads = 0;       ///< CPU threads per worker packing pageable panels; 0 = from the core count
+  std::size_t staging_slot_bytes = std::size_t(32) << 20;  ///< one slot of the pinned ring
+  int staging_slots = 4;
+  int store_sub_blocks = 4;      ///< level 4: column sub-blocks of a C block
+  std::int64_t granule = 256;    ///< tile sizes are multiples of this (tests lower it for many units)
+  GemmVariant const* forced_kernel = nullptr;  ///< a CUDA variant to run on the blocks instead of the table's
+  std::vector<TimelineEvent>* timeline = nullptr;  ///< when set, every operation is timed into it
+};
+
+/// What a run did, for notes, tests and the benchmark.
+struct ExecutionReport {
+  Plan plan;
+  bool staged_a = false, staged_b = false, staged_c = false;  ///< operands that went through the pinned ring
+  std::vector<std::int64_t> blocks_per_worker;
+  std::vector<std::int64_t> panel_loads_per_worker;  ///< A and B panel loads issued
+  std::string kernel;  ///< id of the device kernel of the full tiles
+};
+
+/// Device buffers and pinned rings kept between calls (they cost milliseconds to obtain); owned by
+/// a context and freed with it.
+class ExecutorCache;
+struct ExecutorCacheDeleter {
+  void operator()(ExecutorCache* cache) const;
+};
+using ExecutorCachePtr = std::unique_ptr<ExecutorCache, ExecutorCacheDeleter>;
+ExecutorCachePtr make_executor_cache();
+
+/// Runs the checked, column-major, single (batch 1) problem in `args` on host pointers, k > 0 and
+/// alpha != 0. Synchronous: returns when C is complete in host memory, or with an error in
+/// `error`. An error before any block started (a plan that does not fit, a failed allocation)
+/// leaves C untouched; one after says that C was partly updated. `cache` may be null.
+gk_status execute(GemmArguments const& args, ExecutorOptions const& options, ExecutorCache* cache, std::string* error,
+                  ExecutionReport* report = nullptr);
+
+}  // namespace gemmkit::ooc
