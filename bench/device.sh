@@ -5,7 +5,8 @@
 #   run(command="bench/device.sh", carry=[".deps"])
 # Steps to run can be narrowed: GEMMKIT_DEVICE_STEPS="build test memcheck racecheck tour dgemm sweep ncu batched";
 # GEMMKIT_TEST_FILTER=<gtest filter> makes the test step run only those GPU tests.
-# tune: the small batched GPU kernel's tuner; its table lands in $OUT/small_tuning.csv.
+# tune: the small batched GPU kernel's tuner; its table lands in $OUT/small_tuning.csv and is built
+# into this run's binaries, so a later batched step measures the tuned kernels.
 # sass: per-kernel instruction mix (DMMA, LDS, LDGSTS, BAR, spills) from cuobjdump.
 # sweep: every FP64 tensor-core config forced, side by side with cuBLAS (the tuner's input);
 # ncu: Nsight Compute sections of the production kernel at 8192 (what limits it).
@@ -86,14 +87,20 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
     stage "gemmkit-bench overhead: host cost per call"
     "$bench_bin" overhead --json "$out/overhead.jsonl" || status=1
   fi
+  if want tune; then
+    stage "gemmkit-bench batched --tune: the small GPU kernel's shape per size (copy into src/cuda/batched/)"
+    if "$bench_bin" batched --tune --bytes 256M --tune-out "$out/small_tuning.csv"; then
+      # The later steps of this run (batched) use the table just measured: it is compiled in.
+      cp "$out/small_tuning.csv" src/cuda/batched/small_tuning.csv
+      cmake --build "$build" -j "$(nproc)" 2>&1 | grep -E "error|FAILED" ; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+    else
+      status=1
+    fi
+  fi
   if want batched; then
     stage "gemmkit-bench batched: small GEMMs on the GPU vs cuBLAS, against the bandwidth bound"
     # shellcheck disable=SC2086  # the extra arguments are meant to split
     "$bench_bin" batched ${GEMMKIT_BATCHED_ARGS:-} --json "$out/batched.jsonl" || status=1
-  fi
-  if want tune; then
-    stage "gemmkit-bench batched --tune: the small GPU kernel's shape per size (copy into src/cuda/batched/)"
-    "$bench_bin" batched --tune --bytes 256M --tune-out "$out/small_tuning.csv" || status=1
   fi
   if want sweep; then
     stage "sweep: every FP64 tensor-core config vs cuBLAS"

@@ -119,12 +119,12 @@ int run_batched_tune(Options const& o) {
   int const reps = o.reps > 0 ? o.reps : 7;
   std::ostringstream table;
   table << "# Which candidate shape (small_batched_config.hpp) each size bucket of the small batched GPU kernel\n"
-        << "# runs: rows of C per thread and problems per block. Written by `gemmkit-bench batched --tune`\n"
+        << "# runs: rows x columns of C per thread and problems per block. Written by `gemmkit-bench batched --tune`\n"
         << "# (fastest median of " << reps << " launches over " << (bytes >> 20) << " MiB of packed operands, beta = 1) on\n"
         << "# " << machine.gpu->name << ", driver " << machine.driver << ", commit " << machine.commit << ".\n"
-        << "dtype,size,rows_per_thread,problems_per_block\n";
+        << "dtype,size,rows_per_thread,cols_per_thread,problems_per_block\n";
   int failures = 0;
-  std::printf("%-5s %4s %4s %5s %7s %10s %9s  %s\n", "dtype", "size", "rows", "probs", "threads", "ms median", "GB/s",
+  std::printf("%-5s %4s %4s %4s %5s %7s %10s %9s  %s\n", "dtype", "size", "rows", "cols", "probs", "threads", "ms median", "GB/s",
               "");
   for (char const* dtype : {"f64", "f32"}) {
     bool const f64 = dtype[1] == '6';
@@ -144,8 +144,8 @@ int run_batched_tune(Options const& o) {
       for (CandidateTime const& r : rows) {
         // Bytes moved: A and B read, C read and written.
         double const moved = 4.0 * double(size) * size * double(f64 ? 8 : 4) * double(batch);
-        std::printf("%-5s %4d %4d %5d %7d %10.4f %9.1f  %s\n", dtype, size, r.candidate.rows_per_thread,
-                    r.candidate.problems_per_block, r.candidate.threads, r.ms.median, moved / (r.ms.median * 1e6),
+        std::printf("%-5s %4d %4d %4d %5d %7d %10.4f %9.1f  %s\n", dtype, size, r.candidate.rows_per_thread,
+                    r.candidate.cols_per_thread, r.candidate.problems_per_block, r.candidate.threads, r.ms.median, moved / (r.ms.median * 1e6),
                     r.error.c_str());
         if (r.error.empty() && (best == nullptr || r.ms.median < best->ms.median)) best = &r;
       }
@@ -154,7 +154,7 @@ int run_batched_tune(Options const& o) {
         continue;
       }
       table << dtype << ',' << size << ',' << best->candidate.rows_per_thread << ','
-            << best->candidate.problems_per_block << '\n';
+            << best->candidate.cols_per_thread << ',' << best->candidate.problems_per_block << '\n';
     }
   }
   cudaStreamDestroy(stream);

@@ -11,16 +11,19 @@ __device__ __forceinline__ std::uint32_t shared_address(void const* pointer) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));
 }
 
-/// Copies kBytes (8 or 16) from global to shared; bytes past src_bytes (0..kBytes) are zero-filled,
-/// so edge tiles need no separate clearing pass. 16-byte copies bypass L1 (.cg).
+/// Copies kBytes (4, 8 or 16) from global to shared; bytes past src_bytes (0..kBytes) are
+/// zero-filled, so edge tiles need no separate clearing pass. 16-byte copies bypass L1 (.cg).
 template <int kBytes>
 __device__ __forceinline__ void cp_async(void* shared, void const* global, int src_bytes) {
-  static_assert(kBytes == 8 || kBytes == 16);
+  static_assert(kBytes == 4 || kBytes == 8 || kBytes == 16);
   if constexpr (kBytes == 16) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(shared)), "l"(global),
                  "r"(src_bytes));
-  } else {
+  } else if constexpr (kBytes == 8) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(shared_address(shared)), "l"(global),
+                 "r"(src_bytes));
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(shared_address(shared)), "l"(global),
                  "r"(src_bytes));
   }
 }

@@ -12,13 +12,32 @@ namespace gemmkit::small {
 
 namespace {
 
+/// Blocks of one shape that fit an SM (shared memory and threads), found once per instance.
+template <typename Shape, typename T>
+int resident_blocks_per_sm() {
+  static int const blocks = [] {
+    auto const kernel = small_batched_kernel<Shape, T>;
+    std::size_t const bytes = Shape::template shared_bytes<T>();
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)) != cudaSuccess) return 0;
+    int count = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, Shape::kThreads, bytes) != cudaSuccess) return 0;
+    return count;
+  }();
+  return blocks;
+}
+
 template <typename Shape, typename T>
 cudaError_t launch_shape(SmallBatchParams<T> const& p, cudaStream_t stream) {
-  // Enough blocks to fill the device several times over; larger batches loop inside the kernel.
-  constexpr std::int64_t kMaxBlocks = std::int64_t(1) << 20;
+  // One resident wave: each block walks its groups, copying the next while multiplying this one.
+  int const per_sm = resident_blocks_per_sm<Shape, T>();
+  if (per_sm == 0) return cudaErrorInvalidConfiguration;
+  int device = 0, sms = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (status != cudaSuccess) return status;
   std::int64_t const groups = (p.gemm.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
-  unsigned const blocks = unsigned(std::min(groups, kMaxBlocks));
-  small_batched_kernel<Shape, T><<<blocks, Shape::kThreads, 0, stream>>>(p);
+  unsigned const blocks = unsigned(std::min<std::int64_t>(groups, std::int64_t(per_sm) * sms));
+  small_batched_kernel<Shape, T><<<blocks, Shape::kThreads, Shape::template shared_bytes<T>(), stream>>>(p);
   return cudaGetLastError();
 }
 

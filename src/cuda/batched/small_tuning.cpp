@@ -19,6 +19,7 @@ std::vector<SmallCandidateInfo> const& small_candidates() {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       ((out.push_back({int(I), std::tuple_element_t<I, SmallCandidates>::kSize,
                        std::tuple_element_t<I, SmallCandidates>::kRowsPerThread,
+                       std::tuple_element_t<I, SmallCandidates>::kColsPerThread,
                        std::tuple_element_t<I, SmallCandidates>::kProblemsPerBlock,
                        std::tuple_element_t<I, SmallCandidates>::kThreads})),
        ...);
@@ -38,9 +39,10 @@ int small_bucket_size(int m, int n, int k) {
 
 namespace {
 
-int find_candidate(int size, int rows_per_thread, int problems_per_block) {
+int find_candidate(SmallTuningRow const& row) {
   for (SmallCandidateInfo const& c : small_candidates()) {
-    if (c.size == size && c.rows_per_thread == rows_per_thread && c.problems_per_block == problems_per_block) {
+    if (c.size == row.size && c.rows_per_thread == row.rows_per_thread && c.cols_per_thread == row.cols_per_thread &&
+        c.problems_per_block == row.problems_per_block) {
       return c.index;
     }
   }
@@ -59,7 +61,7 @@ std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv) {
     ++number;
     if (line.empty() || line[0] == '#') continue;
     if (header) {
-      if (line != "dtype,size,rows_per_thread,problems_per_block") {
+      if (line != "dtype,size,rows_per_thread,cols_per_thread,problems_per_block") {
         throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": unexpected header");
       }
       header = false;
@@ -70,12 +72,12 @@ std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv) {
     char comma = 0;
     SmallTuningRow row{};
     std::getline(fields, dtype, ',');
-    if (!(fields >> row.size >> comma >> row.rows_per_thread >> comma >> row.problems_per_block) ||
+    if (!(fields >> row.size >> comma >> row.rows_per_thread >> comma >> row.cols_per_thread >> comma >> row.problems_per_block) ||
         (dtype != "f64" && dtype != "f32")) {
       throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": malformed '" + line + "'");
     }
     row.element_bytes = dtype == "f64" ? 8 : 4;
-    if (find_candidate(row.size, row.rows_per_thread, row.problems_per_block) < 0) {
+    if (find_candidate(row) < 0) {
       throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": no candidate shape " +
                                   line.substr(dtype.size() + 1));
     }
@@ -88,7 +90,7 @@ int small_tuned_candidate(int element_bytes, int size) {
   static std::vector<SmallTuningRow> const table = parse_small_tuning(kSmallTuningCsv);
   for (SmallTuningRow const& row : table) {
     if (row.element_bytes == element_bytes && row.size == size) {
-      return find_candidate(row.size, row.rows_per_thread, row.problems_per_block);
+      return find_candidate(row);
     }
   }
   for (SmallCandidateInfo const& c : small_candidates()) {

@@ -15,6 +15,7 @@ struct SmallCandidateInfo {
   int index;               ///< position in SmallCandidates
   int size;                ///< bucket: problems with max(m, n, k) <= size
   int rows_per_thread;
+  int cols_per_thread;
   int problems_per_block;
   int threads;
 };
@@ -28,7 +29,7 @@ int small_bucket_size(int m, int n, int k);
 /// One row of small_tuning.csv.
 struct SmallTuningRow {
   int element_bytes;  ///< 8 (f64) or 4 (f32)
-  int size, rows_per_thread, problems_per_block;
+  int size, rows_per_thread, cols_per_thread, problems_per_block;
 };
 
 /// Parses the table's text; throws std::invalid_argument naming the line on a malformed row or a

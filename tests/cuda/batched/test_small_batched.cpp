@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -144,26 +145,31 @@ TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
 
 
 /// Every candidate shape the tuner may pick, launched directly: exact bucket size and one smaller,
-/// A transposed, several blocks' worth of problems with the last block partial.
+/// all four transposes, beta = 0 on a C full of NaN (must not leak) and beta != 0, several
+/// blocks' worth of problems with the last group partial.
 template <typename T>
 void check_every_candidate() {
   for (small::SmallCandidateInfo const& cand : small::small_candidates()) {
-    for (int shrink : {0, 1}) {
-      int const m = std::max(1, cand.size - shrink), n = cand.size, k = std::max(1, cand.size - 2 * shrink);
+    for (int mode = 0; mode < 8; ++mode) {
+      bool const trans_a = mode & 1, trans_b = mode & 2, shrink = mode & 4;
+      int const m = std::max(1, cand.size - int(shrink)), n = cand.size, k = std::max(1, cand.size - 2 * int(shrink));
+      T const alpha = T(1.5), beta = mode % 3 == 0 ? T(0) : T(-0.5);
       std::int64_t const batch = 2 * cand.problems_per_block + 3;
-      std::mt19937_64 rng(std::uint64_t(cand.index * 2 + shrink));
+      std::mt19937_64 rng(std::uint64_t(cand.index * 8 + mode));
       std::uniform_real_distribution<double> value(-1.0, 1.0);
-      // A is stored transposed (k x m, lda = k); B is k x n; C is m x n; packed strides.
+      // Packed strides; lda / ldb are the stored rows.
+      int const lda = trans_a ? k : m, ldb = trans_b ? n : k;
       std::vector<T> a(std::size_t(batch) * k * m), b(std::size_t(batch) * k * n), c(std::size_t(batch) * m * n);
       for (T& x : a) x = T(value(rng));
       for (T& x : b) x = T(value(rng));
-      for (T& x : c) x = T(value(rng));
+      for (T& x : c) x = beta == T(0) ? std::numeric_limits<T>::quiet_NaN() : T(value(rng));
+      auto op_a = [&](std::int64_t p, int i, int q) { return a[p * k * m + (trans_a ? q + i * lda : i + q * lda)]; };
+      auto op_b = [&](std::int64_t p, int q, int j) { return b[p * k * n + (trans_b ? j + q * ldb : q + j * ldb)]; };
       DeviceBuffer<T> da(a), db(b), dc(c);
       ASSERT_EQ(da.error() + db.error() + dc.error(), "");
-      T const alpha = T(1.5), beta = T(-0.5);
-      small::SmallBatchParams<T> params{KernelParams<T>{m, n, k, alpha, beta, da.get(), k, std::int64_t(k) * m, db.get(), k,
-                                                        std::int64_t(k) * n, dc.get(), m, std::int64_t(m) * n, batch,
-                                                        /*trans_a=*/true, /*trans_b=*/false}};
+      small::SmallBatchParams<T> params{KernelParams<T>{m, n, k, alpha, beta, da.get(), lda, std::int64_t(k) * m, db.get(),
+                                                        ldb, std::int64_t(k) * n, dc.get(), m, std::int64_t(m) * n, batch,
+                                                        trans_a, trans_b}};
       ASSERT_EQ(small::launch_small_batched<T>(params, nullptr, cand.index), cudaSuccess)
           << "candidate " << cand.index;
       ASSERT_EQ(device_memory()->synchronize(), "");
@@ -173,18 +179,20 @@ void check_every_candidate() {
         for (int j = 0; j < n; ++j) {
           for (int i = 0; i < m; ++i) {
             long double sum = 0;
-            for (int q = 0; q < k; ++q) sum += (long double)a[p * k * m + q + i * k] * b[p * k * n + q + j * k];
-            double const expected = double(alpha * sum + beta * (long double)c[p * m * n + i + j * m]);
+            for (int q = 0; q < k; ++q) sum += (long double)op_a(p, i, q) * op_b(p, q, j);
+            long double const old = beta == T(0) ? 0.0L : (long double)c[p * m * n + i + j * m];
+            double const expected = double(alpha * sum + beta * old);
             double const got = out[p * m * n + i + j * m];
-            ASSERT_TRUE(std::isfinite(got));
+            ASSERT_TRUE(std::isfinite(got)) << "candidate " << cand.index << " mode " << mode;
             worst = std::max(worst, std::abs(got - expected));
           }
         }
       }
       double const tolerance = sizeof(T) == 8 ? 1e-12 : 1e-4;  // |C| <= 33: a few ulps per term
-      EXPECT_LT(worst, tolerance) << "candidate " << cand.index << " (size " << cand.size << ", rows "
-                                  << cand.rows_per_thread << ", problems " << cand.problems_per_block << ") "
-                                  << m << "x" << n << "x" << k;
+      EXPECT_LT(worst, tolerance) << "candidate " << cand.index << " (size " << cand.size << ", block "
+                                  << cand.rows_per_thread << "x" << cand.cols_per_thread << ", problems "
+                                  << cand.problems_per_block << ") " << m << "x" << n << "x" << k << " trans "
+                                  << trans_a << trans_b << " beta " << beta;
     }
   }
 }
