@@ -49,6 +49,13 @@ typedef GK_ENUM(gk_backend) {
   GK_BACKEND_GPU = 2    ///< device pointers only, computed on the GPU
 } gk_backend;
 
+/// What the host-resident GEMM may assume about host operands (gk_set_host_memory).
+typedef GK_ENUM(gk_host_memory) {
+  GK_HOST_MEMORY_AUTO = 0,     ///< ask the CUDA runtime, per operand, whether it is page-locked
+  GK_HOST_MEMORY_PINNED = 1,   ///< the caller promises page-locked operands: no query per call
+  GK_HOST_MEMORY_PAGEABLE = 2  ///< stage every operand through gemmkit's pinned buffers (even pinned ones)
+} gk_host_memory;
+
 typedef struct gk_context_st* gk_context;
 
 /// Creates a context on the current CUDA device (or a CPU-only context when no GPU exists).
@@ -65,7 +72,9 @@ gk_status gk_set_stream(gk_context ctx, void* stream);
 gk_status gk_get_stream(gk_context ctx, void** stream);
 gk_status gk_set_device(gk_context ctx, int device);
 gk_status gk_get_device(gk_context ctx, int* device);
-/// Upper bound on device memory gemmkit may allocate for workspaces and staging (0 = no limit).
+/// Upper bound on device memory gemmkit may allocate for workspaces and staging (0 = no limit). For
+/// the host-resident GEMM it bounds the panels and C blocks held on each device it uses (0: 90% of
+/// the device's free memory); a smaller budget means smaller tiles and more traffic.
 gk_status gk_set_device_memory_budget(gk_context ctx, size_t bytes);
 gk_status gk_get_device_memory_budget(gk_context ctx, size_t* bytes);
 gk_status gk_set_backend(gk_context ctx, gk_backend backend);
@@ -75,6 +84,32 @@ gk_status gk_set_verbosity(gk_context ctx, int level);
 gk_status gk_set_variant(gk_context ctx, const char* variant_id);
 /// Id of the variant that ran the last successful call on this context ("" if none).
 const char* gk_last_variant(gk_context ctx);
+
+/* Host-resident GEMM (seed 004). gk_dgemm / gk_sgemm with A, B and C in host memory run on the
+   GPU(s) when a GPU is usable and m*n*k >= 2048^3, or for any size when the backend is
+   GK_BACKEND_GPU; smaller calls (and the GK_BACKEND_CPU policy) stay on the CPU. C is cut into
+   blocks that fit the device-memory budget; panels of A and B stream to the devices while earlier
+   blocks compute and finished blocks stream back. The call is synchronous and its result is the
+   same bit for bit on every run with the same options. The context keeps its device buffers and
+   pinned staging buffers between calls; gk_destroy frees them. Strided and pointer-array batches
+   of host matrices are not sent to the GPU. */
+
+/// GPUs the host-resident GEMM uses: count entries of devices (an entry may repeat: two workers
+/// share that device). count = 0 (devices may be NULL) restores the default, the context's device.
+/// Each device takes blocks of C from a shared queue with its own streams and buffers.
+gk_status gk_set_host_gemm_devices(gk_context ctx, const int* devices, int count);
+/// Pipeline level 1..4 (default 4), the seed's algorithms: 1 serial (load, compute, copy back); 2
+/// C blocks double-buffered, copy-back overlapping the next block; 3 panels of A and B reused
+/// between consecutive blocks and loaded while the previous block computes; 4 the last K chunk of a
+/// block computed in column sub-blocks, each copied back while the next computes.
+gk_status gk_set_host_gemm_pipeline(gk_context ctx, int level);
+/// How host operands are moved (default GK_HOST_MEMORY_AUTO). Pageable memory is copied by CPU
+/// threads through a ring of pinned buffers while the DMA engines move the previous ones; gemmkit
+/// never page-locks the caller's matrices.
+gk_status gk_set_host_memory(gk_context ctx, gk_host_memory hint);
+/// 1: the CPU computes a share of C next to the GPUs (the seed's hybrid). Not implemented yet: a
+/// host-resident call on a context with it on returns GK_NOT_IMPLEMENTED. 0 (default): GPUs only.
+gk_status gk_set_cpu_share(gk_context ctx, int enabled);
 
 /// Message of the last failed call on this context ("" after a success). Never NULL.
 const char* gk_last_error(gk_context ctx);

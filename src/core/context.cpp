@@ -126,6 +126,45 @@ gk_status gk_set_variant(gk_context ctx, char const* variant_id) {
   return GK_SUCCESS;
 }
 
+gk_status gk_set_host_gemm_devices(gk_context ctx, int const* devices, int count) {
+  auto& c = resolve_context(ctx);
+  clear_error(c);
+  if (count < 0) return fail(c, GK_INVALID_ARGUMENT, "device count is negative", 3);
+  if (count > 0 && devices == nullptr) return fail(c, GK_INVALID_ARGUMENT, "devices is NULL", 2);
+  int const usable = gemmkit::device_count();
+  for (int i = 0; i < count; ++i) {
+    if (devices[i] < 0 || devices[i] >= usable) {
+      return fail(c, GK_INVALID_ARGUMENT,
+                  "device " + std::to_string(devices[i]) + " does not exist (" + std::to_string(usable) + " usable)", 2);
+    }
+  }
+  c.host_gemm_devices.assign(devices, devices + count);
+  return GK_SUCCESS;
+}
+
+gk_status gk_set_host_gemm_pipeline(gk_context ctx, int level) {
+  auto& c = resolve_context(ctx);
+  clear_error(c);
+  if (level < 1 || level > 4) return fail(c, GK_INVALID_ARGUMENT, "pipeline level " + std::to_string(level) + " is not 1..4", 2);
+  c.host_gemm_pipeline = level;
+  return GK_SUCCESS;
+}
+
+gk_status gk_set_host_memory(gk_context ctx, gk_host_memory hint) {
+  auto& c = resolve_context(ctx);
+  clear_error(c);
+  if (hint != GK_HOST_MEMORY_AUTO && hint != GK_HOST_MEMORY_PINNED && hint != GK_HOST_MEMORY_PAGEABLE) {
+    return fail(c, GK_INVALID_ARGUMENT, "unknown host memory hint " + std::to_string(int(hint)), 2);
+  }
+  c.host_memory = hint;
+  return GK_SUCCESS;
+}
+
+gk_status gk_set_cpu_share(gk_context ctx, int enabled) {
+  resolve_context(ctx).cpu_share = enabled != 0;
+  return GK_SUCCESS;
+}
+
 char const* gk_last_variant(gk_context ctx) { return resolve_context(ctx).last_variant; }
 char const* gk_last_error(gk_context ctx) { return resolve_context(ctx).last_error.c_str(); }
 int gk_error_parameter(gk_context ctx) { return resolve_context(ctx).error_parameter; }

@@ -5,11 +5,13 @@
 #pragma once
 
 #include "core/device.hpp"
+#include "ooc/executor.hpp"
 
 #include <gemmkit/gemmkit.h>
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace gemmkit {
 class GemmVariant;
@@ -35,6 +37,14 @@ struct gk_context_st {
   std::string last_error;
   int error_parameter = 0;
   gemmkit::DeviceWorkspace workspace;
+
+  /// Host-resident GEMM options (gk_set_host_gemm_devices and the setters after it).
+  std::vector<int> host_gemm_devices;  ///< empty: the context's device
+  int host_gemm_pipeline = 4;
+  gk_host_memory host_memory = GK_HOST_MEMORY_AUTO;
+  bool cpu_share = false;
+  /// Its device arenas and pinned rings, kept between calls (allocated on first use).
+  gemmkit::ooc::ExecutorCachePtr host_gemm_buffers;
 };
 
 namespace gemmkit {

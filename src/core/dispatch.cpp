@@ -5,6 +5,7 @@
 
 #include "core/device.hpp"
 #include "cpu/scale_c.hpp"
+#include "ooc/executor.hpp"
 #include "registry/registry.hpp"
 
 #include <algorithm>
@@ -33,8 +34,11 @@ gk_status choose_backend(gk_context_st& ctx, GemmArguments const& args, bool rea
   }
   if (ctx.backend == GK_BACKEND_GPU && *backend == Platform::kCpu) {
     if (device_count() == 0) return fail(ctx, GK_NO_DEVICE, "backend policy is GPU but no usable GPU was found");
-    return fail(ctx, GK_NOT_SUPPORTED,
-                "backend policy is GPU but the operands are host pointers (host-resident GPU GEMM is not built yet)");
+    if (args.problem.batch != 1) {
+      return fail(ctx, GK_NOT_SUPPORTED,
+                  "backend policy is GPU but the operands are host pointers: the host-resident GPU GEMM runs single "
+                  "problems, not strided batches");
+    }
   }
   if (*backend == Platform::kCpu && ctx.backend == GK_BACKEND_AUTO && device_count() == 0) {
     note(ctx, 2, "no usable GPU: CPU path");
@@ -66,6 +70,53 @@ gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform 
                     " m=" + std::to_string(problem.m) + " n=" + std::to_string(problem.n) +
                     " k=" + std::to_string(problem.k));
   }
+  return GK_SUCCESS;
+}
+
+/// True when a host-pointer problem runs on the GPU(s) through the host-resident pipeline: a GPU is
+/// usable, the policy allows it, no CPU variant is forced, and the GPU policy asks for it or the
+/// problem is large enough for the transfers to hide behind the compute.
+bool wants_host_resident(gk_context_st const& ctx, GemmProblem const& p) {
+  if (ctx.backend == GK_BACKEND_CPU || p.batch != 1 || p.pointer_array || device_count() == 0) return false;
+  if (ctx.forced_variant_found != nullptr && ctx.forced_variant_found->info().backend != Platform::kCuda) return false;
+  return ctx.backend == GK_BACKEND_GPU || double(p.m) * double(p.n) * double(p.k) >= ooc::kMinWorkForDevice;
+}
+
+/// The host-resident GEMM with the context's options (k > 0, alpha != 0, host pointers).
+gk_status run_host_resident(gk_context_st& ctx, GemmArguments const& args) {
+  if (ctx.cpu_share) {
+    return fail(ctx, GK_NOT_IMPLEMENTED,
+                "the CPU share of the host-resident GEMM is not implemented yet (gk_set_cpu_share(ctx, 0) runs the "
+                "GPUs alone)");
+  }
+  ooc::ExecutorOptions options;
+  options.devices = ctx.host_gemm_devices.empty() ? std::vector<int>{ctx.device} : ctx.host_gemm_devices;
+  options.device_budget = ctx.device_memory_budget;
+  options.level = ooc::PipelineLevel(ctx.host_gemm_pipeline);
+  options.host_memory = ctx.host_memory == GK_HOST_MEMORY_PINNED     ? ooc::HostMemory::kPinned
+                        : ctx.host_memory == GK_HOST_MEMORY_PAGEABLE ? ooc::HostMemory::kPageable
+                                                                     : ooc::HostMemory::kAuto;
+  if (GemmVariant const* forced = ctx.forced_variant_found; forced != nullptr) {
+    if (forced->info().dtype != args.problem.dtype) {
+      return fail(ctx, GK_NOT_SUPPORTED,
+                  "forced variant '" + ctx.forced_variant + "' is for " + to_string(forced->info().dtype) +
+                      ", the call needs " + to_string(args.problem.dtype));
+    }
+    options.forced_kernel = forced;
+  } else if (!ctx.forced_variant.empty()) {
+    return fail(ctx, GK_INVALID_ARGUMENT, "no registered variant named '" + ctx.forced_variant + "'");
+  }
+  if (!ctx.host_gemm_buffers) ctx.host_gemm_buffers = ooc::make_executor_cache();
+  std::string error;
+  ooc::ExecutionReport report;
+  gk_status const s = ooc::execute(args, options, ctx.host_gemm_buffers.get(), &error,
+                                   ctx.verbosity >= 2 ? &report : nullptr);
+  if (s != GK_SUCCESS) return fail(ctx, s, "host-resident GEMM: " + error);
+  if (ctx.verbosity >= 2) {
+    note(ctx, 2, "host-resident GEMM on ", std::to_string(options.devices.size()), " device(s), level ",
+         std::to_string(ctx.host_gemm_pipeline), ", kernel ", report.kernel, ": ", report.plan.describe(0));
+  }
+  ctx.last_variant = "host_resident_gpu";
   return GK_SUCCESS;
 }
 
@@ -136,8 +187,10 @@ gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, 
     {
       Platform backend{};
       if (gk_status s = choose_backend(ctx, first, reads_ab, &backend); s != GK_SUCCESS) return s;
+      // Host matrices the GPU pipeline takes go problem by problem, below.
+      bool const host_resident = backend == Platform::kCpu && wants_host_resident(ctx, first.problem);
       int const cc = backend == Platform::kCuda ? compute_capability(ctx.device) : 0;
-      if (GemmVariant const* v = Registry::instance().select(p, backend, cc); v != nullptr) {
+      if (GemmVariant const* v = host_resident ? nullptr : Registry::instance().select(p, backend, cc); v != nullptr) {
         ExecutionContext const exec{ctx.stream, ctx.device};
         if (backend == Platform::kCuda) {
           if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
@@ -188,6 +241,8 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, OperandPositio
     ctx.last_variant = "scale_c";
     return GK_SUCCESS;
   }
+
+  if (backend == Platform::kCpu && wants_host_resident(ctx, p)) return run_host_resident(ctx, args);
 
   GemmVariant const* variant = nullptr;
   if (gk_status s = pick_variant(ctx, p, backend, &variant); s != GK_SUCCESS) return s;
