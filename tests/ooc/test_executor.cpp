@@ -1,0 +1,347 @@
+/*! \file
+    \brief The host-resident executor on a GPU: every pipeline level on pinned and pageable host
+    memory, all transposes, odd sizes and padded leading dimensions, a device budget small enough
+    for many units and K chunks, beta = 0 over a NaN C, panel reuse as planned, several workers
+    (two devices, or two workers on one), run-to-run bitwise equality, a timeline, a forced
+    allocation failure that leaves C and device memory as they were, and the public API's routing.
+*/
+#include "ooc/executor.hpp"
+#include "support/api_calls.hpp"
+#include "support/device_memory.hpp"
+#include "support/gemm_check.hpp"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <set>
+
+namespace gemmkit::test {
+namespace {
+
+#define GEMMKIT_REQUIRE_DEVICE() \
+  if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device"
+
+using ooc::ExecutorOptions;
+using ooc::HostMemory;
+using ooc::PipelineLevel;
+
+/// Page-locks a test matrix for the pinned runs (the test pins its own memory; gemmkit never does).
+class PinnedScope {
+ public:
+  explicit PinnedScope(void* data, std::size_t bytes) : data_(data) {
+    ok_ = cudaHostRegister(data, bytes, cudaHostRegisterDefault) == cudaSuccess;
+  }
+  ~PinnedScope() {
+    if (ok_) cudaHostUnregister(data_);
+  }
+  PinnedScope(PinnedScope const&) = delete;
+  PinnedScope& operator=(PinnedScope const&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  void* data_;
+  bool ok_ = false;
+};
+
+/// Options that cut a few-hundred-wide problem into many units and K chunks.
+ExecutorOptions small_budget_options(PipelineLevel level, HostMemory memory, std::size_t budget = std::size_t(1) << 20) {
+  ExecutorOptions o;
+  o.devices = {0};
+  o.device_budget = budget;
+  o.level = level;
+  o.host_memory = memory;
+  o.granule = 64;
+  o.staging_slot_bytes = std::size_t(64) << 10;  // many slabs per panel, so the ring wraps
+  o.staging_slots = 3;
+  o.staging_threads = 2;
+  return o;
+}
+
+GemmArguments arguments(GemmProblem const& p, double alpha, double beta, void const* A, void const* B, void* C) {
+  GemmArguments args;
+  args.problem = p;
+  args.alpha = alpha;
+  args.beta = beta;
+  args.A = A, args.B = B, args.C = C;
+  return args;
+}
+
+/// Runs the executor on fresh operands and checks C against the reference (and its padding).
+template <typename T>
+::testing::AssertionResult check_executor(GemmProblem const& p, double alpha, double beta, ExecutorOptions const& options,
+                                          bool pin, ooc::ExecutionReport* report = nullptr) {
+  Operands<T> ops = make_operands<T>(p, beta);
+  Matrix<T> const C0 = ops.C;
+  auto const reference = reference_result(p, alpha, ops.A, ops.B, beta, C0);
+  std::optional<PinnedScope> pin_a, pin_b, pin_c;
+  if (pin) {
+    pin_a.emplace(ops.A.data(), ops.A.bytes());
+    pin_b.emplace(ops.B.data(), ops.B.bytes());
+    pin_c.emplace(ops.C.data(), ops.C.bytes());
+    if (!(pin_a->ok() && pin_b->ok() && pin_c->ok())) return ::testing::AssertionFailure() << "cudaHostRegister failed";
+  }
+  std::string error;
+  ooc::ExecutionReport local;
+  ooc::ExecutionReport* out = report != nullptr ? report : &local;
+  gk_status const s = ooc::execute(arguments(p, alpha, beta, ops.A.data(), ops.B.data(), ops.C.data()), options, nullptr,
+                                   &error, out);
+  if (s != GK_SUCCESS) return ::testing::AssertionFailure() << describe(p) << ": " << gk_status_string(s) << ": " << error;
+  if (out->staged_a == pin || out->staged_c == pin) {
+    return ::testing::AssertionFailure() << describe(p) << ": staging " << out->staged_a << out->staged_b << out->staged_c
+                                         << " for " << (pin ? "pinned" : "pageable") << " operands";
+  }
+  return check_result(p, alpha, beta, ops.A, ops.B, C0, ops.C, reference);
+}
+
+template <typename T>
+class OocExecutor : public ::testing::Test {};
+using ElementTypes = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(OocExecutor, ElementTypes);
+
+TYPED_TEST(OocExecutor, EveryLevelPinnedAndPageableAllTransposes) {
+  using T = TypeParam;
+  GEMMKIT_REQUIRE_DEVICE();
+  for (int level = 1; level <= 4; ++level) {
+    for (bool pin : {true, false}) {
+      for (auto [ta, tb] : {std::pair{GK_OP_N, GK_OP_N}, {GK_OP_N, GK_OP_T}, {GK_OP_T, GK_OP_N}, {GK_OP_C, GK_OP_T}}) {
+        for (double beta : {0.5, 0.0}) {
+          GemmProblem const p = make_problem(dtype_of<T>(), ta, tb, 517, 389, 611, /*ld_pad=*/3);
+          SCOPED_TRACE("level " + std::to_string(level) + (pin ? " pinned " : " pageable ") + describe(p) +
+                       " beta " + std::to_string(beta));
+          ExecutorOptions const o = small_budget_options(PipelineLevel(level), pin ? HostMemory::kAuto : HostMemory::kPageable);
+          ooc::ExecutionReport report;
+          EXPECT_TRUE(check_executor<T>(p, 1.25, beta, o, pin, &report));
+          EXPECT_GT(report.plan.k_chunks, 1) << report.plan.describe(0);
+          EXPECT_GT(report.plan.block_rows * report.plan.block_cols, 4) << report.plan.describe(0);
+        }
+      }
+    }
+  }
+}
+
+TYPED_TEST(OocExecutor, OddAndTinySizes) {
+  using T = TypeParam;
+  GEMMKIT_REQUIRE_DEVICE();
+  struct Size {
+    std::int64_t m, n, k;
+  };
+  for (Size s : {Size{1, 1, 1}, {1, 300, 1}, {300, 1, 7}, {65, 129, 1}, {257, 63, 1000}, {333, 444, 129}}) {
+    for (int level : {1, 4}) {
+      GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_N, GK_OP_T, s.m, s.n, s.k, 1);
+      SCOPED_TRACE("level " + std::to_string(level) + " " + describe(p));
+      EXPECT_TRUE(check_executor<T>(p, -0.75, 2.0, small_budget_options(PipelineLevel(level), HostMemory::kPageable), false));
+    }
+  }
+}
+
+TEST(OocExecutorReuse, PanelLoadsFollowTheLevel) {
+  GEMMKIT_REQUIRE_DEVICE();
+  GemmProblem const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 700, 900, 64);
+  std::size_t const budget = std::size_t(2) << 20;  // full K fits: panels can stay resident
+  for (int level : {2, 3, 4}) {
+    SCOPED_TRACE("level " + std::to_string(level));
+    ooc::ExecutionReport report;
+    ASSERT_TRUE(check_executor<double>(p, 1.0, 1.0, small_budget_options(PipelineLevel(level), HostMemory::kAuto, budget),
+                                       false, &report));
+    ooc::Plan const& plan = report.plan;
+    ASSERT_EQ(plan.k_chunks, 1) << plan.describe(0);
+    ASSERT_GT(plan.units.size(), 4u) << plan.describe(0);
+    std::int64_t planned = 0;
+    for (ooc::WorkUnit const& u : plan.units) planned += u.loads_a + u.loads_b;
+    std::int64_t const unreused = 2 * std::int64_t(plan.units.size());
+    ASSERT_LT(planned, unreused);
+    EXPECT_EQ(report.panel_loads_per_worker.at(0), level >= 3 ? planned : unreused);
+  }
+}
+
+/// The same plan gives the same bits: twice in a row, and spread over several workers (each C
+/// block, with all its K chunks, is computed by one worker with the same kernels).
+TEST(OocExecutorDeterminism, RunToRunAndAcrossWorkersBitwise) {
+  GEMMKIT_REQUIRE_DEVICE();
+  int devices = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+  GemmProblem const p = make_problem(Dtype::kF64, GK_OP_T, GK_OP_N, 640, 575, 700, 2);
+  Operands<double> ops = make_operands<double>(p, 1.0);
+  Matrix<double> const C0 = ops.C;
+  auto run = [&](ExecutorOptions const& o, ooc::ExecutionReport* report) {
+    Matrix<double> C = C0;
+    std::string error;
+    EXPECT_EQ(ooc::execute(arguments(p, 1.0, -1.0, ops.A.data(), ops.B.data(), C.data()), o, nullptr, &error, report),
+              GK_SUCCESS)
+        << error;
+    return C;
+  };
+  ExecutorOptions o = small_budget_options(PipelineLevel::kDeviceC, HostMemory::kPageable);
+  ooc::ExecutionReport first_report;
+  Matrix<double> const first = run(o, &first_report);
+  EXPECT_TRUE(run(o, nullptr).bitwise_equal(first));
+  std::vector<std::vector<int>> lists = {{0, 0}};  // two workers sharing device 0
+  if (devices >= 2) lists.push_back({0, 1});
+  if (devices >= 3) lists.push_back({0, 1, 2});
+  for (std::vector<int> const& list : lists) {
+    SCOPED_TRACE("devices " + std::to_string(list.size()) + (list[0] == list[1] ? " (device 0 twice)" : ""));
+    o.devices = list;
+    ooc::ExecutionReport report;
+    Matrix<double> const spread = run(o, &report);
+    EXPECT_TRUE(spread.bitwise_equal(first));
+    ASSERT_EQ(report.blocks_per_worker.size(), list.size());
+    std::int64_t total = 0;
+    for (std::int64_t b : report.blocks_per_worker) {
+      EXPECT_GT(b, 0) << "a worker got no block";
+      total += b;
+    }
+    EXPECT_EQ(total, first_report.plan.block_rows * first_report.plan.block_cols);
+  }
+}
+
+TEST(OocExecutorTimeline, RecordsEveryLaneInOrder) {
+  GEMMKIT_REQUIRE_DEVICE();
+  GemmProblem const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 400, 400, 400);
+  Operands<double> ops = make_operands<double>(p, 1.0);
+  std::vector<ooc::TimelineEvent> timeline;
+  ExecutorOptions o = small_budget_options(PipelineLevel::kDeviceC, HostMemory::kPageable);
+  o.timeline = &timeline;
+  std::string error;
+  ASSERT_EQ(ooc::execute(arguments(p, 1.0, 1.0, ops.A.data(), ops.B.data(), ops.C.data()), o, nullptr, &error),
+            GK_SUCCESS)
+      << error;
+  std::set<std::string> lanes;
+  for (ooc::TimelineEvent const& e : timeline) {
+    lanes.insert(e.lane);
+    EXPECT_LE(e.start_ms, e.end_ms) << e.lane << " " << e.what;
+    EXPECT_GE(e.start_ms, -1.0) << e.lane << " " << e.what;  // host and device clocks line up to a millisecond
+  }
+  EXPECT_EQ(lanes, (std::set<std::string>{"h2d", "compute", "d2h", "stage", "unstage"}));
+}
+
+/// Device memory taken by a test, so the executor's own allocation fails.
+class DeviceHog {
+ public:
+  explicit DeviceHog(std::size_t leave_free) {
+    std::size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess || free_bytes <= leave_free) return;
+    if (cudaMalloc(&pointer_, free_bytes - leave_free) != cudaSuccess) {
+      cudaGetLastError();
+      pointer_ = nullptr;
+    }
+  }
+  ~DeviceHog() {
+    if (pointer_ != nullptr) cudaFree(pointer_);
+  }
+  DeviceHog(DeviceHog const&) = delete;
+  DeviceHog& operator=(DeviceHog const&) = delete;
+  bool ok() const { return pointer_ != nullptr; }
+
+ private:
+  void* pointer_ = nullptr;
+};
+
+std::size_t free_device_bytes() {
+  std::size_t free_bytes = 0, total = 0;
+  EXPECT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
+  return free_bytes;
+}
+
+TEST(OocExecutorFailure, AllocationFailureLeavesCAndMemoryAsTheyWere) {
+  GEMMKIT_REQUIRE_DEVICE();
+  GemmProblem const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 3000, 3000, 3000);
+  Operands<double> ops = make_operands<double>(p, 1.0);
+  Matrix<double> const C0 = ops.C;
+  std::size_t const budget = std::size_t(256) << 20;
+  ExecutorOptions o;
+  o.device_budget = budget;
+  o.host_memory = HostMemory::kPageable;
+  auto const args = arguments(p, 1.0, 1.0, ops.A.data(), ops.B.data(), ops.C.data());
+  std::string error;
+  // Warm up (kernel modules load lazily and keep their memory), then measure.
+  ooc::ExecutionReport report;
+  {
+    Matrix<double> C = C0;
+    ASSERT_EQ(ooc::execute(arguments(p, 1.0, 1.0, ops.A.data(), ops.B.data(), C.data()), o, nullptr, &error, &report),
+              GK_SUCCESS)
+        << error;
+  }
+  std::size_t const arena = report.plan.device_bytes;
+  std::size_t const before = free_device_bytes();
+  for (std::vector<int> const& devices : {std::vector<int>{0}, std::vector<int>{0, 0}}) {
+    SCOPED_TRACE(std::to_string(devices.size()) + " worker(s) on device 0");
+    o.devices = devices;
+    {
+      // Room for one worker's arena at most: one worker fails, or the only one does.
+      DeviceHog const hog(devices.size() == 1 ? arena / 2 : arena + arena / 2);
+      ASSERT_TRUE(hog.ok());
+      gk_status const s = ooc::execute(args, o, nullptr, &error);
+      EXPECT_EQ(s, GK_ALLOCATION_FAILED) << error;
+      EXPECT_NE(error.find("cudaMalloc"), std::string::npos) << error;
+      EXPECT_EQ(error.find("partly updated"), std::string::npos) << error;
+      EXPECT_TRUE(ops.C.bitwise_equal(C0)) << "a failed call wrote C";
+    }
+    EXPECT_EQ(free_device_bytes(), before) << "device memory leaked";
+  }
+  // With the memory back, the same call succeeds.
+  o.devices = {0};
+  ASSERT_EQ(ooc::execute(args, o, nullptr, &error), GK_SUCCESS) << error;
+  EXPECT_FALSE(ops.C.bitwise_equal(C0));
+  EXPECT_EQ(free_device_bytes(), before) << "device memory leaked";
+}
+
+TEST(OocExecutorFailure, BudgetWithoutATileIsRefused) {
+  GEMMKIT_REQUIRE_DEVICE();
+  GemmProblem const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 4096, 4096, 4096);
+  Operands<double> ops = make_operands<double>(p, 1.0);
+  Matrix<double> const C0 = ops.C;
+  ExecutorOptions o;
+  o.device_budget = std::size_t(1) << 20;  // no 256-wide tile fits in 1 MiB
+  std::string error;
+  EXPECT_EQ(ooc::execute(arguments(p, 1.0, 1.0, ops.A.data(), ops.B.data(), ops.C.data()), o, nullptr, &error),
+            GK_ALLOCATION_FAILED);
+  EXPECT_NE(error.find("budget"), std::string::npos) << error;
+  EXPECT_TRUE(ops.C.bitwise_equal(C0));
+}
+
+/// gk_dgemm / gk_sgemm on host pointers: the GPU policy routes any size here with the context's
+/// options; the CPU share is refused as not implemented, with C untouched.
+TYPED_TEST(OocExecutor, PublicApiRoutesHostPointers) {
+  using T = TypeParam;
+  GEMMKIT_REQUIRE_DEVICE();
+  ScopedContext ctx;
+  ASSERT_EQ(gk_set_backend(ctx, GK_BACKEND_GPU), GK_SUCCESS);
+  ASSERT_EQ(gk_set_device_memory_budget(ctx, std::size_t(4) << 20), GK_SUCCESS);  // K in chunks at the 256 granule
+  int const twice[] = {0, 0};
+  ASSERT_EQ(gk_set_host_gemm_devices(ctx, twice, 2), GK_SUCCESS);
+  EXPECT_EQ(gk_set_host_gemm_pipeline(ctx, 5), GK_INVALID_ARGUMENT);
+  int const missing[] = {1000};
+  EXPECT_EQ(gk_set_host_gemm_devices(ctx, missing, 1), GK_INVALID_ARGUMENT);
+  for (int level : {1, 3, 4}) {
+    for (gk_host_memory memory : {GK_HOST_MEMORY_AUTO, GK_HOST_MEMORY_PAGEABLE}) {
+      ASSERT_EQ(gk_set_host_gemm_pipeline(ctx, level), GK_SUCCESS);
+      ASSERT_EQ(gk_set_host_memory(ctx, memory), GK_SUCCESS);
+      GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_T, GK_OP_N, 300, 200, 500, 2);
+      SCOPED_TRACE("level " + std::to_string(level) + " " + describe(p));
+      Operands<T> ops = make_operands<T>(p, 0.0);
+      Matrix<T> const C0 = ops.C;
+      auto const reference = reference_result(p, 1.0, ops.A, ops.B, 0.0, C0);
+      ASSERT_EQ(api_gemm(ctx, GK_COL_MAJOR, p.trans_a, p.trans_b, p.m, p.n, p.k, T(1), ops.A.data(), p.lda, ops.B.data(),
+                         p.ldb, T(0), ops.C.data(), p.ldc),
+                GK_SUCCESS)
+          << gk_last_error(ctx);
+      EXPECT_STREQ(gk_last_variant(ctx), "host_resident_gpu");
+      EXPECT_TRUE(check_result(p, 1.0, 0.0, ops.A, ops.B, C0, ops.C, reference));
+    }
+  }
+  ASSERT_EQ(gk_set_cpu_share(ctx, 1), GK_SUCCESS);
+  GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_N, GK_OP_N, 64, 64, 64);
+  Operands<T> ops = make_operands<T>(p, 1.0);
+  Matrix<T> const C0 = ops.C;
+  EXPECT_EQ(api_gemm(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, 64, 64, 64, T(1), ops.A.data(), 64, ops.B.data(), 64, T(1),
+                     ops.C.data(), 64),
+            GK_NOT_IMPLEMENTED);
+  EXPECT_NE(std::string(gk_last_error(ctx)).find("CPU share"), std::string::npos);
+  EXPECT_TRUE(ops.C.bitwise_equal(C0));
+}
+
+}  // namespace
+}  // namespace gemmkit::test
