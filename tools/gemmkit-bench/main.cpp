@@ -1,5 +1,5 @@
 /*! \file
-    \brief gemmkit-bench: subcommands tour (default), gemm, batched, overhead, ooc --plan, model and list;
+    \brief gemmkit-bench: subcommands tour (default), gemm, batched, overhead, ooc, model and list;
     the rest are announced stubs.
 */
 #include "batched_cpu.hpp"
@@ -9,7 +9,7 @@
 #if GEMMKIT_WITH_CUDA
 #include "cuda/gemm/tensorop_model.hpp"
 #endif
-#include "ooc/planner.hpp"
+#include "ooc_bench.hpp"
 #include "batched_impls.hpp"
 #include "gemm_suite.hpp"
 #include "machine_info.hpp"
@@ -33,7 +33,6 @@ struct PlannedCommand {
   char const* what;
 };
 constexpr PlannedCommand kPlannedCommands[] = {
-    {"ooc", "host-resident (out-of-core) GEMM pipeline (its planner runs: ooc --plan)"},
     {"ladder", "optimisation-ladder sweep with per-step bounds"},
     {"micro", "device micro-benchmarks (peaks, bandwidth, latencies)"},
 };
@@ -54,6 +53,8 @@ void print_usage() {
       "             a call is made of (pointer queries, a launch, stream-ordered allocation); needs a GPU\n"
       "  model      the performance model's bound for each FP64 tensor-core config at --m/--n/--k (default\n"
       "             8192): seed 001's required bandwidth at L2 and shared memory, occupancy, waves\n"
+      "  ooc        host-resident GEMM (operands in host memory) on 1..N GPUs vs cuBLASXt and in-core cuBLAS;\n"
+      "             `gemmkit-bench ooc --help` lists its options, `ooc --plan` prints the planner's plan\n"
       "  list       every registered variant: id, dtype, backend, kind, summary\n");
   for (PlannedCommand const& c : kPlannedCommands) {
     std::printf("  %-10s %s (not built yet: lands with its issue)\n", c.name, c.what);
@@ -117,10 +118,6 @@ void print_usage() {
       "  --n LIST                     m = n = k of the GEMM rows (default 8,64,256,512)\n"
       "  --calls N                    back-to-back calls per timed rep (default 200)\n"
       "  --reps N --warmup N          timed reps, median reported (default 30); untimed calls per row (default 20)\n"
-      "\n"
-      "ooc --plan (the host-resident planner only; no GPU needed):\n"
-      "  --m M [--n N --k K]          problem (default 32768; n and k default to m); --dtype f32; --beta 0\n"
-      "  --budget BYTES               device memory the plan may use (default a quarter of the operands)\n"
       "\n"
       "rows record the commit from $GEMMKIT_COMMIT when set, else git at run time, else the value CMake saw\n"
       "exit status: 0 ok, 1 a verification failed or a case errored, 2 usage error\n");
@@ -232,27 +229,6 @@ int run_list() {
                 r.trans.c_str(), r.variant_id.c_str());
   }
   return 0;
-}
-
-/// `ooc --plan`: the host-resident planner's plan for --m/--n/--k (default 32768) within --budget
-/// (default a quarter of the operands' bytes), f64 unless --dtype f32, beta != 0 unless --beta 0.
-int run_ooc_plan(Options const& o) {
-  ooc::PlanRequest r;
-  r.m = o.m.empty() ? 32768 : o.m.front();
-  r.n = o.n.empty() ? r.m : o.n.front();
-  r.k = o.k.empty() ? r.m : o.k.front();
-  r.element_bytes = !o.dtypes.empty() && o.dtypes.front() == Dtype::kF32 ? 4 : 8;
-  r.reads_c = !o.beta.has_value() || *o.beta != 0.0;
-  double const operands = double(r.element_bytes) * (double(r.m) * r.k + double(r.k) * r.n + double(r.m) * r.n);
-  r.device_budget = o.budget > 0 ? std::size_t(o.budget) : std::size_t(operands / 4);
-  std::printf("host-resident plan: m=%lld n=%lld k=%lld %s, beta %s, device budget %.2f GiB (operands %.2f GiB)\n"
-              "model: H2D %.0f GB/s, D2H %.0f GB/s, %.0f TFLOP/s (DESIGN.md anchors until the executor measures)\n",
-              (long long)r.m, (long long)r.n, (long long)r.k, r.element_bytes == 8 ? "f64" : "f32",
-              r.reads_c ? "!= 0" : "= 0", double(r.device_budget) / (1 << 30), operands / (1 << 30),
-              r.rates.h2d_bytes_per_s / 1e9, r.rates.d2h_bytes_per_s / 1e9, r.rates.device_flops / 1e12);
-  ooc::Plan const plan = ooc::make_plan(r);
-  std::printf("%s", plan.describe(12).c_str());
-  return plan.error.empty() ? 0 : 1;
 }
 
 /// `model`: the performance model's bound for every FP64 tensor-core config at --m/--n/--k
@@ -544,6 +520,7 @@ int run_tour(Options const& o) {
 }  // namespace
 
 int main_entry(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "ooc") return run_ooc_command(argc, argv);  // its own options
   Options options;
   if (std::string e = parse_options(argc, argv, &options); !e.empty()) {
     std::fprintf(stderr, "gemmkit-bench: %s (gemmkit-bench --help lists the options)\n", e.c_str());
@@ -558,7 +535,6 @@ int main_entry(int argc, char** argv) {
   if (options.command == "list") return run_list();
   if (options.command == "batched") return run_batched(options);
   if (options.command == "overhead") return run_overhead_command(options);
-  if (options.command == "ooc" && options.plan) return run_ooc_plan(options);
   if (options.command == "model") return run_model(options);
   for (PlannedCommand const& c : kPlannedCommands) {
     if (options.command == c.name) {

@@ -1,0 +1,682 @@
+/*! \file
+    \brief gemmkit-bench ooc: host-resident GEMM rows (pinned and pageable, each pipeline level, 1..N
+    GPUs, device budgets) next to cuBLASXt (block 8192 and its default) and in-core cuBLAS from the
+    same run; JSON lines, a timeline dump of one run, and `ooc --plan`.
+*/
+#include "ooc_bench.hpp"
+
+#include "json_writer.hpp"
+#include "machine_info.hpp"
+#include "ooc/executor.hpp"
+#include "options.hpp"
+#include "table_printer.hpp"
+#include "timing.hpp"
+#include "verify.hpp"
+
+#if GEMMKIT_WITH_CUDA
+#include <cublasXt.h>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gemmkit::bench {
+
+namespace {
+
+struct OocOptions {
+  bool plan = false;
+  std::vector<std::int64_t> sizes;      ///< --n (or --m): m = n = k of the measured cases
+  std::vector<std::int64_t> plan_m, plan_k;  ///< --plan: --m and --k when the plan is not square
+  Dtype dtype = Dtype::kF64;
+  std::vector<std::string> memory{"pinned", "pageable"};
+  std::vector<std::int64_t> levels{1, 2, 3, 4};
+  std::vector<std::int64_t> gpus;       ///< --gpus: GPU counts (devices 0..g-1); default 1..all
+  std::vector<int> devices;             ///< --devices: one explicit list instead (may repeat a device)
+  std::vector<double> budget_fractions{0.0, 0.25};  ///< of the operands' bytes; 0 = the device's free memory
+  std::int64_t budget = 0;              ///< --budget BYTES (ooc --plan, or one fixed budget for the runs)
+  std::vector<std::string> peers{"cublasxt", "cublas"};
+  std::vector<std::int64_t> xt_blocks{8192, 0};  ///< 0 = cuBLASXt's default block
+  int reps = 3, warmup = 1;
+  double beta = 0.0;
+  bool beta_given = false;
+  bool verify = true;
+  std::string json_file, timeline_file;
+  int verbosity = 0;
+};
+
+void print_ooc_usage() {
+  std::printf(
+      "gemmkit-bench ooc: host-resident GEMM (A, B, C in host memory) on the GPU(s), side by side with\n"
+      "cuBLASXt and in-core cuBLAS (operands on the device) from the same run\n"
+      "  --n LIST               m = n = k (default 16384,32768)\n"
+      "  --dtype f64|f32        default f64\n"
+      "  --memory LIST          pinned,pageable (default both; pinned = the bench page-locks its buffers)\n"
+      "  --pipeline LIST        levels 1..4 (default 1,2,3,4)\n"
+      "  --gpus LIST            GPU counts, devices 0..g-1 (default 1..all); or --devices 0,1,... (may repeat)\n"
+      "  --budget-fraction LIST device budget as a fraction of the operands' bytes; 0 = the device's free\n"
+      "                         memory (default 0,0.25); --budget BYTES sets one instead\n"
+      "  --peers LIST           cublasxt,cublas | none (default both)\n"
+      "  --xt-blocks LIST       cuBLASXt block sizes, 0 = its default (default 8192,0)\n"
+      "  --reps N --warmup N    timed and untimed calls per case (default 3, 1); median reported\n"
+      "  --beta X               default 0 (C not read)\n"
+      "  --no-verify            skip the sampled-column check against the host reference\n"
+      "  --json FILE            append JSON lines; --timeline FILE: every copy/compute of one run (the\n"
+      "                         first case at the highest level) as JSON lines, for a pipeline plot\n"
+      "  --plan                 the planner's plan only (no GPU needed): --m M [--n N --k K] (default 32768;\n"
+      "                         n and k follow m), --budget BYTES (default a quarter of the operands),\n"
+      "                         --dtype, --beta (default != 0: C is loaded)\n");
+}
+
+std::string parse_ooc_options(int argc, char** argv, OocOptions* o, bool* help) {
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    bool has_value = false;
+    if (auto const eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1), arg.resize(eq), has_value = true;
+    }
+    auto need = [&]() -> std::optional<std::string> {
+      if (has_value) return value;
+      if (i + 1 >= argc) return std::nullopt;
+      return std::string(argv[++i]);
+    };
+    auto text = [&](std::string* out) -> std::string {
+      std::optional<std::string> v = need();
+      if (!v) return arg + " needs a value";
+      *out = *v;
+      return {};
+    };
+    std::string e, t;
+    if (arg == "-h" || arg == "--help") *help = true;
+    else if (arg == "--plan") o->plan = true;
+    else if (arg == "--n" || arg == "--m" || arg == "--k") {
+      auto* list = arg == "--n" ? &o->sizes : (arg == "--m" ? &o->plan_m : &o->plan_k);
+      if ((e = text(&t)).empty()) e = parse_size_list(t, list);
+    } else if (arg == "--dtype") {
+      if ((e = text(&t)).empty()) {
+        if (t == "f64") o->dtype = Dtype::kF64;
+        else if (t == "f32") o->dtype = Dtype::kF32;
+        else e = "--dtype must be f64 or f32";
+      }
+    } else if (arg == "--memory") {
+      if ((e = text(&t)).empty()) {
+        o->memory = split_list(t);
+        for (std::string const& m : o->memory) {
+          if (m != "pinned" && m != "pageable") e = "--memory takes pinned and/or pageable";
+        }
+      }
+    } else if (arg == "--pipeline") {
+      if ((e = text(&t)).empty()) e = parse_size_list(t, &o->levels);
+      for (std::int64_t l : o->levels) {
+        if (e.empty() && (l < 1 || l > 4)) e = "--pipeline levels are 1..4";
+      }
+    } else if (arg == "--gpus") {
+      if ((e = text(&t)).empty()) e = parse_size_list(t, &o->gpus);
+    } else if (arg == "--devices") {
+      if ((e = text(&t)).empty()) {
+        for (std::string const& d : split_list(t)) o->devices.push_back(std::atoi(d.c_str()));
+      }
+    } else if (arg == "--budget-fraction") {
+      if ((e = text(&t)).empty()) {
+        o->budget_fractions.clear();
+        for (std::string const& f : split_list(t)) {
+          char* end = nullptr;
+          double const x = std::strtod(f.c_str(), &end);
+          if (end == f.c_str() || *end != '\0' || x < 0) e = "--budget-fraction takes numbers >= 0";
+          o->budget_fractions.push_back(x);
+        }
+      }
+    } else if (arg == "--budget") {
+      if ((e = text(&t)).empty()) e = parse_bytes(t, &o->budget);
+    } else if (arg == "--peers") {
+      if ((e = text(&t)).empty()) {
+        o->peers = t == "none" ? std::vector<std::string>{} : split_list(t);
+        for (std::string const& p : o->peers) {
+          if (p != "cublasxt" && p != "cublas") e = "--peers takes cublasxt, cublas or none";
+        }
+      }
+    } else if (arg == "--xt-blocks") {
+      if ((e = text(&t)).empty()) {
+        o->xt_blocks.clear();
+        for (std::string const& b : split_list(t)) o->xt_blocks.push_back(std::atoll(b.c_str()));
+      }
+    } else if (arg == "--reps" || arg == "--warmup") {
+      if ((e = text(&t)).empty()) {
+        int const v = std::atoi(t.c_str());
+        if (v < 0 || (arg == "--reps" && v < 1)) e = arg + " needs a positive count";
+        (arg == "--reps" ? o->reps : o->warmup) = v;
+      }
+    } else if (arg == "--beta") {
+      if ((e = text(&t)).empty()) o->beta = std::atof(t.c_str()), o->beta_given = true;
+    } else if (arg == "--no-verify") o->verify = false;
+    else if (arg == "--json") e = text(&o->json_file);
+    else if (arg == "--timeline") e = text(&o->timeline_file);
+    else if (arg == "-v") ++o->verbosity;
+    else e = "unknown ooc option '" + arg + "'";
+    if (!e.empty()) return e;
+  }
+  return {};
+}
+
+/// `ooc --plan`: the planner's plan for --m/--n/--k (default 32768) within --budget (default a
+/// quarter of the operands' bytes), f64 unless --dtype f32, C loaded unless --beta 0, with the
+/// DESIGN.md anchors as rates.
+int run_ooc_plan(OocOptions const& o) {
+  ooc::PlanRequest r;
+  r.m = !o.plan_m.empty() ? o.plan_m.front() : (!o.sizes.empty() ? o.sizes.front() : 32768);
+  r.n = !o.plan_m.empty() && !o.sizes.empty() ? o.sizes.front() : r.m;
+  r.k = !o.plan_k.empty() ? o.plan_k.front() : r.m;
+  r.element_bytes = o.dtype == Dtype::kF32 ? 4 : 8;
+  r.reads_c = !o.beta_given || o.beta != 0.0;
+  double const operands = double(r.element_bytes) * (double(r.m) * r.k + double(r.k) * r.n + double(r.m) * r.n);
+  r.device_budget = o.budget > 0 ? std::size_t(o.budget) : std::size_t(operands / 4);
+  std::printf("host-resident plan: m=%lld n=%lld k=%lld %s, beta %s, device budget %.2f GiB (operands %.2f GiB)\n"
+              "model: H2D %.0f GB/s, D2H %.0f GB/s, %.0f TFLOP/s (DESIGN.md anchors)\n",
+              (long long)r.m, (long long)r.n, (long long)r.k, r.element_bytes == 8 ? "f64" : "f32", r.reads_c ? "!= 0" : "= 0",
+              double(r.device_budget) / (1 << 30), operands / (1 << 30), r.rates.h2d_bytes_per_s / 1e9,
+              r.rates.d2h_bytes_per_s / 1e9, r.rates.device_flops / 1e12);
+  ooc::Plan const plan = ooc::make_plan(r);
+  std::printf("%s", plan.describe(12).c_str());
+  return plan.error.empty() ? 0 : 1;
+}
+
+#if GEMMKIT_WITH_CUDA
+
+/// Host operands of one size: allocated pageable; page-locked (cudaHostRegister) for pinned rows.
+template <typename T>
+struct HostOperands {
+  std::int64_t n = 0;
+  std::unique_ptr<T[]> A, B, C;
+  bool registered = false;
+
+  std::size_t count() const { return std::size_t(n) * std::size_t(n); }
+  std::size_t bytes() const { return count() * sizeof(T); }
+
+  std::string allocate(std::int64_t size) {
+    n = size;
+    try {
+      A.reset(new T[count()]);
+      B.reset(new T[count()]);
+      C.reset(new T[count()]);
+    } catch (std::bad_alloc const&) {
+      return "host memory for 3 x " + format("%.1f", double(bytes()) / (1 << 30)) + " GiB";
+    }
+    // Filled in parallel (fresh values per chunk), first touch spread over the threads.
+    std::int64_t const chunks = 256;
+#pragma omp parallel for schedule(dynamic)
+    for (std::int64_t c = 0; c < 3 * chunks; ++c) {
+      T* base = c < chunks ? A.get() : (c < 2 * chunks ? B.get() : C.get());
+      std::size_t const begin = count() * std::size_t(c % chunks) / chunks;
+      std::size_t const end = count() * std::size_t(c % chunks + 1) / chunks;
+      fill_random(base + begin, end - begin, 0x00c0ffeeull + std::uint64_t(c));
+    }
+    return {};
+  }
+  std::string set_pinned(bool pinned) {
+    if (pinned == registered) return {};
+    for (T* p : {A.get(), B.get(), C.get()}) {
+      cudaError_t const e = pinned ? cudaHostRegister(p, bytes(), cudaHostRegisterDefault) : cudaHostUnregister(p);
+      if (e != cudaSuccess) return cuda_error_text(e, pinned ? "cudaHostRegister" : "cudaHostUnregister");
+    }
+    registered = pinned;
+    return {};
+  }
+  ~HostOperands() { set_pinned(false); }
+};
+
+/// One measured implementation in one configuration.
+struct Measurement {
+  std::string variant;  ///< gemmkit: host_resident_l<level>; peers: cublasxt_b<block>, cublas_incore
+  Stats time;
+  std::string error;
+  Verification verify;
+  ooc::ExecutionReport report;
+  bool measured() const { return error.empty() && std::isfinite(time.median); }
+};
+
+double gflops(std::int64_t n, double ms) { return 2.0 * double(n) * double(n) * double(n) / (ms * 1e6); }
+
+/// Times a synchronous call: `warmup` untimed, then `reps` timed, on the host clock.
+Stats time_calls(Call const& call, int warmup, int reps, std::string* error) {
+  for (int i = 0; i < warmup; ++i) {
+    if (gk_status s = call(); s != GK_SUCCESS) {
+      if (error->empty()) *error = gk_status_string(s);
+      return {};
+    }
+  }
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) {
+    double ms = 0;
+    if (gk_status s = time_host_batch(call, 1, &ms); s != GK_SUCCESS) {
+      if (error->empty()) *error = gk_status_string(s);
+      return {};
+    }
+    times.push_back(ms);
+  }
+  return summarize(times);
+}
+
+template <typename T>
+Verification verify_result(HostOperands<T> const& ops, double beta, std::vector<T> const& c0_columns,
+                           std::vector<std::int64_t> const& cols, std::string const& why) {
+  Verification v;
+  if (cols.empty()) {
+    v.note = why;
+    return v;
+  }
+  GemmProblem p;
+  p.dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
+  p.m = p.n = p.k = ops.n;
+  p.lda = p.ldb = p.ldc = ops.n;
+  std::vector<T> c_columns(std::size_t(ops.n) * cols.size());
+  for (std::size_t j = 0; j < cols.size(); ++j) {
+    std::memcpy(c_columns.data() + j * std::size_t(ops.n), ops.C.get() + std::size_t(cols[j]) * std::size_t(ops.n),
+                std::size_t(ops.n) * sizeof(T));
+  }
+  return verify_columns<T>(p, 1.0, beta, ops.A.get(), ops.B.get(), cols, beta != 0.0 ? c0_columns.data() : nullptr,
+                           c_columns.data());
+}
+
+/// In-core cuBLAS on device 0: operands copied to the device first, the GEMM alone timed with events.
+template <typename T>
+Measurement measure_incore(HostOperands<T> const& ops, OocOptions const& o) {
+  Measurement m;
+  m.variant = "cublas_incore";
+  std::size_t free_bytes = 0, total = 0;
+  cudaSetDevice(0);
+  cudaMemGetInfo(&free_bytes, &total);
+  if (3 * ops.bytes() + (std::size_t(1) << 30) > free_bytes) {
+    m.error = "operands do not fit in device memory";
+    return m;
+  }
+  T *dA = nullptr, *dB = nullptr, *dC = nullptr;
+  cublasHandle_t handle = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  auto cleanup = [&] {
+    cudaFree(dA), cudaFree(dB), cudaFree(dC);
+    if (handle != nullptr) cublasDestroy(handle);
+    if (start != nullptr) cudaEventDestroy(start);
+    if (stop != nullptr) cudaEventDestroy(stop);
+  };
+  if (cudaMalloc(&dA, ops.bytes()) != cudaSuccess || cudaMalloc(&dB, ops.bytes()) != cudaSuccess ||
+      cudaMalloc(&dC, ops.bytes()) != cudaSuccess || cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS ||
+      cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess ||
+      cudaMemcpy(dA, ops.A.get(), ops.bytes(), cudaMemcpyHostToDevice) != cudaSuccess ||
+      cudaMemcpy(dB, ops.B.get(), ops.bytes(), cudaMemcpyHostToDevice) != cudaSuccess ||
+      cudaMemcpy(dC, ops.C.get(), ops.bytes(), cudaMemcpyHostToDevice) != cudaSuccess) {
+    m.error = "in-core cuBLAS setup: " + cuda_error_text(cudaGetLastError(), "CUDA");
+    cleanup();
+    return m;
+  }
+  T const alpha = T(1), beta = T(o.beta);
+  std::int64_t const n = ops.n;
+  auto gemm = [&] {
+    cublasStatus_t s;
+    if constexpr (sizeof(T) == 8) s = cublasDgemm_64(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, dA, n, dB, n, &beta, dC, n);
+    else s = cublasSgemm_64(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, dA, n, dB, n, &beta, dC, n);
+    return s == CUBLAS_STATUS_SUCCESS;
+  };
+  for (int i = 0; i < o.warmup; ++i) gemm();
+  std::vector<double> times;
+  for (int i = 0; i < o.reps; ++i) {
+    cudaEventRecord(start);
+    bool const ok = gemm();
+    cudaEventRecord(stop);
+    float ms = 0;
+    if (!ok || cudaEventSynchronize(stop) != cudaSuccess || cudaEventElapsedTime(&ms, start, stop) != cudaSuccess) {
+      m.error = "in-core cuBLAS failed";
+      break;
+    }
+    times.push_back(ms);
+  }
+  m.time = summarize(times);
+  cleanup();
+  return m;
+}
+
+/// cuBLASXt on the first `gpus` devices with a block size (0: its default), straight on host memory.
+template <typename T>
+Measurement measure_cublasxt(HostOperands<T>& ops, OocOptions const& o, std::vector<int> const& devices,
+                             std::int64_t block, std::vector<T> const& c0_columns, std::vector<std::int64_t> const& cols,
+                             std::string const& why) {
+  Measurement m;
+  m.variant = block > 0 ? "cublasxt_b" + std::to_string(block) : "cublasxt_default";
+  cublasXtHandle_t xt = nullptr;
+  if (cublasXtCreate(&xt) != CUBLAS_STATUS_SUCCESS) {
+    m.error = "cublasXtCreate failed";
+    return m;
+  }
+  std::vector<int> list = devices;
+  if (cublasXtDeviceSelect(xt, int(list.size()), list.data()) != CUBLAS_STATUS_SUCCESS ||
+      (block > 0 && cublasXtSetBlockDim(xt, int(block)) != CUBLAS_STATUS_SUCCESS)) {
+    m.error = "cublasXt device or block selection failed (devices repeated?)";
+    cublasXtDestroy(xt);
+    return m;
+  }
+  T const alpha = T(1), beta = T(o.beta);
+  std::size_t const n = std::size_t(ops.n);
+  Call const call = [&] {
+    cublasStatus_t s;
+    if constexpr (sizeof(T) == 8) {
+      s = cublasXtDgemm(xt, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, ops.A.get(), n, ops.B.get(), n, &beta, ops.C.get(), n);
+    } else {
+      s = cublasXtSgemm(xt, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, ops.A.get(), n, ops.B.get(), n, &beta, ops.C.get(), n);
+    }
+    return s == CUBLAS_STATUS_SUCCESS && cudaDeviceSynchronize() == cudaSuccess ? GK_SUCCESS : GK_CUDA_ERROR;
+  };
+  m.time = time_calls(call, o.warmup, o.reps, &m.error);
+  cublasXtDestroy(xt);
+  if (m.error.empty() && o.verify && o.beta == 0.0) m.verify = verify_result(ops, o.beta, c0_columns, cols, why);
+  return m;
+}
+
+/// gemmkit's host-resident GEMM through the executor the API routes to, its buffers kept between calls.
+template <typename T>
+Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::ExecutorOptions options,
+                            std::vector<T> const& c0_columns, std::vector<std::int64_t> const& cols,
+                            std::string const& why, std::vector<ooc::TimelineEvent>* timeline) {
+  Measurement m;
+  m.variant = "host_resident_l" + std::to_string(int(options.level));
+  ooc::ExecutorCachePtr cache = ooc::make_executor_cache();
+  GemmArguments args;
+  args.problem.dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
+  args.problem.m = args.problem.n = args.problem.k = ops.n;
+  args.problem.lda = args.problem.ldb = args.problem.ldc = ops.n;
+  args.alpha = 1.0;
+  args.beta = o.beta;
+  args.A = ops.A.get(), args.B = ops.B.get(), args.C = ops.C.get();
+  Call const call = [&] {
+    std::string error;
+    gk_status const s = ooc::execute(args, options, cache.get(), &error, &m.report);
+    if (s != GK_SUCCESS && m.error.empty()) m.error = error;
+    return s;
+  };
+  m.time = time_calls(call, o.warmup, o.reps, &m.error);
+  if (m.error.empty() && o.verify && o.beta == 0.0) m.verify = verify_result(ops, o.beta, c0_columns, cols, why);
+  if (m.error.empty() && timeline != nullptr) {
+    options.timeline = timeline;
+    call();
+  }
+  return m;
+}
+
+void write_timeline(std::string const& path, std::string const& case_name, std::vector<ooc::TimelineEvent> const& events) {
+  JsonLinesFile file;
+  if (std::string e = file.open(path); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
+    return;
+  }
+  for (ooc::TimelineEvent const& e : events) {
+    JsonObject row;
+    row.add_string("case", case_name)
+        .add_int("worker", e.worker)
+        .add_int("device", e.device)
+        .add_string("lane", e.lane)
+        .add_string("what", e.what)
+        .add_int("block", e.block)
+        .add_number("start_ms", e.start_ms)
+        .add_number("end_ms", e.end_ms);
+    file.write(row);
+  }
+  std::printf("timeline of %s: %zu operations written to %s\n", case_name.c_str(), events.size(), path.c_str());
+}
+
+/// The configuration a row was measured in.
+struct RowSetting {
+  std::int64_t n = 0;
+  std::string memory;
+  int gpus = 1;
+  int level = 0;  ///< 0 for peers
+  std::size_t budget_bytes = 0;
+  double budget_fraction = 0;
+};
+
+class OocReporter {
+ public:
+  OocReporter(MachineInfo const& machine, OocOptions const& o, JsonLinesFile* json)
+      : machine_(machine), o_(o), json_(json),
+        table_({{"case", 40, true}, {"TFLOP/s", 8}, {"ms", 9}, {"vs XT", 6}, {"vs in-core", 10}, {"tile", 18, true},
+                {"verified", 8, true}}) {}
+
+  void header() const { table_.print_header(); }
+
+  /// Prints and writes one row; gemmkit rows carry the best cuBLASXt and in-core cuBLAS of the same setting.
+  void row(RowSetting const& s, Measurement const& m, Measurement const* best_xt, Measurement const* incore) {
+    std::string const name = case_name(s, m.variant);
+    double const gf = m.measured() ? gflops(s.n, m.time.median) : kNotMeasured;
+    double const xt_gf = best_xt != nullptr && best_xt->measured() ? gflops(s.n, best_xt->time.median) : kNotMeasured;
+    double const incore_gf = incore != nullptr && incore->measured() ? gflops(s.n, incore->time.median) : kNotMeasured;
+    ooc::Plan const& plan = m.report.plan;
+    std::string const tile = s.level > 0 && m.measured()
+                                 ? format("%lldx%lldx%lld", (long long)plan.tile_rows, (long long)plan.tile_cols,
+                                          (long long)plan.tile_depth)
+                                 : "";
+    table_.print_row({name, m.measured() ? format("%.2f", gf / 1e3) : "-", format_ms(m.time.median),
+                      format_ratio(gf / xt_gf), format_ratio(gf / incore_gf), tile,
+                      m.measured() ? verify_cell(m.verify) : "error"});
+    if (!m.error.empty()) std::printf("    %s: %s\n", m.variant.c_str(), m.error.c_str());
+    failed_ |= !m.error.empty() || m.verify.verdict == Verdict::kFailed;
+    if (json_ == nullptr || !json_->is_open()) return;
+    JsonObject r;
+    r.add_string("suite", "ooc")
+        .add_string("case", name)
+        .add_string("dtype", to_string(o_.dtype))
+        .add_int("m", s.n)
+        .add_int("n", s.n)
+        .add_int("k", s.n)
+        .add_int("batch", 1)
+        .add_string("trans", "nn")
+        .add_string("variant", m.variant)
+        .add_number("gflops", gf)
+        .add_number("time_ms", m.time.median)
+        .add_number("time_min_ms", m.time.min)
+        .add_number("time_max_ms", m.time.max)
+        .add_int("reps", o_.reps)
+        .add_int("warmup", o_.warmup);
+    if (best_xt != nullptr) r.add_string("peer", "cublasxt").add_string("peer_variant", best_xt->variant);
+    else r.add_null("peer").add_null("peer_variant");
+    r.add_number("peer_gflops", xt_gf).add_number("ratio", gf / xt_gf);
+    r.add_number("incore_gflops", incore_gf).add_number("ratio_incore", gf / incore_gf);
+    // The bound of a host-resident run: the in-core GEMM on the same device in the same run.
+    if (std::isfinite(incore_gf)) {
+      r.add_number("bound_gflops", incore_gf).add_number("pct_bound", 100 * gf / incore_gf);
+      r.add_string("bound_source", "in-core cuBLAS, same run");
+    } else {
+      r.add_null("bound_gflops").add_null("pct_bound");
+    }
+    r.add_string("memory", s.memory)
+        .add_int("gpus", s.gpus)
+        .add_int("pipeline", s.level)
+        .add_int("budget_bytes", std::int64_t(s.budget_bytes))
+        .add_number("budget_fraction", s.budget_fraction)
+        .add_bool("cpu_share", false);
+    if (s.level > 0 && m.measured()) {
+      r.add_string("kernel", m.report.kernel)
+          .add_int("tile_rows", plan.tile_rows)
+          .add_int("tile_cols", plan.tile_cols)
+          .add_int("tile_depth", plan.tile_depth)
+          .add_int("k_chunks", plan.k_chunks)
+          .add_int("units", std::int64_t(plan.units.size()))
+          .add_int("device_bytes", std::int64_t(plan.device_bytes))
+          .add_number("model_gflops", plan.flops / plan.model_seconds / 1e9)
+          .add_bool("staged", m.report.staged_a || m.report.staged_b || m.report.staged_c);
+      std::string blocks;
+      for (std::int64_t b : m.report.blocks_per_worker) blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
+      r.add_string("blocks_per_gpu", blocks);
+    }
+    Verification const& v = m.verify;
+    if (m.measured() && v.verdict == Verdict::kPassed) r.add_bool("verified", true);
+    else if (m.measured() && v.verdict == Verdict::kFailed) r.add_bool("verified", false);
+    else r.add_string("verified", "skipped");
+    r.add_number("verify_error", v.error).add_int("verify_columns", v.columns);
+    if (!v.note.empty()) r.add_string("verify_note", v.note);
+    r.add_number("alpha", 1.0).add_number("beta", o_.beta);
+    r.add_string("status", m.error.empty() ? "ok" : "error");
+    if (!m.error.empty()) r.add_string("message", m.error);
+    add_gpu_device_keys(r, machine_, std::nullopt);
+    add_run_keys(r, machine_);
+    json_->write(r);
+  }
+
+  static std::string case_name(RowSetting const& s, std::string const& variant) {
+    std::string name = "n" + std::to_string(s.n) + "_" + s.memory + "_g" + std::to_string(s.gpus) + "_" + variant;
+    if (s.level > 0) name += s.budget_fraction > 0 ? format("_budget%.3g", s.budget_fraction) : "_budgetfree";
+    return name;
+  }
+
+  bool failed() const { return failed_; }
+
+ private:
+  MachineInfo const& machine_;
+  OocOptions const& o_;
+  JsonLinesFile* json_;
+  TablePrinter table_;
+  bool failed_ = false;
+};
+
+template <typename T>
+int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
+  int device_total = 0;
+  cudaGetDeviceCount(&device_total);
+  if (o.sizes.empty()) o.sizes = o.plan_m.empty() ? std::vector<std::int64_t>{16384, 32768} : o.plan_m;
+  std::vector<std::vector<int>> device_lists;
+  if (!o.devices.empty()) {
+    device_lists.push_back(o.devices);
+  } else {
+    if (o.gpus.empty()) {
+      for (int g = 1; g <= device_total; ++g) o.gpus.push_back(g);
+    }
+    for (std::int64_t g : o.gpus) {
+      if (g < 1 || g > device_total) {
+        std::fprintf(stderr, "gemmkit-bench ooc: %lld GPUs asked, %d present\n", (long long)g, device_total);
+        return 2;
+      }
+      std::vector<int> list(static_cast<std::size_t>(g));
+      for (int d = 0; d < int(g); ++d) list[std::size_t(d)] = d;
+      device_lists.push_back(list);
+    }
+  }
+  JsonLinesFile json;
+  if (!o.json_file.empty()) {
+    if (std::string e = json.open(o.json_file); !e.empty()) {
+      std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
+      return 2;
+    }
+  }
+  auto const wants = [&](char const* peer) { return std::find(o.peers.begin(), o.peers.end(), peer) != o.peers.end(); };
+  OocReporter reporter(machine, o, &json);
+  std::printf("timing: host clock around each synchronous call (operands in host memory, C back in host memory), "
+              "median of %d after %d warm-up; in-core cuBLAS: CUDA events around the GEMM alone\n",
+              o.reps, o.warmup);
+  bool timeline_written = o.timeline_file.empty();
+  std::int64_t const top_level = *std::max_element(o.levels.begin(), o.levels.end());
+  for (std::int64_t n : o.sizes) {
+    HostOperands<T> ops;
+    if (std::string e = ops.allocate(n); !e.empty()) {
+      std::printf("n = %lld: skipped, no %s\n", (long long)n, e.c_str());
+      continue;
+    }
+    double const operand_bytes = 3.0 * double(ops.bytes());
+    std::printf("\nn = %lld, %s, operands %.1f GiB in host memory\n", (long long)n, to_string(o.dtype),
+                operand_bytes / (1 << 30));
+    GemmProblem vp;
+    vp.dtype = o.dtype;
+    vp.m = vp.n = vp.k = n;
+    vp.lda = vp.ldb = vp.ldc = n;
+    std::string why;
+    std::vector<std::int64_t> const cols = o.verify ? pick_verify_columns(vp, 7, &why) : std::vector<std::int64_t>{};
+    if (!o.verify) why = "--no-verify";
+    if (o.beta != 0.0) why = "beta != 0: C changes from call to call";
+    std::vector<T> c0_columns;
+    reporter.header();
+    std::optional<Measurement> incore;
+    if (wants("cublas")) {
+      incore = measure_incore(ops, o);
+      reporter.row({n, "device", 1, 0, 0, 0}, *incore, nullptr, nullptr);
+    }
+    for (std::string const& memory : o.memory) {
+      if (std::string e = ops.set_pinned(memory == "pinned"); !e.empty()) {
+        std::printf("%s rows skipped: %s\n", memory.c_str(), e.c_str());
+        continue;
+      }
+      for (std::vector<int> const& devices : device_lists) {
+        int const gpus = int(devices.size());
+        std::optional<Measurement> best_xt;
+        if (wants("cublasxt")) {
+          for (std::int64_t block : o.xt_blocks) {
+            Measurement const xt = measure_cublasxt(ops, o, devices, block, c0_columns, cols, why);
+            reporter.row({n, memory, gpus, 0, 0, 0}, xt, nullptr, incore ? &*incore : nullptr);
+            if (xt.measured() && (!best_xt || xt.time.median < best_xt->time.median)) best_xt = xt;
+          }
+        }
+        std::vector<std::pair<double, std::size_t>> budgets;
+        if (o.budget > 0) budgets.emplace_back(double(o.budget) / operand_bytes, std::size_t(o.budget));
+        for (double f : o.budget_fractions) {
+          if (o.budget == 0) budgets.emplace_back(f, std::size_t(f * operand_bytes));
+        }
+        for (auto [fraction, budget] : budgets) {
+          for (std::int64_t level : o.levels) {
+            ooc::ExecutorOptions options;
+            options.devices = devices;
+            options.device_budget = budget;
+            options.level = ooc::PipelineLevel(level);
+            options.host_memory = memory == "pinned" ? ooc::HostMemory::kAuto : ooc::HostMemory::kPageable;
+            std::vector<ooc::TimelineEvent> timeline;
+            bool const dump = !timeline_written && level == top_level;
+            Measurement const m = measure_gemmkit(ops, o, options, c0_columns, cols, why, dump ? &timeline : nullptr);
+            RowSetting const s{n, memory, gpus, int(level), budget, fraction};
+            reporter.row(s, m, best_xt ? &*best_xt : nullptr, incore ? &*incore : nullptr);
+            if (dump && m.measured()) {
+              write_timeline(o.timeline_file, OocReporter::case_name(s, m.variant), timeline);
+              timeline_written = true;
+            }
+          }
+        }
+      }
+    }
+  }
+  if (json.is_open()) std::printf("JSON lines appended to %s\n", o.json_file.c_str());
+  return reporter.failed() ? 1 : 0;
+}
+
+#endif  // GEMMKIT_WITH_CUDA
+
+}  // namespace
+
+int run_ooc_command(int argc, char** argv) {
+  OocOptions o;
+  bool help = false;
+  if (std::string e = parse_ooc_options(argc, argv, &o, &help); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench ooc: %s (gemmkit-bench ooc --help lists the options)\n", e.c_str());
+    return 2;
+  }
+  if (help) {
+    print_ooc_usage();
+    return 0;
+  }
+  if (o.plan) return run_ooc_plan(o);
+  MachineInfo const machine = collect_machine_info(0, true);
+  if (!machine.gpu) {
+    std::printf("gemmkit-bench ooc: needs a GPU (%s); `gemmkit-bench ooc --plan` prints the plan without one\n",
+                machine.no_gpu_reason.c_str());
+    return 0;
+  }
+#if GEMMKIT_WITH_CUDA
+  std::printf("gemmkit-bench ooc  commit %s  %s\nGPU 0: %s, driver %s\n", machine.commit.c_str(), iso_utc_now().c_str(),
+              machine.gpu->name.c_str(), machine.driver.c_str());
+  return o.dtype == Dtype::kF64 ? run_ooc_bench<double>(o, machine) : run_ooc_bench<float>(o, machine);
+#else
+  return 0;
+#endif
+}
+
+}  // namespace gemmkit::bench
