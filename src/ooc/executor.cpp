@@ -281,11 +281,13 @@ class LoadStager {
       Clock::time_point const begin = Clock::now();
       copy_columns(staging, width, host.data + std::size_t(j) * host.pitch, host.pitch, width, columns, threads_);
       timeline_->host("stage", what, block, begin, Clock::now());
+      int const mark = timeline_->begin(stream, "h2d", what, block);
       if (cudaError_t e = cudaMemcpy2DAsync(device.data + std::size_t(j) * device.pitch, device.pitch, staging, width,
                                             width, std::size_t(columns), cudaMemcpyHostToDevice, stream);
           e != cudaSuccess) {
         return e;
       }
+      timeline_->end(mark, stream);
       if (cudaError_t e = cudaEventRecord(events_[slot].get(), stream); e != cudaSuccess) return e;
     }
     return cudaSuccess;
@@ -694,15 +696,24 @@ class Worker {
     return out;
   }
 
-  /// Host -> device of a 2-D region: straight from pinned memory, else through the ring.
-  bool load(bool staged, Region host, Region device, std::size_t width, std::int64_t height, char const* what,
-            std::int64_t block) {
+  /// Host -> device of the stored window rows [row0, +rows) x columns [col0, +cols) of a caller's
+  /// matrix (leading dimension ld) into a device buffer (leading dimension device_ld): straight
+  /// from pinned memory, else through the ring (which times its own slabs).
+  bool load_window(bool staged, void const* matrix, std::int64_t ld, std::int64_t row0, std::int64_t col0,
+                   std::int64_t rows, std::int64_t cols, char* device, std::int64_t device_ld, char const* what,
+                   std::int64_t block) {
+    std::size_t const e = size_of(job_.args.problem.dtype);
+    Region const host{const_cast<char*>(static_cast<char const*>(matrix)) +
+                          (std::size_t(row0) + std::size_t(col0) * std::size_t(ld)) * e,
+                      std::size_t(ld) * e};
+    Region const target{device, std::size_t(device_ld) * e};
+    std::size_t const width = std::size_t(rows) * e;
     cudaStream_t const stream = load_stream();
+    if (staged) return check(stager_->load(host, target, width, cols, stream, what, block), "staged H2D");
     int const mark = timeline_.begin(stream, "h2d", what, block);
-    bool const ok = staged ? check(stager_->load(host, device, width, height, stream, what, block), "staged H2D")
-                           : check(cudaMemcpy2DAsync(device.data, device.pitch, host.data, host.pitch, width,
-                                                     std::size_t(height), cudaMemcpyHostToDevice, stream),
-                                   "cudaMemcpy2DAsync H2D");
+    bool const ok = check(cudaMemcpy2DAsync(target.data, target.pitch, host.data, host.pitch, width, std::size_t(cols),
+                                            cudaMemcpyHostToDevice, stream),
+                          "cudaMemcpy2DAsync H2D");
     timeline_.end(mark, stream);
     return ok;
   }
@@ -776,34 +787,26 @@ class Worker {
     bool const ta = is_transposed(p.trans_a), tb = is_transposed(p.trans_b);
     cudaStream_t const loads = load_stream(), compute = compute_.get();
 
-    // A panel: op(A) rows [row0, +rows) x k [k0, +depth), copied as stored.
+    // A panel: op(A) rows [row0, +rows) x k [k0, +depth), copied as stored (transposed: k x rows).
     bool load_a = false;
     int const sa = panel_slot(a_key_, a_last_, u.block_row * plan.k_chunks + u.chunk, &load_a);
     if (load_a) {
-      if (!wait(loads, compute, a_free_[sa])) return;
-      std::size_t const offset = ta ? std::size_t(u.k0) + std::size_t(u.row0) * std::size_t(p.lda)
-                                    : std::size_t(u.row0) + std::size_t(u.k0) * std::size_t(p.lda);
-      Region const host{const_cast<char*>(static_cast<char const*>(args.A)) + offset * e, std::size_t(p.lda) * e};
-      if (!load(job_.staged_a, host, {a_[sa], std::size_t(layout_.lda) * e}, std::size_t(ta ? u.depth : u.rows) * e,
-                ta ? u.rows : u.depth, "A", block)) {
-        return;
-      }
-      if (!check(cudaEventRecord(a_ready_[sa].get(), loads), "cudaEventRecord")) return;
+      bool const loaded =
+          wait(loads, compute, a_free_[sa]) &&
+          (ta ? load_window(job_.staged_a, args.A, p.lda, u.k0, u.row0, u.depth, u.rows, a_[sa], layout_.lda, "A", block)
+              : load_window(job_.staged_a, args.A, p.lda, u.row0, u.k0, u.rows, u.depth, a_[sa], layout_.lda, "A", block));
+      if (!loaded || !check(cudaEventRecord(a_ready_[sa].get(), loads), "cudaEventRecord")) return;
       ++panel_loads_;
     }
-    // B panel: op(B) k [k0, +depth) x columns [col0, +cols), copied as stored.
+    // B panel: op(B) k [k0, +depth) x columns [col0, +cols), copied as stored (transposed: cols x k).
     bool load_b = false;
     int const sb = panel_slot(b_key_, b_last_, u.block_col * plan.k_chunks + u.chunk, &load_b);
     if (load_b) {
-      if (!wait(loads, compute, b_free_[sb])) return;
-      std::size_t const offset = tb ? std::size_t(u.col0) + std::size_t(u.k0) * std::size_t(p.ldb)
-                                    : std::size_t(u.k0) + std::size_t(u.col0) * std::size_t(p.ldb);
-      Region const host{const_cast<char*>(static_cast<char const*>(args.B)) + offset * e, std::size_t(p.ldb) * e};
-      if (!load(job_.staged_b, host, {b_[sb], std::size_t(layout_.ldb) * e}, std::size_t(tb ? u.cols : u.depth) * e,
-                tb ? u.depth : u.cols, "B", block)) {
-        return;
-      }
-      if (!check(cudaEventRecord(b_ready_[sb].get(), loads), "cudaEventRecord")) return;
+      bool const loaded =
+          wait(loads, compute, b_free_[sb]) &&
+          (tb ? load_window(job_.staged_b, args.B, p.ldb, u.col0, u.k0, u.cols, u.depth, b_[sb], layout_.ldb, "B", block)
+              : load_window(job_.staged_b, args.B, p.ldb, u.k0, u.col0, u.depth, u.cols, b_[sb], layout_.ldb, "B", block));
+      if (!loaded || !check(cudaEventRecord(b_ready_[sb].get(), loads), "cudaEventRecord")) return;
       ++panel_loads_;
     }
 
@@ -818,10 +821,8 @@ class Worker {
       cudaStream_t const first_writer = reads_c ? loads : compute;
       if (!wait(first_writer, job_.staged_c ? d2h_.get() : store_stream(), c_free_[cs])) return;
       if (reads_c) {
-        Region const host{static_cast<char*>(args.C) + (std::size_t(u.row0) + std::size_t(u.col0) * std::size_t(p.ldc)) * e,
-                          std::size_t(p.ldc) * e};
-        if (!load(job_.staged_c, host, {c_[cs], std::size_t(layout_.ldc) * e}, std::size_t(u.rows) * e, u.cols, "C in",
-                  block)) {
+        if (!load_window(job_.staged_c, args.C, p.ldc, u.row0, u.col0, u.rows, u.cols, c_[cs], layout_.ldc, "C in",
+                         block)) {
           return;
         }
         if (!check(cudaEventRecord(c_loaded_[cs].get(), loads), "cudaEventRecord")) return;
