@@ -107,8 +107,10 @@ gk_status gk_set_host_gemm_pipeline(gk_context ctx, int level);
 /// threads through a ring of pinned buffers while the DMA engines move the previous ones; gemmkit
 /// never page-locks the caller's matrices.
 gk_status gk_set_host_memory(gk_context ctx, gk_host_memory hint);
-/// 1: the CPU computes a share of C next to the GPUs (the seed's hybrid). Not implemented yet: a
-/// host-resident call on a context with it on returns GK_NOT_IMPLEMENTED. 0 (default): GPUs only.
+/// 1: the CPU computes the last columns of C through the CPU BLAS while the GPUs run the rest (the
+/// seed's hybrid); the split follows the rates measured on this context's earlier calls and is kept
+/// once both sides finish within 5% of each other, so results settle to the same bits. 0 (default):
+/// GPUs only, the same bits on every call.
 gk_status gk_set_cpu_share(gk_context ctx, int enabled);
 
 /// Message of the last failed call on this context ("" after a success). Never NULL.

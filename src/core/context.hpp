@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/device.hpp"
+#include "ooc/cpu_share.hpp"
 #include "ooc/executor.hpp"
 
 #include <gemmkit/gemmkit.h>
@@ -43,6 +44,7 @@ struct gk_context_st {
   int host_gemm_pipeline = 4;
   gk_host_memory host_memory = GK_HOST_MEMORY_AUTO;
   bool cpu_share = false;
+  gemmkit::ooc::ShareState cpu_share_state;  ///< the rates the CPU/GPU split follows, measured call by call
   /// Its device arenas and pinned rings, kept between calls (allocated on first use).
   gemmkit::ooc::ExecutorCachePtr host_gemm_buffers;
 };

@@ -5,6 +5,7 @@
 
 #include "core/device.hpp"
 #include "cpu/scale_c.hpp"
+#include "ooc/cpu_share.hpp"
 #include "ooc/executor.hpp"
 #include "registry/registry.hpp"
 
@@ -84,11 +85,6 @@ bool wants_host_resident(gk_context_st const& ctx, GemmProblem const& p) {
 
 /// The host-resident GEMM with the context's options (k > 0, alpha != 0, host pointers).
 gk_status run_host_resident(gk_context_st& ctx, GemmArguments const& args) {
-  if (ctx.cpu_share) {
-    return fail(ctx, GK_NOT_IMPLEMENTED,
-                "the CPU share of the host-resident GEMM is not implemented yet (gk_set_cpu_share(ctx, 0) runs the "
-                "GPUs alone)");
-  }
   ooc::ExecutorOptions options;
   options.devices = ctx.host_gemm_devices.empty() ? std::vector<int>{ctx.device} : ctx.host_gemm_devices;
   options.device_budget = ctx.device_memory_budget;
@@ -109,12 +105,15 @@ gk_status run_host_resident(gk_context_st& ctx, GemmArguments const& args) {
   if (!ctx.host_gemm_buffers) ctx.host_gemm_buffers = ooc::make_executor_cache();
   std::string error;
   ooc::ExecutionReport report;
-  gk_status const s = ooc::execute(args, options, ctx.host_gemm_buffers.get(), &error,
-                                   ctx.verbosity >= 2 ? &report : nullptr);
+  gk_status const s =
+      ctx.cpu_share ? ooc::execute_with_cpu_share(args, options, ctx.host_gemm_buffers.get(), &ctx.cpu_share_state,
+                                                  &error, &report)
+                    : ooc::execute(args, options, ctx.host_gemm_buffers.get(), &error, &report);
   if (s != GK_SUCCESS) return fail(ctx, s, "host-resident GEMM: " + error);
   if (ctx.verbosity >= 2) {
     note(ctx, 2, "host-resident GEMM on ", std::to_string(options.devices.size()), " device(s), level ",
-         std::to_string(ctx.host_gemm_pipeline), ", kernel ", report.kernel, ": ", report.plan.describe(0));
+         std::to_string(ctx.host_gemm_pipeline), ", kernel ", report.kernel, ", CPU columns ",
+         std::to_string(report.cpu_columns), ": ", report.plan.describe(0));
   }
   ctx.last_variant = "host_resident_gpu";
   return GK_SUCCESS;

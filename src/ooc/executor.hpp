@@ -65,6 +65,7 @@ struct ExecutorOptions {
   int store_sub_blocks = 4;      ///< level 4: column sub-blocks of a C block
   std::int64_t granule = 256;    ///< tile sizes are multiples of this (tests lower it for many units)
   GemmVariant const* forced_kernel = nullptr;  ///< a CUDA variant to run on the blocks instead of the table's
+  double cpu_fraction = 0;       ///< execute_with_cpu_share: a fixed CPU share of C's columns; 0 = from measured rates
   std::vector<TimelineEvent>* timeline = nullptr;  ///< when set, every operation is timed into it
 };
 
@@ -75,6 +76,10 @@ struct ExecutionReport {
   std::vector<std::int64_t> blocks_per_worker;
   std::vector<std::int64_t> panel_loads_per_worker;  ///< A and B panel loads issued
   std::string kernel;  ///< id of the device kernel of the full tiles
+  /// With a CPU share: the last cpu_columns columns of C ran on the CPU, taking cpu_seconds while
+  /// the GPU part took gpu_seconds.
+  std::int64_t cpu_columns = 0;
+  double cpu_seconds = 0, gpu_seconds = 0;
 };
 
 /// Device buffers and pinned rings kept between calls (they cost milliseconds to obtain); owned by

@@ -3,8 +3,10 @@
     memory, all transposes, odd sizes and padded leading dimensions, a device budget small enough
     for many units and K chunks, beta = 0 over a NaN C, panel reuse as planned, several workers
     (two devices, or two workers on one), run-to-run bitwise equality, a timeline, a forced
-    allocation failure that leaves C and device memory as they were, and the public API's routing.
+    allocation failure that leaves C and device memory as they were, the CPU share (fixed and
+    adaptive splits), and the public API's routing.
 */
+#include "ooc/cpu_share.hpp"
 #include "ooc/executor.hpp"
 #include "support/api_calls.hpp"
 #include "support/device_memory.hpp"
@@ -14,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <set>
@@ -302,8 +305,59 @@ TEST(OocExecutorFailure, BudgetWithoutATileIsRefused) {
   EXPECT_TRUE(ops.C.bitwise_equal(C0));
 }
 
+/// The CPU share: a fixed split gives the reference result and the same bits twice; the adaptive
+/// one learns both rates and moves the split towards balance.
+TYPED_TEST(OocExecutor, CpuShareComputesTheLastColumns) {
+  using T = TypeParam;
+  GEMMKIT_REQUIRE_DEVICE();
+  for (gk_op tb : {GK_OP_N, GK_OP_T}) {
+    GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_N, tb, 300, 517, 250, 1);
+    SCOPED_TRACE(describe(p));
+    for (double beta : {0.0, 0.5}) {
+      Operands<T> ops = make_operands<T>(p, beta);
+      Matrix<T> const C0 = ops.C;
+      auto const reference = reference_result(p, 1.5, ops.A, ops.B, beta, C0);
+      ExecutorOptions o = small_budget_options(PipelineLevel::kDeviceC, HostMemory::kAuto);
+      o.cpu_fraction = 0.3;
+      ooc::ShareState state;
+      ooc::ExecutionReport report;
+      std::string error;
+      auto const args = arguments(p, 1.5, beta, ops.A.data(), ops.B.data(), ops.C.data());
+      ASSERT_EQ(ooc::execute_with_cpu_share(args, o, nullptr, &state, &error, &report), GK_SUCCESS) << error;
+      EXPECT_EQ(report.cpu_columns, std::int64_t(std::llround(0.3 * double(p.n))));
+      EXPECT_TRUE(check_result(p, 1.5, beta, ops.A, ops.B, C0, ops.C, reference));
+      if (beta == 0.0) {  // C is not read: a second call gives the same bits
+        Matrix<T> const first = ops.C;
+        ASSERT_EQ(ooc::execute_with_cpu_share(args, o, nullptr, &state, &error, &report), GK_SUCCESS) << error;
+        EXPECT_TRUE(ops.C.bitwise_equal(first));
+      }
+    }
+  }
+  // Adaptive: rates measured on the first call; later splits follow them.
+  GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_N, GK_OP_N, 512, 4096, 512);
+  Operands<T> ops = make_operands<T>(p, 0.0);
+  Matrix<T> const C0 = ops.C;  // NaN: beta = 0 must not read it
+  ExecutorOptions o = small_budget_options(PipelineLevel::kDeviceC, HostMemory::kAuto, std::size_t(64) << 20);
+  ooc::ShareState state;
+  state.cpu_flops = 20e12, state.gpu_flops = 20e12;  // a half share to start, whatever this host is
+  std::string error;
+  ooc::ExecutionReport report;
+  ASSERT_EQ(ooc::execute_with_cpu_share(arguments(p, 1.0, 0.0, ops.A.data(), ops.B.data(), ops.C.data()), o, nullptr,
+                                        &state, &error, &report),
+            GK_SUCCESS)
+      << error;
+  EXPECT_EQ(report.cpu_columns, 2048);
+  EXPECT_GT(report.cpu_seconds, 0);
+  EXPECT_GT(report.gpu_seconds, 0);
+  EXPECT_NE(state.cpu_flops, 20e12);
+  EXPECT_NE(state.gpu_flops, 20e12);
+  EXPECT_EQ(state.last_cpu_columns, 2048);
+  auto const reference = reference_result(p, 1.0, ops.A, ops.B, 0.0, C0);
+  EXPECT_TRUE(check_result(p, 1.0, 0.0, ops.A, ops.B, C0, ops.C, reference));
+}
+
 /// gk_dgemm / gk_sgemm on host pointers: the GPU policy routes any size here with the context's
-/// options; the CPU share is refused as not implemented, with C untouched.
+/// options, the CPU share included.
 TYPED_TEST(OocExecutor, PublicApiRoutesHostPointers) {
   using T = TypeParam;
   GEMMKIT_REQUIRE_DEVICE();
@@ -332,15 +386,20 @@ TYPED_TEST(OocExecutor, PublicApiRoutesHostPointers) {
       EXPECT_TRUE(check_result(p, 1.0, 0.0, ops.A, ops.B, C0, ops.C, reference));
     }
   }
+  // The CPU share on: a wide C, so the CPU's first-call share is at least one 256-column granule.
   ASSERT_EQ(gk_set_cpu_share(ctx, 1), GK_SUCCESS);
-  GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_N, GK_OP_N, 64, 64, 64);
-  Operands<T> ops = make_operands<T>(p, 1.0);
-  Matrix<T> const C0 = ops.C;
-  EXPECT_EQ(api_gemm(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, 64, 64, 64, T(1), ops.A.data(), 64, ops.B.data(), 64, T(1),
-                     ops.C.data(), 64),
-            GK_NOT_IMPLEMENTED);
-  EXPECT_NE(std::string(gk_last_error(ctx)).find("CPU share"), std::string::npos);
-  EXPECT_TRUE(ops.C.bitwise_equal(C0));
+  ASSERT_EQ(gk_set_device_memory_budget(ctx, 0), GK_SUCCESS);
+  for (int call = 0; call < 2; ++call) {
+    GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_N, GK_OP_N, 256, 16384, 256);
+    Operands<T> ops = make_operands<T>(p, 1.0);
+    Matrix<T> const C0 = ops.C;
+    auto const reference = reference_result(p, 1.0, ops.A, ops.B, 1.0, C0);
+    ASSERT_EQ(api_gemm(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, p.m, p.n, p.k, T(1), ops.A.data(), p.lda, ops.B.data(),
+                       p.ldb, T(1), ops.C.data(), p.ldc),
+              GK_SUCCESS)
+        << gk_last_error(ctx);
+    EXPECT_TRUE(check_result(p, 1.0, 1.0, ops.A, ops.B, C0, ops.C, reference));
+  }
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 
 #include "json_writer.hpp"
 #include "machine_info.hpp"
+#include "ooc/cpu_share.hpp"
 #include "ooc/executor.hpp"
+#include "registry/registry.hpp"
 #include "options.hpp"
 #include "table_printer.hpp"
 #include "timing.hpp"
@@ -43,6 +45,7 @@ struct OocOptions {
   std::vector<std::int64_t> gpus;       ///< --gpus: GPU counts (devices 0..g-1); default 1..all
   std::vector<int> devices;             ///< --devices: one explicit list instead (may repeat a device)
   std::vector<double> budget_fractions{0.0, 0.25};  ///< of the operands' bytes; 0 = the device's free memory
+  std::vector<std::string> cpu_share{"off", "on"};  ///< "on" rows run at the highest pipeline level only
   std::int64_t budget = 0;              ///< --budget BYTES (ooc --plan, or one fixed budget for the runs)
   std::vector<std::string> peers{"cublasxt", "cublas"};
   std::vector<std::int64_t> xt_blocks{8192, 0};  ///< 0 = cuBLASXt's default block
@@ -65,6 +68,8 @@ void print_ooc_usage() {
       "  --gpus LIST            GPU counts, devices 0..g-1 (default 1..all); or --devices 0,1,... (may repeat)\n"
       "  --budget-fraction LIST device budget as a fraction of the operands' bytes; 0 = the device's free\n"
       "                         memory (default 0,0.25); --budget BYTES sets one instead\n"
+      "  --cpu-share LIST       off,on (default both): on = the CPU computes a share of C's columns through\n"
+      "                         OpenBLAS, split from measured rates (rows at the highest --pipeline level)\n"
       "  --peers LIST           cublasxt,cublas | none (default both)\n"
       "  --xt-blocks LIST       cuBLASXt block sizes, 0 = its default (default 8192,0)\n"
       "  --reps N --warmup N    timed and untimed calls per case (default 3, 1); median reported\n"
@@ -137,6 +142,13 @@ std::string parse_ooc_options(int argc, char** argv, OocOptions* o, bool* help) 
       }
     } else if (arg == "--budget") {
       if ((e = text(&t)).empty()) e = parse_bytes(t, &o->budget);
+    } else if (arg == "--cpu-share") {
+      if ((e = text(&t)).empty()) {
+        o->cpu_share = split_list(t);
+        for (std::string const& c : o->cpu_share) {
+          if (c != "off" && c != "on") e = "--cpu-share takes off and/or on";
+        }
+      }
     } else if (arg == "--peers") {
       if ((e = text(&t)).empty()) {
         o->peers = t == "none" ? std::vector<std::string>{} : split_list(t);
@@ -240,6 +252,7 @@ struct Measurement {
   std::string error;
   Verification verify;
   ooc::ExecutionReport report;
+  double cpu_only_gflops = kNotMeasured;  ///< CPU share rows: the CPU BLAS alone on the CPU's final columns
   bool measured() const { return error.empty() && std::isfinite(time.median); }
 };
 
@@ -381,12 +394,13 @@ Measurement measure_cublasxt(HostOperands<T>& ops, OocOptions const& o, std::vec
 
 /// gemmkit's host-resident GEMM through the executor the API routes to, its buffers kept between calls.
 template <typename T>
-Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::ExecutorOptions options,
+Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::ExecutorOptions options, bool cpu_share,
                             std::vector<T> const& c0_columns, std::vector<std::int64_t> const& cols,
                             std::string const& why, std::vector<ooc::TimelineEvent>* timeline) {
   Measurement m;
-  m.variant = "host_resident_l" + std::to_string(int(options.level));
+  m.variant = "host_resident_l" + std::to_string(int(options.level)) + (cpu_share ? "_cpushare" : "");
   ooc::ExecutorCachePtr cache = ooc::make_executor_cache();
+  ooc::ShareState share;  // learned over the warm-up and timed calls, as a context would
   GemmArguments args;
   args.problem.dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
   args.problem.m = args.problem.n = args.problem.k = ops.n;
@@ -396,7 +410,8 @@ Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::Exec
   args.A = ops.A.get(), args.B = ops.B.get(), args.C = ops.C.get();
   Call const call = [&] {
     std::string error;
-    gk_status const s = ooc::execute(args, options, cache.get(), &error, &m.report);
+    gk_status const s = cpu_share ? ooc::execute_with_cpu_share(args, options, cache.get(), &share, &error, &m.report)
+                                  : ooc::execute(args, options, cache.get(), &error, &m.report);
     if (s != GK_SUCCESS && m.error.empty()) m.error = error;
     return s;
   };
@@ -405,6 +420,20 @@ Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::Exec
   if (m.error.empty() && timeline != nullptr) {
     options.timeline = timeline;
     call();
+  }
+  if (m.measured() && cpu_share && m.report.cpu_columns > 0) {
+    // The CPU alone on the columns it took (nothing else running): the rate the share should add.
+    GemmArguments slice = args;
+    std::int64_t const gpu_cols = ops.n - m.report.cpu_columns;
+    slice.problem.n = m.report.cpu_columns;
+    slice.B = ops.B.get() + std::size_t(gpu_cols) * std::size_t(ops.n);
+    slice.C = ops.C.get() + std::size_t(gpu_cols) * std::size_t(ops.n);
+    if (GemmVariant const* v = Registry::instance().select(slice.problem, Platform::kCpu); v != nullptr) {
+      double ms = 0;
+      if (time_host_batch([&] { return v->run(slice, nullptr, ExecutionContext{}); }, 1, &ms) == GK_SUCCESS) {
+        m.cpu_only_gflops = 2.0 * double(ops.n) * double(ops.n) * double(slice.problem.n) / (ms * 1e6);
+      }
+    }
   }
   return m;
 }
@@ -438,6 +467,7 @@ struct RowSetting {
   int level = 0;  ///< 0 for peers
   std::size_t budget_bytes = 0;
   double budget_fraction = 0;
+  bool cpu_share = false;
 };
 
 class OocReporter {
@@ -450,7 +480,8 @@ class OocReporter {
   void header() const { table_.print_header(); }
 
   /// Prints and writes one row; gemmkit rows carry the best cuBLASXt and in-core cuBLAS of the same setting.
-  void row(RowSetting const& s, Measurement const& m, Measurement const* best_xt, Measurement const* incore) {
+  void row(RowSetting const& s, Measurement const& m, Measurement const* best_xt, Measurement const* incore,
+           Measurement const* gpu_only = nullptr) {
     std::string const name = case_name(s, m.variant);
     double const gf = m.measured() ? gflops(s.n, m.time.median) : kNotMeasured;
     double const xt_gf = best_xt != nullptr && best_xt->measured() ? gflops(s.n, best_xt->time.median) : kNotMeasured;
@@ -498,7 +529,18 @@ class OocReporter {
         .add_int("pipeline", s.level)
         .add_int("budget_bytes", std::int64_t(s.budget_bytes))
         .add_number("budget_fraction", s.budget_fraction)
-        .add_bool("cpu_share", false);
+        .add_bool("cpu_share", s.cpu_share);
+    if (s.cpu_share && m.measured()) {
+      // The seed's hybrid goal: the total at least the GPUs alone plus 0.7 of the CPU alone.
+      double const gpu_only_gf = gpu_only != nullptr && gpu_only->measured() ? gflops(s.n, gpu_only->time.median)
+                                                                             : kNotMeasured;
+      r.add_int("cpu_columns", m.report.cpu_columns)
+          .add_number("cpu_seconds", m.report.cpu_seconds)
+          .add_number("gpu_seconds", m.report.gpu_seconds)
+          .add_number("cpu_only_gflops", m.cpu_only_gflops)
+          .add_number("gpu_only_gflops", gpu_only_gf)
+          .add_number("share_goal_gflops", gpu_only_gf + 0.7 * m.cpu_only_gflops);
+    }
     if (s.level > 0 && m.measured()) {
       r.add_string("kernel", m.report.kernel)
           .add_int("tile_rows", plan.tile_rows)
@@ -624,20 +666,28 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
           if (o.budget == 0) budgets.emplace_back(f, std::size_t(f * operand_bytes));
         }
         for (auto [fraction, budget] : budgets) {
+          std::optional<Measurement> gpu_only;  // the top level without the CPU share, for the share rows
           for (std::int64_t level : o.levels) {
-            ooc::ExecutorOptions options;
-            options.devices = devices;
-            options.device_budget = budget;
-            options.level = ooc::PipelineLevel(level);
-            options.host_memory = memory == "pinned" ? ooc::HostMemory::kAuto : ooc::HostMemory::kPageable;
-            std::vector<ooc::TimelineEvent> timeline;
-            bool const dump = !timeline_written && level == top_level;
-            Measurement const m = measure_gemmkit(ops, o, options, c0_columns, cols, why, dump ? &timeline : nullptr);
-            RowSetting const s{n, memory, gpus, int(level), budget, fraction};
-            reporter.row(s, m, best_xt ? &*best_xt : nullptr, incore ? &*incore : nullptr);
-            if (dump && m.measured()) {
-              write_timeline(o.timeline_file, OocReporter::case_name(s, m.variant), timeline);
-              timeline_written = true;
+            for (std::string const& share : o.cpu_share) {
+              bool const cpu_share = share == "on";
+              if (cpu_share && level != top_level) continue;
+              ooc::ExecutorOptions options;
+              options.devices = devices;
+              options.device_budget = budget;
+              options.level = ooc::PipelineLevel(level);
+              options.host_memory = memory == "pinned" ? ooc::HostMemory::kAuto : ooc::HostMemory::kPageable;
+              std::vector<ooc::TimelineEvent> timeline;
+              bool const dump = !timeline_written && level == top_level && !cpu_share;
+              Measurement const m =
+                  measure_gemmkit(ops, o, options, cpu_share, c0_columns, cols, why, dump ? &timeline : nullptr);
+              RowSetting const s{n, memory, gpus, int(level), budget, fraction, cpu_share};
+              reporter.row(s, m, best_xt ? &*best_xt : nullptr, incore ? &*incore : nullptr,
+                           gpu_only ? &*gpu_only : nullptr);
+              if (level == top_level && !cpu_share) gpu_only = m;
+              if (dump && m.measured()) {
+                write_timeline(o.timeline_file, OocReporter::case_name(s, m.variant), timeline);
+                timeline_written = true;
+              }
             }
           }
         }
