@@ -532,7 +532,10 @@ class Worker {
       buffers_.arena_bytes = layout_.total_bytes;
     }
     bool const staging = job_.staged_a || job_.staged_b || job_.staged_c;
-    std::size_t const slot = job_.options.staging_slot_bytes;
+    // A slot holds at least one whole column of any window it stages.
+    Plan const& plan = job_.plan;
+    std::size_t const widest = std::size_t(std::max({plan.tile_rows, plan.tile_cols, plan.tile_depth})) * size_of(p.dtype);
+    std::size_t const slot = std::max(job_.options.staging_slot_bytes, widest);
     int const slots = job_.options.staging_slots;
     std::size_t const ring_bytes = staging ? 2 * slot * std::size_t(slots) : 0;  // load slots, then store slots
     if (staging && buffers_.ring_bytes < ring_bytes) {
