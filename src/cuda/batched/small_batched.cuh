@@ -1,10 +1,10 @@
 /*! \file
     \brief The small batched GPU kernel (seed 003 §4.2, the shared-memory design, pipelined): each
-    block walks groups of kProblemsPerBlock problems; A, B and C of the next group are copied into
-    shared memory with cp.async (coalesced across the group's problems, zero-padded to kSize) while
-    the current group is multiplied from the other stage, each thread holding a register block of C
-    over a fully unrolled K; results go back through the shared C tile so the stores are coalesced.
-    Global memory sees A and B read once, C read once (beta != 0) and written once.
+    block walks groups of kProblemsPerBlock problems; A and B of the next group are copied into
+    shared memory with cp.async (coalesced across the group's problems, zero-padded to kSize) and
+    its C is loaded into registers while the current group is multiplied from the other stage, each
+    thread holding a register block of C over a fully unrolled K. Global memory sees A and B read
+    once, C read once (beta != 0) and written once.
 */
 #pragma once
 
@@ -49,33 +49,44 @@ __device__ __forceinline__ void stage_operand(T* tile, T const* base, T const* c
   }
 }
 
-/// C(rows, cols) of the group's problems from the C tile back to global memory, coalesced.
+/// This thread's register block of C: which problem of the group, and its first row and column
+/// (rows kRowGroups apart, columns kColGroups apart, so neighbouring threads touch neighbouring rows).
+template <typename Shape>
+struct ThreadBlockOfC {
+  int local, row0, col0;
+  bool computes;
+  __device__ ThreadBlockOfC()
+      : local(int(threadIdx.x) / Shape::kThreadsPerProblem),
+        row0(int(threadIdx.x) % Shape::kThreadsPerProblem % Shape::kRowGroups),
+        col0(int(threadIdx.x) % Shape::kThreadsPerProblem / Shape::kRowGroups),
+        computes(int(threadIdx.x) < Shape::kComputeThreads) {}
+  __device__ int row(int r) const { return row0 + r * Shape::kRowGroups; }
+  __device__ int col(int q) const { return col0 + q * Shape::kColGroups; }
+};
+
+/// Loads (beta != 0) this thread's elements of C of problem `problem` into registers; they are used
+/// one group later, so the loads are in flight while the current group is multiplied.
 template <typename Shape, typename T>
-__device__ __forceinline__ void store_c(T const* tile, KernelParams<T> const& p, T* const* array, std::int64_t first) {
-  constexpr int S = Shape::kSize;
-  constexpr int kElements = Shape::kProblemsPerBlock * S * S;
-#pragma unroll 4
-  for (int pass = 0; pass < (kElements + Shape::kThreads - 1) / Shape::kThreads; ++pass) {
-    int const e = int(threadIdx.x) + pass * Shape::kThreads;
-    if (kElements % Shape::kThreads != 0 && e >= kElements) break;
-    int const local = e / (S * S);
-    int const i = e % S;
-    int const j = (e / S) % S;
-    std::int64_t const problem = first + local;
-    if (problem < p.batch && i < p.m && j < p.n) {
-      operand_of(p.C, array, p.stride_c, problem)[i + j * p.ldc] = tile[local * Shape::kTileElements + i + j * Shape::kPitch];
+__device__ __forceinline__ void load_c(T (&c)[Shape::kRowsPerThread][Shape::kColsPerThread], ThreadBlockOfC<Shape> const& t,
+                                       KernelParams<T> const& p, T* const* array, std::int64_t problem) {
+  bool const live = t.computes && problem < p.batch && p.beta != T(0);
+  T const* base = live ? operand_of(p.C, array, p.stride_c, problem) : nullptr;
+#pragma unroll
+  for (int r = 0; r < Shape::kRowsPerThread; ++r) {
+#pragma unroll
+    for (int q = 0; q < Shape::kColsPerThread; ++q) {
+      c[r][q] = live && t.row(r) < p.m && t.col(q) < p.n ? base[t.row(r) + t.col(q) * p.ldc] : T(0);
     }
   }
 }
 
-/// This thread's register block of alpha * op(A) op(B) + beta * C, read from and written to the
-/// shared tiles of its problem. Transposes are template arguments so every shared-memory offset
-/// is an immediate.
+/// alpha * op(A) op(B) of this thread's register block, from the shared tiles of its problem.
+/// Transposes are template arguments so every shared-memory offset is an immediate.
 template <typename Shape, bool kTransA, bool kTransB, typename T>
-__device__ __forceinline__ void multiply_block(T const* a, T const* b, T* c, int row0, int col0, T alpha, T beta) {
+__device__ __forceinline__ void multiply_block(T (&acc)[Shape::kRowsPerThread][Shape::kColsPerThread], T const* a,
+                                               T const* b, ThreadBlockOfC<Shape> const& t) {
   constexpr int S = Shape::kSize, kPitch = Shape::kPitch;
   constexpr int kRows = Shape::kRowsPerThread, kCols = Shape::kColsPerThread;
-  T acc[kRows][kCols];
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
 #pragma unroll
@@ -85,34 +96,21 @@ __device__ __forceinline__ void multiply_block(T const* a, T const* b, T* c, int
   for (int kk = 0; kk < S; ++kk) {  // zero padding past k: no predicate in the loop
     T a_values[kRows], b_values[kCols];
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      int const row = row0 + r * Shape::kRowGroups;
-      a_values[r] = kTransA ? a[kk + row * kPitch] : a[row + kk * kPitch];
-    }
+    for (int r = 0; r < kRows; ++r) a_values[r] = kTransA ? a[kk + t.row(r) * kPitch] : a[t.row(r) + kk * kPitch];
 #pragma unroll
-    for (int q = 0; q < kCols; ++q) {
-      int const col = col0 + q * Shape::kColGroups;
-      b_values[q] = kTransB ? b[col + kk * kPitch] : b[kk + col * kPitch];
-    }
+    for (int q = 0; q < kCols; ++q) b_values[q] = kTransB ? b[t.col(q) + kk * kPitch] : b[kk + t.col(q) * kPitch];
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
 #pragma unroll
       for (int q = 0; q < kCols; ++q) acc[r][q] += a_values[r] * b_values[q];
     }
   }
-#pragma unroll
-  for (int r = 0; r < kRows; ++r) {
-#pragma unroll
-    for (int q = 0; q < kCols; ++q) {
-      T& slot = c[row0 + r * Shape::kRowGroups + (col0 + q * Shape::kColGroups) * kPitch];
-      slot = beta == T(0) ? alpha * acc[r][q] : alpha * acc[r][q] + beta * slot;
-    }
-  }
 }
 
 template <typename Shape, typename T>
-__global__ void __launch_bounds__(Shape::kThreads) small_batched_kernel(SmallBatchParams<T> const params) {
+__global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_per_sm<T>()) small_batched_kernel(SmallBatchParams<T> const params) {
   static_assert(Shape::valid());
+  constexpr int kRows = Shape::kRowsPerThread, kCols = Shape::kColsPerThread;
   KernelParams<T> const& p = params.gemm;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* const stages = reinterpret_cast<T*>(shared_bytes);
@@ -126,46 +124,52 @@ __global__ void __launch_bounds__(Shape::kThreads) small_batched_kernel(SmallBat
     int const b_rows = p.trans_b ? int(p.n) : int(p.k), b_cols = p.trans_b ? int(p.k) : int(p.n);
     stage_operand<Shape>(tiles, p.A, params.A_array, p.lda, p.stride_a, a_rows, a_cols, first, p.batch);
     stage_operand<Shape>(tiles + kOperand, p.B, params.B_array, p.ldb, p.stride_b, b_rows, b_cols, first, p.batch);
-    if (p.beta != T(0)) {
-      stage_operand<Shape>(tiles + 2 * kOperand, static_cast<T const*>(p.C),
-                           reinterpret_cast<T const* const*>(params.C_array), p.ldc, p.stride_c, int(p.m), int(p.n),
-                           first, p.batch);
-    }
   };
+  auto problem_of = [](std::int64_t group, int local) { return group * Shape::kProblemsPerBlock + local; };
 
-  // This thread's problem in the group and the first row and column of its register block.
-  int const local = int(threadIdx.x) / Shape::kThreadsPerProblem;
-  int const within = int(threadIdx.x) % Shape::kThreadsPerProblem;
-  int const row0 = within % Shape::kRowGroups, col0 = within / Shape::kRowGroups;
-  bool const computes = int(threadIdx.x) < Shape::kComputeThreads;
+  ThreadBlockOfC<Shape> const t;
   int const mode = (p.trans_a ? 2 : 0) + (p.trans_b ? 1 : 0);
-
-  int stage = 0;
-  if (std::int64_t(blockIdx.x) < groups) stage_group(blockIdx.x, 0);
+  T c_now[kRows][kCols], c_next[kRows][kCols];
+  std::int64_t group = blockIdx.x;
+  if (group < groups) stage_group(group, 0);
   arch::cp_async_commit();
-  for (std::int64_t group = blockIdx.x; group < groups; group += gridDim.x) {
-    if (group + gridDim.x < groups) stage_group(group + gridDim.x, stage ^ 1);
+  load_c<Shape>(c_now, t, p, params.C_array, problem_of(group, t.local));
+  for (int stage = 0; group < groups; group += gridDim.x, stage ^= 1) {
+    std::int64_t const next = group + gridDim.x;
+    if (next < groups) stage_group(next, stage ^ 1);
     arch::cp_async_commit();
+    load_c<Shape>(c_next, t, p, params.C_array, problem_of(next, t.local));
     arch::cp_async_wait<1>();  // this thread's copies of `group` have landed
     __syncthreads();           // and everyone's
 
-    T* const tiles = stages + stage * Shape::kStageElements;
-    if (computes) {
-      int const offset = local * Shape::kTileElements;
-      T const* a = tiles + offset;
-      T const* b = tiles + kOperand + offset;
-      T* c = tiles + 2 * kOperand + offset;
+    std::int64_t const problem = problem_of(group, t.local);
+    if (t.computes && problem < p.batch) {
+      T const* tiles = stages + stage * Shape::kStageElements + t.local * Shape::kTileElements;
+      T acc[kRows][kCols];
       switch (mode) {
-        case 0: multiply_block<Shape, false, false>(a, b, c, row0, col0, p.alpha, p.beta); break;
-        case 1: multiply_block<Shape, false, true>(a, b, c, row0, col0, p.alpha, p.beta); break;
-        case 2: multiply_block<Shape, true, false>(a, b, c, row0, col0, p.alpha, p.beta); break;
-        default: multiply_block<Shape, true, true>(a, b, c, row0, col0, p.alpha, p.beta); break;
+        case 0: multiply_block<Shape, false, false>(acc, tiles, tiles + kOperand, t); break;
+        case 1: multiply_block<Shape, false, true>(acc, tiles, tiles + kOperand, t); break;
+        case 2: multiply_block<Shape, true, false>(acc, tiles, tiles + kOperand, t); break;
+        default: multiply_block<Shape, true, true>(acc, tiles, tiles + kOperand, t); break;
+      }
+      T* c = operand_of(p.C, params.C_array, p.stride_c, problem);
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+        for (int q = 0; q < kCols; ++q) {
+          if (t.row(r) < p.m && t.col(q) < p.n) {
+            c[t.row(r) + t.col(q) * p.ldc] =
+                p.beta == T(0) ? p.alpha * acc[r][q] : p.alpha * acc[r][q] + p.beta * c_now[r][q];
+          }
+        }
       }
     }
-    __syncthreads();
-    store_c<Shape>(tiles + 2 * kOperand, p, params.C_array, group * Shape::kProblemsPerBlock);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+      for (int q = 0; q < kCols; ++q) c_now[r][q] = c_next[r][q];
+    }
     __syncthreads();  // this stage is refilled by the next iteration's copies
-    stage ^= 1;
   }
   arch::cp_async_wait<0>();
 }

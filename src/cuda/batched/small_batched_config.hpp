@@ -29,17 +29,27 @@ struct SmallShape {
   static constexpr int kComputeThreads = kThreadsPerProblem * kProblemsPerBlock;
   /// Whole warps; the threads past kComputeThreads only copy.
   static constexpr int kThreads = (kComputeThreads + 31) / 32 * 32;
-  /// Shared-memory column pitch: odd, so column reads (op(B), transposed op(A)) and the C tile
-  /// spread over the banks.
+  /// Shared-memory column pitch: odd, so column reads (op(B), transposed op(A)) spread over the
+  /// banks.
   static constexpr int kPitch = kSize % 2 == 0 ? kSize + 1 : kSize;
   static constexpr int kTileElements = kSize * kPitch;  ///< one operand of one problem
-  /// A, B and C of the block's problems: one stage of the copy pipeline.
-  static constexpr int kStageElements = 3 * kProblemsPerBlock * kTileElements;
+  /// A and B of the block's problems: one stage of the copy pipeline (C goes through registers).
+  static constexpr int kStageElements = 2 * kProblemsPerBlock * kTileElements;
   /// Two stages: the next problems' operands arrive while these are multiplied.
   static constexpr int kStages = 2;
   template <typename T>
   static constexpr std::size_t shared_bytes() {
     return std::size_t(kStages) * kStageElements * sizeof(T);
+  }
+
+  /// Blocks per SM the registers are budgeted for: as many as shared memory holds (227 KiB per
+  /// SM on sm_90, 1 KiB of it reserved per block), down to 64 registers a thread.
+  template <typename T>
+  static constexpr int min_blocks_per_sm() {
+    int const by_shared = int((227 * 1024) / (shared_bytes<T>() + 1024));
+    int const by_registers = 65536 / (64 * kThreads);
+    int const blocks = by_shared < by_registers ? by_shared : by_registers;
+    return blocks > 0 ? blocks : 1;
   }
 
   static constexpr bool valid() {
@@ -52,20 +62,21 @@ struct SmallShape {
 /// 128 to 512 threads, register blocks from 1x1 (tiny sizes: every thread copies and stores) to
 /// 4x4 (large sizes: fewer shared-memory reads per multiply-add).
 using SmallCandidates = std::tuple<
-    SmallShape<2, 1, 1, 32>, SmallShape<2, 1, 1, 64>, SmallShape<2, 1, 1, 128>,
-    SmallShape<3, 1, 1, 28>, SmallShape<3, 1, 1, 56>, SmallShape<3, 3, 1, 64>,
-    SmallShape<4, 1, 1, 16>, SmallShape<4, 1, 1, 32>, SmallShape<4, 2, 2, 64>,
-    SmallShape<5, 1, 1, 10>, SmallShape<5, 1, 1, 20>, SmallShape<5, 5, 1, 50>,
-    SmallShape<6, 1, 1, 7>, SmallShape<6, 2, 1, 14>, SmallShape<6, 2, 2, 28>,
-    SmallShape<7, 1, 1, 5>, SmallShape<7, 1, 1, 10>, SmallShape<7, 7, 1, 36>,
-    SmallShape<8, 1, 1, 4>, SmallShape<8, 2, 1, 8>, SmallShape<8, 2, 2, 16>, SmallShape<8, 2, 2, 32>,
-    SmallShape<10, 2, 2, 5>, SmallShape<10, 2, 2, 10>, SmallShape<10, 1, 1, 2>, SmallShape<10, 5, 2, 12>,
-    SmallShape<12, 2, 2, 4>, SmallShape<12, 3, 3, 8>, SmallShape<12, 2, 3, 5>, SmallShape<12, 4, 4, 7>,
-    SmallShape<16, 2, 2, 2>, SmallShape<16, 2, 2, 4>, SmallShape<16, 4, 2, 4>, SmallShape<16, 4, 4, 4>,
-    SmallShape<20, 2, 2, 1>, SmallShape<20, 4, 2, 2>, SmallShape<20, 4, 4, 4>, SmallShape<20, 2, 2, 2>,
-    SmallShape<24, 2, 2, 1>, SmallShape<24, 4, 2, 1>, SmallShape<24, 4, 4, 2>, SmallShape<24, 3, 3, 2>,
-    SmallShape<28, 2, 2, 1>, SmallShape<28, 4, 2, 1>, SmallShape<28, 4, 4, 2>, SmallShape<28, 7, 4, 4>,
-    SmallShape<32, 2, 2, 1>, SmallShape<32, 4, 2, 1>, SmallShape<32, 4, 4, 1>, SmallShape<32, 4, 4, 2>>;
+    SmallShape<2, 1, 1, 64>, SmallShape<2, 1, 1, 128>, SmallShape<2, 1, 1, 256>,
+    SmallShape<3, 1, 1, 56>, SmallShape<3, 3, 1, 64>, SmallShape<3, 3, 1, 128>,
+    SmallShape<4, 1, 1, 32>, SmallShape<4, 1, 1, 64>, SmallShape<4, 2, 2, 64>,
+    SmallShape<5, 1, 1, 20>, SmallShape<5, 1, 1, 40>, SmallShape<5, 5, 1, 50>,
+    SmallShape<6, 1, 1, 14>, SmallShape<6, 2, 2, 28>, SmallShape<6, 2, 2, 56>,
+    SmallShape<7, 1, 1, 10>, SmallShape<7, 1, 1, 20>, SmallShape<7, 7, 1, 36>,
+    SmallShape<8, 1, 1, 4>, SmallShape<8, 1, 1, 8>, SmallShape<8, 2, 2, 16>, SmallShape<8, 2, 2, 32>,
+    SmallShape<10, 2, 2, 5>, SmallShape<10, 2, 2, 10>, SmallShape<10, 1, 1, 5>, SmallShape<10, 2, 1, 10>,
+    SmallShape<12, 2, 2, 4>, SmallShape<12, 2, 2, 7>, SmallShape<12, 1, 1, 3>, SmallShape<12, 2, 1, 4>,
+    SmallShape<16, 2, 2, 2>, SmallShape<16, 2, 2, 4>, SmallShape<16, 1, 2, 4>, SmallShape<16, 4, 4, 8>, SmallShape<16, 2, 4, 4>,
+    SmallShape<20, 2, 2, 1>, SmallShape<20, 2, 2, 2>, SmallShape<20, 1, 2, 2>, SmallShape<20, 4, 4, 4>, SmallShape<20, 1, 1, 1>,
+    SmallShape<24, 2, 2, 1>, SmallShape<24, 2, 2, 2>, SmallShape<24, 1, 2, 1>, SmallShape<24, 4, 4, 4>, SmallShape<24, 3, 3, 2>,
+    SmallShape<28, 2, 2, 1>, SmallShape<28, 2, 2, 2>, SmallShape<28, 1, 2, 1>, SmallShape<28, 4, 4, 4>,
+    SmallShape<32, 2, 2, 1>, SmallShape<32, 2, 2, 2>, SmallShape<32, 1, 2, 1>, SmallShape<32, 1, 1, 1>, SmallShape<32, 4, 4, 4>,
+    SmallShape<32, 2, 4, 2>>;
 inline constexpr int kSmallCandidateCount = std::tuple_size_v<SmallCandidates>;
 
 /// The bucket sizes: the sizes 2 .. 32 (a problem runs in the smallest that holds it).
