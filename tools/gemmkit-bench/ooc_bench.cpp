@@ -653,7 +653,11 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
       for (std::vector<int> const& devices : device_lists) {
         int const gpus = int(devices.size());
         std::optional<Measurement> best_xt;
-        if (wants("cublasxt")) {
+        std::vector<int> distinct = devices;
+        std::sort(distinct.begin(), distinct.end());
+        bool const repeats = std::unique(distinct.begin(), distinct.end()) != distinct.end();
+        if (wants("cublasxt") && repeats) std::printf("cuBLASXt skipped: it takes each device once\n");
+        if (wants("cublasxt") && !repeats) {
           for (std::int64_t block : o.xt_blocks) {
             Measurement const xt = measure_cublasxt(ops, o, devices, block, c0_columns, cols, why);
             reporter.row({n, memory, gpus, 0, 0, 0}, xt, nullptr, incore ? &*incore : nullptr);
