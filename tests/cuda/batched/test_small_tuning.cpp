@@ -38,7 +38,7 @@ TEST(SmallTuning, BucketIsTheSmallestThatHolds) {
 
 TEST(SmallTuning, ParserRefusesBadRows) {
   char const* header = "dtype,size,rows_per_thread,cols_per_thread,problems_per_block\n";
-  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,32,4,4,1\n"));
+  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,32,2,2,1\n"));
   EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,3,3,1\n"), std::invalid_argument);  // no such shape
   EXPECT_THROW(parse_small_tuning(std::string(header) + "f16,32,4,4,1\n"), std::invalid_argument);
   EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,4,4\n"), std::invalid_argument);
