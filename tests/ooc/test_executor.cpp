@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <set>
@@ -32,22 +33,30 @@ using ooc::ExecutorOptions;
 using ooc::HostMemory;
 using ooc::PipelineLevel;
 
-/// Page-locks a test matrix for the pinned runs (the test pins its own memory; gemmkit never does).
-class PinnedScope {
+/// A page-locked copy of a test matrix (padding included) for the pinned runs: the test pins its
+/// own memory, gemmkit never does. (cudaHostRegister on vector storage could meet a page another
+/// matrix already registered.)
+template <typename T>
+class PinnedCopy {
  public:
-  explicit PinnedScope(void* data, std::size_t bytes) : data_(data) {
-    ok_ = cudaHostRegister(data, bytes, cudaHostRegisterDefault) == cudaSuccess;
+  explicit PinnedCopy(Matrix<T> const& matrix) : bytes_(matrix.bytes()) {
+    if (cudaMallocHost(&data_, bytes_) != cudaSuccess) {
+      data_ = nullptr;
+      return;
+    }
+    std::memcpy(data_, matrix.data(), bytes_);
   }
-  ~PinnedScope() {
-    if (ok_) cudaHostUnregister(data_);
+  ~PinnedCopy() {
+    if (data_ != nullptr) cudaFreeHost(data_);
   }
-  PinnedScope(PinnedScope const&) = delete;
-  PinnedScope& operator=(PinnedScope const&) = delete;
-  bool ok() const { return ok_; }
+  PinnedCopy(PinnedCopy const&) = delete;
+  PinnedCopy& operator=(PinnedCopy const&) = delete;
+  T* data() const { return data_; }
+  void copy_to(Matrix<T>& matrix) const { std::memcpy(matrix.data(), data_, bytes_); }
 
  private:
-  void* data_;
-  bool ok_ = false;
+  std::size_t bytes_;
+  T* data_ = nullptr;
 };
 
 /// Options that cut a few-hundred-wide problem into many units and K chunks.
@@ -80,19 +89,21 @@ template <typename T>
   Operands<T> ops = make_operands<T>(p, beta);
   Matrix<T> const C0 = ops.C;
   auto const reference = reference_result(p, alpha, ops.A, ops.B, beta, C0);
-  std::optional<PinnedScope> pin_a, pin_b, pin_c;
+  std::optional<PinnedCopy<T>> pin_a, pin_b, pin_c;
+  T const* A = ops.A.data();
+  T const* B = ops.B.data();
+  T* C = ops.C.data();
   if (pin) {
-    pin_a.emplace(ops.A.data(), ops.A.bytes());
-    pin_b.emplace(ops.B.data(), ops.B.bytes());
-    pin_c.emplace(ops.C.data(), ops.C.bytes());
-    if (!(pin_a->ok() && pin_b->ok() && pin_c->ok())) return ::testing::AssertionFailure() << "cudaHostRegister failed";
+    pin_a.emplace(ops.A), pin_b.emplace(ops.B), pin_c.emplace(ops.C);
+    if (!pin_a->data() || !pin_b->data() || !pin_c->data()) return ::testing::AssertionFailure() << "cudaMallocHost failed";
+    A = pin_a->data(), B = pin_b->data(), C = pin_c->data();
   }
   std::string error;
   ooc::ExecutionReport local;
   ooc::ExecutionReport* out = report != nullptr ? report : &local;
-  gk_status const s = ooc::execute(arguments(p, alpha, beta, ops.A.data(), ops.B.data(), ops.C.data()), options, nullptr,
-                                   &error, out);
+  gk_status const s = ooc::execute(arguments(p, alpha, beta, A, B, C), options, nullptr, &error, out);
   if (s != GK_SUCCESS) return ::testing::AssertionFailure() << describe(p) << ": " << gk_status_string(s) << ": " << error;
+  if (pin) pin_c->copy_to(ops.C);
   if (out->staged_a == pin || out->staged_c == pin) {
     return ::testing::AssertionFailure() << describe(p) << ": staging " << out->staged_a << out->staged_b << out->staged_c
                                          << " for " << (pin ? "pinned" : "pageable") << " operands";
