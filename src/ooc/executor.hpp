@@ -23,11 +23,13 @@ class GemmVariant;
 
 namespace gemmkit::ooc {
 
-/// Host calls with host pointers go to the GPU pipeline from this much work (m*n*k) on. From the
-/// issue's H100 anchors: below 2048^3 the operands' PCIe time (~3*32 MiB at 50 GB/s = 2 ms) is as
-/// long as the GEMM on the GPU (17 GFLOP at 50 TFLOP/s = 0.35 ms) plus the CPU path's own time for
-/// that size on a many-core host (OpenBLAS ~2 TFLOP/s: 8.6 ms), and the pipeline cannot hide its
-/// first load. Re-measure with `gemmkit-bench ooc --m 1024,2048,4096` against `gemm --cpu`.
+/// Host calls with host pointers go to the GPU pipeline from this much work (m*n*k) on. A first
+/// estimate from DESIGN.md's H100 anchors, not yet a measurement: at 2048^3 the GPU path costs about
+/// the operands' PCIe time, 3 x 32 MiB at ~50 GB/s pinned = 2 ms (~4 ms staged from pageable memory),
+/// plus 17 GFLOP at 50 TFLOP/s = 0.35 ms, against ~9 ms for OpenBLAS at ~2 TFLOP/s on a 16-core
+/// host; below it the copies dominate and a busy host's CPU path is as fast. The measurement that
+/// should replace it: `gemmkit-bench ooc --n 1024,2048,4096 --peers none` against
+/// `gemmkit-bench gemm --cpu --m 1024,2048,4096` on the target machine.
 inline constexpr double kMinWorkForDevice = 2048.0 * 2048.0 * 2048.0;
 
 /// The seed's pipeline levels; each includes the previous one's gains.
