@@ -168,7 +168,10 @@ TEST(OocExecutorReuse, PanelLoadsFollowTheLevel) {
     for (ooc::WorkUnit const& u : plan.units) planned += u.loads_a + u.loads_b;
     std::int64_t const unreused = 2 * std::int64_t(plan.units.size());
     ASSERT_LT(planned, unreused);
-    EXPECT_EQ(report.panel_loads_per_worker.at(0), level >= 3 ? planned : unreused);
+    // Level 3 and 4 keep two B panels: after each turn of the serpentine the second block also finds
+    // its B panel (the one before the turn's), one load fewer per turn than the planner counts.
+    std::int64_t const extra_reuse = plan.block_cols >= 2 ? plan.block_rows - 1 : 0;
+    EXPECT_EQ(report.panel_loads_per_worker.at(0), level >= 3 ? planned - extra_reuse : unreused);
   }
 }
 
