@@ -29,9 +29,13 @@ struct SmallShape {
   static constexpr int kComputeThreads = kThreadsPerProblem * kProblemsPerBlock;
   /// Whole warps; the threads past kComputeThreads only copy.
   static constexpr int kThreads = (kComputeThreads + 31) / 32 * 32;
-  /// Shared-memory column pitch: odd, so column reads (op(B), transposed op(A)) spread over the
-  /// banks.
-  static constexpr int kPitch = kSize % 2 == 0 ? kSize + 1 : kSize;
+  /// Elements of one vector load from shared memory: 16 bytes.
+  template <typename T>
+  static constexpr int kVector = int(16 / sizeof(T));
+  /// Shared-memory pitch between consecutive k of op(A) and op(B), in elements: a multiple of 4
+  /// (whole 16-byte vectors for both precisions) but not of 8, so the copy's transposed stores
+  /// spread over 8 banks and not 1 or 2.
+  static constexpr int kPitch = (kSize + 3) / 4 * 4 % 8 == 0 ? (kSize + 3) / 4 * 4 + 4 : (kSize + 3) / 4 * 4;
   static constexpr int kTileElements = kSize * kPitch;  ///< one operand of one problem
   /// A and B of the block's problems: one stage of the copy pipeline (C goes through registers).
   static constexpr int kStageElements = 2 * kProblemsPerBlock * kTileElements;
@@ -43,11 +47,11 @@ struct SmallShape {
   }
 
   /// Blocks per SM the registers are budgeted for: as many as shared memory holds (227 KiB per
-  /// SM on sm_90, 1 KiB of it reserved per block), down to 64 registers a thread.
+  /// SM on sm_90, 1 KiB of it reserved per block), down to 80 registers a thread.
   template <typename T>
   static constexpr int min_blocks_per_sm() {
     int const by_shared = int((227 * 1024) / (shared_bytes<T>() + 1024));
-    int const by_registers = 65536 / (64 * kThreads);
+    int const by_registers = 65536 / (80 * kThreads);
     int const blocks = by_shared < by_registers ? by_shared : by_registers;
     return blocks > 0 ? blocks : 1;
   }
