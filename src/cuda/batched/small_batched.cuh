@@ -36,6 +36,10 @@ __device__ __forceinline__ void stage_operand(T* tile, T const* base, T const* c
   constexpr int S = Shape::kSize;
   constexpr int kElements = Shape::kProblemsPerBlock * S * S;
   int const i_step = swap ? Shape::kPitch : 1, j_step = swap ? 1 : Shape::kPitch;
+  // Packed problems of exactly the bucket's size: the group's operands are one contiguous span, so
+  // element e of the span is at span[e] (no 64-bit address arithmetic per element).
+  bool const packed = array == nullptr && stored_rows == S && stored_cols == S && ld == S && stride == S * S;
+  T const* const span = packed ? base + first * (S * S) : nullptr;
 #pragma unroll 4  // cp.async holds no registers: a short unroll keeps addresses out of the register file
   for (int pass = 0; pass < (kElements + Shape::kThreads - 1) / Shape::kThreads; ++pass) {
     int const e = int(threadIdx.x) + pass * Shape::kThreads;
@@ -46,7 +50,8 @@ __device__ __forceinline__ void stage_operand(T* tile, T const* base, T const* c
     std::int64_t const problem = first + local;
     T* slot = tile + local * Shape::kTileElements + i * i_step + j * j_step;
     if (problem < batch && i < stored_rows && j < stored_cols) {
-      arch::cp_async<int(sizeof(T))>(slot, operand_of(base, array, stride, problem) + i + j * ld, int(sizeof(T)));
+      T const* from = packed ? span + e : operand_of(base, array, stride, problem) + i + j * ld;
+      arch::cp_async<int(sizeof(T))>(slot, from, int(sizeof(T)));
     } else {
       *slot = T(0);
     }
