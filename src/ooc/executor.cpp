@@ -917,7 +917,38 @@ RateModel rates_for(Dtype dtype, bool staged_inputs, bool staged_c) {
   return r;
 }
 
+/// Which operands go through the pinned ring: all when asked (kPageable), else those the runtime
+/// does not know as page-locked.
+struct Staging {
+  bool a = false, b = false, c = false;
+  bool any() const { return a || b || c; }
+};
+Staging staging_for(GemmArguments const& args, HostMemory memory) {
+  GemmProblem const& p = args.problem;
+  std::size_t const e = size_of(p.dtype);
+  if (memory == HostMemory::kPageable) return {true, true, true};
+  if (memory == HostMemory::kPinned) return {};
+  return {!is_pinned(args.A, span_bytes(p.a_rows(), p.a_cols(), p.lda, e)),
+          !is_pinned(args.B, span_bytes(p.b_rows(), p.b_cols(), p.ldb, e)),
+          !is_pinned(args.C, span_bytes(p.m, p.n, p.ldc, e))};
+}
+
+/// CPU threads per worker that pack pageable panels (and as many copying C out).
+int staging_threads_for(ExecutorOptions const& options) {
+  unsigned const cores = std::max(1u, std::thread::hardware_concurrency());
+  std::size_t const workers = std::max<std::size_t>(options.devices.size(), 1);
+  return options.staging_threads > 0 ? options.staging_threads
+                                     : int(std::clamp<unsigned>(cores / unsigned(2 * workers), 1u, 8u));
+}
+
 }  // namespace
+
+int pipeline_host_threads(GemmArguments const& args, ExecutorOptions const& options) {
+  int const workers = int(options.devices.size());
+  Staging const staged = staging_for(args, options.host_memory);
+  int const per_worker = (staged.a || staged.b ? staging_threads_for(options) : 0) + (staged.c ? staging_threads_for(options) : 0);
+  return workers * (1 + per_worker);
+}
 
 gk_status execute(GemmArguments const& args, ExecutorOptions const& options, ExecutorCache* cache, std::string* error,
                   ExecutionReport* report) {
@@ -943,14 +974,8 @@ gk_status execute(GemmArguments const& args, ExecutorOptions const& options, Exe
   }
 
   std::size_t const e = size_of(p.dtype);
-  bool staged_a = false, staged_b = false, staged_c = false;
-  if (options.host_memory == HostMemory::kPageable) {
-    staged_a = staged_b = staged_c = true;
-  } else if (options.host_memory == HostMemory::kAuto) {
-    staged_a = !is_pinned(args.A, span_bytes(p.a_rows(), p.a_cols(), p.lda, e));
-    staged_b = !is_pinned(args.B, span_bytes(p.b_rows(), p.b_cols(), p.ldb, e));
-    staged_c = !is_pinned(args.C, span_bytes(p.m, p.n, p.ldc, e));
-  }
+  Staging const staging = staging_for(args, options.host_memory);
+  bool const staged_a = staging.a, staged_b = staging.b, staged_c = staging.c;
 
   ExecutorCache local_cache;
   ExecutorCache& buffers = cache != nullptr ? *cache : local_cache;
@@ -1001,9 +1026,7 @@ gk_status execute(GemmArguments const& args, ExecutorOptions const& options, Exe
   BlockQueue queue(std::int64_t(block_first_unit.size()), int(workers));
   Failure failure;
   std::atomic<bool> c_touched{false};
-  unsigned const cores = std::max(1u, std::thread::hardware_concurrency());
-  int const staging_threads =
-      options.staging_threads > 0 ? options.staging_threads : int(std::clamp<unsigned>(cores / unsigned(2 * workers), 1u, 8u));
+  int const staging_threads = staging_threads_for(options);
   Job const job{args,     options,        plan,    block_first_unit, staged_a, staged_b, staged_c, staging_threads,
                 queue,    failure,        c_touched, Clock::now()};
 

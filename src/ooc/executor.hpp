@@ -82,6 +82,8 @@ struct ExecutionReport {
   /// the GPU part took gpu_seconds.
   std::int64_t cpu_columns = 0;
   double cpu_seconds = 0, gpu_seconds = 0;
+  int cpu_threads = 0;          ///< CPU BLAS threads the share ran with (0: no CPU side)
+  std::string cpu_share_note;   ///< how the split was chosen, or why the share is off
 };
 
 /// Device buffers and pinned rings kept between calls (they cost milliseconds to obtain); owned by
@@ -92,6 +94,11 @@ struct ExecutorCacheDeleter {
 };
 using ExecutorCachePtr = std::unique_ptr<ExecutorCache, ExecutorCacheDeleter>;
 ExecutorCachePtr make_executor_cache();
+
+/// CPU threads the GPU pipeline keeps busy during a call with these arguments and options: one
+/// feeding thread per worker, plus its packing and copy-out threads when operands are staged (the
+/// CPU share gives its BLAS only the cores left).
+int pipeline_host_threads(GemmArguments const& args, ExecutorOptions const& options);
 
 /// Runs the checked, column-major, single (batch 1) problem in `args` on host pointers, k > 0 and
 /// alpha != 0. Synchronous: returns when C is complete in host memory, or with an error in

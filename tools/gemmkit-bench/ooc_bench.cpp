@@ -252,7 +252,7 @@ struct Measurement {
   std::string error;
   Verification verify;
   ooc::ExecutionReport report;
-  double cpu_only_gflops = kNotMeasured;  ///< CPU share rows: the CPU BLAS alone on the CPU's final columns
+  double cpu_only_gflops = kNotMeasured;  ///< CPU share rows: the CPU BLAS alone (its columns, else the probe shape)
   bool measured() const { return error.empty() && std::isfinite(time.median); }
 };
 
@@ -421,17 +421,24 @@ Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::Exec
     options.timeline = timeline;
     call();
   }
-  if (m.measured() && cpu_share && m.report.cpu_columns > 0) {
-    // The CPU alone on the columns it took (nothing else running): the rate the share should add.
+  if (m.measured() && cpu_share) {
+    // The CPU alone (nothing else running, all its threads): the rate the share should add. On the
+    // columns it took, else (share off) on the probe's shape, so the goal is known either way.
     GemmArguments slice = args;
     std::int64_t const gpu_cols = ops.n - m.report.cpu_columns;
-    slice.problem.n = m.report.cpu_columns;
-    slice.B = ops.B.get() + std::size_t(gpu_cols) * std::size_t(ops.n);
-    slice.C = ops.C.get() + std::size_t(gpu_cols) * std::size_t(ops.n);
+    if (m.report.cpu_columns > 0) {
+      slice.problem.n = m.report.cpu_columns;
+      slice.B = ops.B.get() + std::size_t(gpu_cols) * std::size_t(ops.n);
+      slice.C = ops.C.get() + std::size_t(gpu_cols) * std::size_t(ops.n);
+    } else {
+      slice.problem.m = slice.problem.k = std::min<std::int64_t>(ops.n, ooc::kProbeExtent);
+      slice.problem.n = std::min<std::int64_t>(ops.n, options.granule);
+    }
     if (GemmVariant const* v = Registry::instance().select(slice.problem, Platform::kCpu); v != nullptr) {
       double ms = 0;
       if (time_host_batch([&] { return v->run(slice, nullptr, ExecutionContext{}); }, 1, &ms) == GK_SUCCESS) {
-        m.cpu_only_gflops = 2.0 * double(ops.n) * double(ops.n) * double(slice.problem.n) / (ms * 1e6);
+        m.cpu_only_gflops =
+            2.0 * double(slice.problem.m) * double(slice.problem.k) * double(slice.problem.n) / (ms * 1e6);
       }
     }
   }
@@ -495,6 +502,16 @@ class OocReporter {
                       format_ratio(gf / xt_gf), format_ratio(gf / incore_gf), tile,
                       m.measured() ? verify_cell(m.verify) : "error"});
     if (!m.error.empty()) std::printf("    %s: %s\n", m.variant.c_str(), m.error.c_str());
+    double const gpu_only_gf = gpu_only != nullptr && gpu_only->measured() ? gflops(s.n, gpu_only->time.median)
+                                                                           : kNotMeasured;
+    // The seed's hybrid goal: the total at least the GPUs alone plus 0.7 of the CPU alone.
+    double const goal_gf = gpu_only_gf + 0.7 * m.cpu_only_gflops;
+    if (s.cpu_share && m.measured()) {
+      std::printf("    CPU share: %lld columns on %d threads; CPU alone %.1f GFLOP/s, GPUs alone %.2f TFLOP/s, "
+                  "goal (GPUs + 0.7 CPU) %.2f TFLOP/s, reached %.3f; %s\n",
+                  (long long)m.report.cpu_columns, m.report.cpu_threads, m.cpu_only_gflops, gpu_only_gf / 1e3,
+                  goal_gf / 1e3, gf / goal_gf, m.report.cpu_share_note.c_str());
+    }
     failed_ |= !m.error.empty() || m.verify.verdict == Verdict::kFailed;
     if (json_ == nullptr || !json_->is_open()) return;
     JsonObject r;
@@ -531,15 +548,15 @@ class OocReporter {
         .add_number("budget_fraction", s.budget_fraction)
         .add_bool("cpu_share", s.cpu_share);
     if (s.cpu_share && m.measured()) {
-      // The seed's hybrid goal: the total at least the GPUs alone plus 0.7 of the CPU alone.
-      double const gpu_only_gf = gpu_only != nullptr && gpu_only->measured() ? gflops(s.n, gpu_only->time.median)
-                                                                             : kNotMeasured;
       r.add_int("cpu_columns", m.report.cpu_columns)
+          .add_int("cpu_threads", m.report.cpu_threads)
+          .add_string("cpu_share_note", m.report.cpu_share_note)
           .add_number("cpu_seconds", m.report.cpu_seconds)
           .add_number("gpu_seconds", m.report.gpu_seconds)
           .add_number("cpu_only_gflops", m.cpu_only_gflops)
           .add_number("gpu_only_gflops", gpu_only_gf)
-          .add_number("share_goal_gflops", gpu_only_gf + 0.7 * m.cpu_only_gflops);
+          .add_number("share_goal_gflops", goal_gf)
+          .add_number("share_goal_ratio", gf / goal_gf);
     }
     if (s.level > 0 && m.measured()) {
       r.add_string("kernel", m.report.kernel)
