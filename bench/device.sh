@@ -10,6 +10,7 @@
 # sass: per-kernel instruction mix (DMMA, LDS, LDGSTS, BAR, spills) from cuobjdump.
 # sweep: every FP64 tensor-core config forced, side by side with cuBLAS (the tuner's input);
 # ncu: Nsight Compute sections of the production kernel at 8192 (what limits it).
+# ncu-small: the same for the small batched kernel at the sizes furthest from the bound.
 # overhead (a default step): host cost per call of gk_dgemm and cuBLAS at small sizes, and of the
 # CUDA calls a gemmkit call is made of.
 # batched (not a default step): batched small GEMM on the GPU, f64 and f32, n = 2..32 and four other
@@ -134,6 +135,20 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
       --section Occupancy --section WarpStateStats --section LaunchStats \
       "$bench_bin" gemm --m 8192 --dtype f64 --reps 1 --warmup 1 > "$out/ncu.txt" 2>&1 || status=1
     grep -E "Duration|Throughput|Pipe|Occupancy|Registers|Stall|Issue" "$out/ncu.txt" | head -40
+  fi
+  if want ncu-small; then
+    # What limits the small batched kernel where it is furthest from the bound (one launch per case).
+    for case in "f64 7" "f64 28" "f32 32" "f64 32"; do
+      set -- $case
+      stage "ncu: small batched kernel, $1 n = $2"
+      timeout 120 ncu --kernel-name regex:small_batched_kernel --launch-skip 2 --launch-count 1 \
+        --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
+        --section SchedulerStats --section LaunchStats --section InstructionStats \
+        "$bench_bin" batched --n "$2" --dtype "$1" --bytes 256M --peers none --reps 1 --warmup 1 \
+        > "$out/ncu-small-$1-$2.txt" 2>&1 || status=1
+      grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Issue Slots|Achieved Occupancy|Registers|Stall|No Eligible|Shared Memory|Executed Ipc" \
+        "$out/ncu-small-$1-$2.txt" | head -30
+    done
   fi
   stage "done, status $status"
   exit "$status"
