@@ -557,10 +557,12 @@ class Worker {
         if (!check(e.create(), "cudaEventCreate")) return false;
       }
     }
-    for (auto& row : piece_ready_) {
-      row.resize(std::size_t(std::max(job_.options.store_sub_blocks, 1)));
-      for (Event& e : row) {
-        if (!check(e.create(), "cudaEventCreate")) return false;
+    for (auto* rows : {&piece_ready_, &b_piece_ready_}) {
+      for (auto& row : *rows) {
+        row.resize(std::size_t(std::max(job_.options.store_sub_blocks, 1)));
+        for (Event& e : row) {
+          if (!check(e.create(), "cudaEventCreate")) return false;
+        }
       }
     }
     char* const arena = static_cast<char*>(buffers_.arena);
@@ -802,16 +804,31 @@ class Worker {
       ++panel_loads_;
     }
     // B panel: op(B) k [k0, +depth) x columns [col0, +cols), copied as stored (transposed: cols x k).
+    // Where the kernel runs in column pieces (level 4's last chunk) B is loaded piece by piece, after
+    // A and C, so the first piece's kernel starts before the whole panel is in (the pipeline's fill).
     bool load_b = false;
     int const sb = panel_slot(b_key_, b_last_, u.block_col * plan.k_chunks + u.chunk, &load_b);
-    if (load_b) {
-      bool const loaded =
-          wait(loads, compute, b_free_[sb]) &&
-          (tb ? load_window(job_.staged_b, args.B, p.ldb, u.col0, u.k0, u.cols, u.depth, b_[sb], layout_.ldb, "B", block)
-              : load_window(job_.staged_b, args.B, p.ldb, u.k0, u.col0, u.depth, u.cols, b_[sb], layout_.ldb, "B", block));
-      if (!loaded || !check(cudaEventRecord(b_ready_[sb].get(), loads), "cudaEventRecord")) return;
+    std::size_t const b_column = std::size_t(tb ? 1 : layout_.ldb) * e;  // bytes from one op(B) column to the next
+    bool const in_pieces = u.last_chunk && level_ >= 4;
+    auto const pieces = sub_blocks(u.cols, in_pieces ? job_.options.store_sub_blocks : 1);
+    bool const b_by_piece = load_b && in_pieces;
+    auto load_b_panel = [&] {
+      if (!wait(loads, compute, b_free_[sb])) return false;
+      for (std::size_t s = 0; s < (b_by_piece ? pieces.size() : 1); ++s) {
+        auto const [begin, end] = b_by_piece ? pieces[s] : std::pair<std::int64_t, std::int64_t>{0, u.cols};
+        char* const target = b_[sb] + std::size_t(begin) * b_column;
+        bool const loaded =
+            tb ? load_window(job_.staged_b, args.B, p.ldb, u.col0 + begin, u.k0, end - begin, u.depth, target, layout_.ldb,
+                             "B", block)
+               : load_window(job_.staged_b, args.B, p.ldb, u.k0, u.col0 + begin, u.depth, end - begin, target, layout_.ldb,
+                             "B", block);
+        if (!loaded) return false;
+        if (b_by_piece && !check(cudaEventRecord(b_piece_ready_[sb][s].get(), loads), "cudaEventRecord")) return false;
+      }
       ++panel_loads_;
-    }
+      return check(cudaEventRecord(b_ready_[sb].get(), loads), "cudaEventRecord");
+    };
+    if (load_b && !b_by_piece && !load_b_panel()) return;
 
     // The C block: its slot drained of the block that used it before; loaded when beta != 0.
     int const cs = int(seq % c_slots());
@@ -832,15 +849,15 @@ class Worker {
         if (!wait(compute, loads, c_loaded_[cs])) return;
       }
     }
-    if (!wait(compute, loads, a_ready_[sa]) || !wait(compute, loads, b_ready_[sb])) return;
+    if (b_by_piece && !load_b_panel()) return;
+    if (!wait(compute, loads, a_ready_[sa]) || (!b_by_piece && !wait(compute, loads, b_ready_[sb]))) return;
 
     // beta is applied by the first chunk's kernel on the device (C loaded only when it is read).
     double const beta = u.first_chunk ? (reads_c ? args.beta : 0.0) : 1.0;
-    std::size_t const b_column = std::size_t(tb ? 1 : layout_.ldb) * e;  // bytes from one op(B) column to the next
-    if (u.last_chunk && level_ >= 4) {
-      auto const pieces = sub_blocks(u.cols, job_.options.store_sub_blocks);
+    if (in_pieces) {
       for (std::size_t s = 0; s < pieces.size(); ++s) {
         auto const [begin, end] = pieces[s];
+        if (b_by_piece && !wait(compute, loads, b_piece_ready_[sb][s])) return;
         int const mark = timeline_.begin(compute, "compute", "kernel", block);
         if (!run_kernel({u.rows, end - begin, u.depth}, a_[sa], b_[sb] + std::size_t(begin) * b_column,
                         c_[cs] + std::size_t(begin) * std::size_t(layout_.ldc) * e, beta)) {
@@ -876,6 +893,7 @@ class Worker {
   Stream compute_, h2d_, d2h_;
   Event a_ready_[2], a_free_[2], b_ready_[2], b_free_[2], c_loaded_[2], c_free_[2];
   std::vector<Event> piece_ready_[2];
+  std::vector<Event> b_piece_ready_[2];  ///< level 4: a B panel's column pieces, loaded one by one
   char* a_[2] = {};
   char* b_[2] = {};
   char* c_[2] = {};
@@ -1015,6 +1033,7 @@ gk_status execute(GemmArguments const& args, ExecutorOptions const& options, Exe
   request.device_budget = planning_budget(budget);
   request.reads_c = args.beta != 0.0;
   request.granule = options.granule;
+  request.store_sub_blocks = level >= 4 ? std::max(options.store_sub_blocks, 1) : 1;
   request.rates = rates_for(p.dtype, staged_a || staged_b, staged_c);
   Plan const plan = make_plan(request);
   if (!plan.error.empty()) return fail(GK_ALLOCATION_FAILED, "host-resident plan: " + plan.error);

@@ -62,8 +62,14 @@ Plan plan_with_tile(PlanRequest const& r, std::int64_t tile_rows, std::int64_t t
         d2h_s += out / r.rates.d2h_bytes_per_s;
         double const depth = double(u.depth);
         compute_s += flops / (r.rates.device_flops * depth / (depth + r.rates.depth_for_half_rate));
-        if (first_load_s < 0) first_load_s = in / r.rates.h2d_bytes_per_s;
-        if (u.last_chunk) last_store_s = out / r.rates.d2h_bytes_per_s;
+        if (first_load_s < 0) {
+          // The pipeline's fill: what the first kernel waits for (with pieces, A, C and B's first piece).
+          double const b_bytes = u.loads_b ? double(u.depth) * double(u.cols) * e : 0.0;
+          int const pieces = u.last_chunk ? std::max(r.store_sub_blocks, 1) : 1;
+          first_load_s = (in - b_bytes + b_bytes / pieces) / r.rates.h2d_bytes_per_s;
+        }
+        // The drain: the last piece's copy-back (the earlier pieces' overlap the later kernels).
+        if (u.last_chunk) last_store_s = out / std::max(r.store_sub_blocks, 1) / r.rates.d2h_bytes_per_s;
         plan.units.push_back(u);
         previous = &plan.units.back();
       }

@@ -31,6 +31,9 @@ struct PlanRequest {
   bool reads_c = true;            ///< beta != 0: C blocks are loaded as well as stored
   int panel_buffers = 2;          ///< device copies of each panel kind (2: the next unit's load overlaps)
   std::int64_t granule = 256;     ///< tile sizes are multiples of this (the kernels' tile)
+  /// Column pieces of a C block's last K chunk (pipeline level 4; 1 below it). Their B columns are
+  /// loaded piece by piece, so the first kernel waits for A and one piece of B, not both panels.
+  int store_sub_blocks = 1;
   RateModel rates;
 };
 

@@ -136,6 +136,64 @@ TEST(OocPlanner, SizesPast32BitIndices) {
   EXPECT_TRUE(last.row0 + last.rows == r.m || last.col0 + last.cols == r.n || plan.block_rows % 2 == 0);
 }
 
+TEST(OocPlanner, LoadingBInPiecesShortensTheFill) {
+  // The H100 run of 2026-11-21 at 16384: the first kernel waited 28 ms for two whole panels.
+  PlanRequest whole = request(16384, 16384, 16384, std::size_t(72) << 30, false);
+  PlanRequest pieces = whole;
+  pieces.store_sub_blocks = 4;
+  Plan const a = plan_with_tile(whole, 5632, 5632, 16384), b = plan_with_tile(pieces, 5632, 5632, 16384);
+  double const panel_s = 5632.0 * 16384 * 8 / whole.rates.h2d_bytes_per_s;
+  double const block_out_s = 5120.0 * 5120 * 8 / whole.rates.d2h_bytes_per_s;  // the last block is 5120 x 5120
+  // Fill: A and a quarter of B instead of A and B; drain: a quarter of the last block.
+  EXPECT_NEAR(a.model_seconds - b.model_seconds, 0.75 * panel_s + 0.75 * block_out_s, 1e-9);
+  // The model then affords a wider tile (less traffic) at least as readily.
+  Plan const chosen_whole = make_plan(whole), chosen_pieces = make_plan(pieces);
+  EXPECT_GE(chosen_pieces.tile_rows, chosen_whole.tile_rows);
+  EXPECT_LE(chosen_pieces.model_seconds, chosen_whole.model_seconds);
+  // K chunks: only the last chunk runs in pieces, so a first unit that is not last has the whole fill.
+  Plan const chunked_whole = plan_with_tile(whole, 4096, 4096, 4096), chunked = plan_with_tile(pieces, 4096, 4096, 4096);
+  double const chunk_drain_s = 4096.0 * 4096 * 8 / whole.rates.d2h_bytes_per_s;
+  EXPECT_NEAR(chunked_whole.model_seconds - chunked.model_seconds, 0.75 * chunk_drain_s, 1e-9);
+}
+
+TEST(OocPlanner, GoalSizeAndTwiceItPlanWithinTheBudget) {
+  // n = 32768 (the goal size) and 65536 (4.3e9 elements per matrix, past 32-bit indices), with the
+  // H100's free memory and a quarter of the operands; every C element once, the exact FLOP count.
+  for (std::int64_t n : {std::int64_t(32768), std::int64_t(65536)}) {
+    for (double fraction : {0.0, 0.25}) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", budget fraction " + std::to_string(fraction));
+      std::size_t const budget =
+          fraction > 0 ? std::size_t(fraction * 3.0 * double(n) * double(n) * 8.0) : std::size_t(72) << 30;
+      PlanRequest r = request(n, n, n, budget, false);
+      r.store_sub_blocks = 4;
+      Plan const plan = make_plan(r);
+      ASSERT_TRUE(plan.error.empty()) << plan.error;
+      EXPECT_LE(plan.device_bytes, budget);
+      EXPECT_DOUBLE_EQ(plan.flops, 2.0 * double(n) * double(n) * double(n));
+      std::int64_t covered = 0, depth = 0;
+      std::int64_t furthest = 0;  // the largest element offset of a C block's corner, column-major with ld = n
+      for (WorkUnit const& u : plan.units) {
+        if (u.last_chunk) covered += u.rows * u.cols;
+        if (u.block_row == 0 && u.block_col == 0) depth += u.depth;
+        furthest = std::max(furthest, (u.row0 + u.rows - 1) + (u.col0 + u.cols - 1) * n);
+        EXPECT_EQ(u.k0 + u.depth <= n, true);
+      }
+      EXPECT_EQ(covered, n * n);
+      EXPECT_EQ(depth, n);
+      EXPECT_EQ(furthest, n * n - 1);
+      // A chunked plan keeps depth a multiple of the granule and a compute-bound width.
+      EXPECT_GE(plan.tile_rows, 2048);
+      if (plan.k_chunks > 1) {
+        EXPECT_EQ(plan.tile_depth % r.granule, 0);
+      }
+      // The model predicts a rate within the anchors (no overflowed traffic or time).
+      double const rate = plan.flops / plan.model_seconds;
+      EXPECT_GT(rate, 0.5 * r.rates.device_flops);
+      EXPECT_LE(rate, r.rates.device_flops);
+    }
+  }
+}
+
 TEST(OocPlanner, RefusesWhatCannotFit) {
   Plan const tiny = make_plan(request(4096, 4096, 4096, 1 << 20));  // 1 MiB: no 256-wide tile fits
   EXPECT_FALSE(tiny.error.empty());
