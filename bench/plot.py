@@ -4,7 +4,9 @@
 Reads bench/results/<device>/<suite>.jsonl (paths, or folders searched for *.jsonl; default
 bench/results) and writes, next to each file, PNGs of GFLOP/s against problem size: one line per
 gemmkit variant and per peer, with the ratio gemmkit / peer below. When a file holds several runs
-of the same case (files are appended to), the last row wins.
+of the same case (files are appended to), the last row wins. ooc-timeline*.jsonl files (the
+host-resident pipeline's operations, `gemmkit-bench ooc --timeline`) are drawn as lanes against
+time instead, one colour per operation, one PNG per case.
 
     bench/plot.py bench/results                     # PNGs next to every .jsonl
     bench/plot.py --readme-table bench/results      # Markdown table on stdout, no PNGs
@@ -116,6 +118,8 @@ def readme_table(files):
         "|---|---|---|---|---|---:|---|---:|---:|---|",
     ]
     for path in files:
+        if is_timeline(path):
+            continue
         for row in read_rows(path):
             ratio = row.get("ratio")
             lines.append(
@@ -371,6 +375,70 @@ def draw_batched(plt, path, key, rows, out):
     plt.close(fig)
 
 
+def is_timeline(path):
+    return pathlib.Path(path).name.startswith("ooc-timeline")
+
+
+def read_timeline(path):
+    """Operations per case; a case's rows restart when it reappears after another case's (appended runs)."""
+    cases, last_case = {}, None
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                sys.exit(f"plot.py: {path}:{number}: not JSON ({e})")
+            case = row.get("case", "")
+            if case != last_case:
+                cases[case] = []
+            cases[case].append(row)
+            last_case = case
+    return cases
+
+
+TIMELINE_LANES = ["stage", "h2d", "compute", "d2h", "unstage"]  # top to bottom: the data's path
+
+
+def plot_timeline(plt, path):
+    cases = read_timeline(path)
+    written = []
+    for case, ops in cases.items():
+        if not ops:
+            continue
+        lanes = sorted({(o.get("worker", 0), o.get("device", 0), o["lane"]) for o in ops},
+                       key=lambda l: (l[0], TIMELINE_LANES.index(l[2]) if l[2] in TIMELINE_LANES else 99, l[2]))
+        kinds = sorted({o.get("what", "") for o in ops})
+        colours = {k: plt.get_cmap("tab10")(i % 10) for i, k in enumerate(kinds)}
+        fig, ax = plt.subplots(figsize=(12, 0.5 * len(lanes) + 1.8))
+        for y, lane in enumerate(lanes):
+            for kind in kinds:
+                bars = [(o["start_ms"], max(o["end_ms"] - o["start_ms"], 1e-3)) for o in ops
+                        if (o.get("worker", 0), o.get("device", 0), o["lane"]) == lane and o.get("what", "") == kind]
+                if bars:
+                    ax.broken_barh(bars, (y - 0.4, 0.8), facecolors=colours[kind], edgecolor="black", linewidth=0.3)
+        ax.set_yticks(range(len(lanes)))
+        ax.set_yticklabels([f"w{w} gpu{d} {lane}" for w, d, lane in lanes])
+        ax.invert_yaxis()
+        ax.set_xlabel("ms from the start of the call")
+        end = max(o["end_ms"] for o in ops)
+        busy = sum(o["end_ms"] - o["start_ms"] for o in ops if o["lane"] == "compute")
+        workers = len({o.get("worker", 0) for o in ops if o["lane"] == "compute"}) or 1
+        ax.set_title(f"{case}: {end:.1f} ms, compute lanes busy {100 * busy / (end * workers):.0f}%", fontsize=10)
+        ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=colours[k]) for k in kinds], labels=kinds,
+                  loc="upper center", bbox_to_anchor=(0.5, -0.25), fontsize=8, ncol=len(kinds))
+        ax.grid(axis="x", alpha=0.3)
+        fig.tight_layout()
+        suffix = "" if len(cases) == 1 else "_" + "".join(c if c.isalnum() or c in "._-" else "_" for c in case)
+        out = pathlib.Path(path).with_name(pathlib.Path(path).stem + suffix + ".png")
+        fig.savefig(out, dpi=110)
+        plt.close(fig)
+        written.append(out)
+    return written
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="*", help="JSON-lines files or folders (default: bench/results)")
@@ -394,7 +462,7 @@ def main(argv=None):
 
     plt = import_pyplot()
     for path in files:
-        for out in plot_file(plt, path):
+        for out in (plot_timeline if is_timeline(path) else plot_file)(plt, path):
             print(out)
     return 0
 
