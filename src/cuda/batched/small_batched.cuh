@@ -3,9 +3,10 @@
     block walks groups of kProblemsPerBlock problems; A and B of the next group are copied into
     shared memory with cp.async (coalesced across the group's problems, zero-padded to kSize) and
     its C is loaded into registers while the current group is multiplied from the other stage, each
-    thread holding a register block of C over a fully unrolled K. Shared memory holds op(A) and
-    op(B) k-major (rows of op(A), columns of op(B) contiguous; transposes are applied by the copy),
-    so a thread's rows and columns come in vector loads. Global memory sees A and B read once, C
+    thread holding a register block of C over K. Shared memory holds op(A) k-major and op(B)
+    column-major (transposes are applied by the copy), so a thread's rows and each column's k values
+    come in vector loads; packed untransposed operands of the bucket's exact size are copied as they
+    are, 16 bytes a copy. Global memory sees A and B read once, C
     read once (beta != 0) and written once.
 */
 #pragma once
@@ -25,10 +26,10 @@ __device__ __forceinline__ T* operand_of(T* base, T* const* array, std::int64_t 
 }
 
 /// Starts copying one stored operand (stored_rows x stored_cols, column-major, leading dimension
-/// ld) of the group's problems into `tile` (kSize x kPitch per problem): stored element (i, j) goes
-/// to slot i + j * kPitch, or j + i * kPitch when `swap` (the copy transposes). Slots past the
-/// stored size or the batch are zeroed, so the unrolled K loop needs no predicate. Neighbouring
-/// threads copy neighbouring global addresses.
+/// ld) of the group's problems into `tile` (kSize x kPitch per problem), one element per copy:
+/// stored element (i, j) goes to slot i + j * kPitch, or j + i * kPitch when `swap` (the copy
+/// transposes). Slots past the stored size or the batch are zeroed, so the unrolled K loop needs no
+/// predicate. Neighbouring threads copy neighbouring global addresses.
 template <typename Shape, typename T>
 __device__ __forceinline__ void stage_operand(T* tile, T const* base, T const* const* array, std::int64_t ld,
                                               std::int64_t stride, int stored_rows, int stored_cols, bool swap,
@@ -36,10 +37,6 @@ __device__ __forceinline__ void stage_operand(T* tile, T const* base, T const* c
   constexpr int S = Shape::kSize;
   constexpr int kElements = Shape::kProblemsPerBlock * S * S;
   int const i_step = swap ? Shape::kPitch : 1, j_step = swap ? 1 : Shape::kPitch;
-  // Packed problems of exactly the bucket's size: the group's operands are one contiguous span, so
-  // element e of the span is at span[e] (no 64-bit address arithmetic per element).
-  bool const packed = array == nullptr && stored_rows == S && stored_cols == S && ld == S && stride == S * S;
-  T const* const span = packed ? base + first * (S * S) : nullptr;
 #pragma unroll 4  // cp.async holds no registers: a short unroll keeps addresses out of the register file
   for (int pass = 0; pass < (kElements + Shape::kThreads - 1) / Shape::kThreads; ++pass) {
     int const e = int(threadIdx.x) + pass * Shape::kThreads;
@@ -50,11 +47,29 @@ __device__ __forceinline__ void stage_operand(T* tile, T const* base, T const* c
     std::int64_t const problem = first + local;
     T* slot = tile + local * Shape::kTileElements + i * i_step + j * j_step;
     if (problem < batch && i < stored_rows && j < stored_cols) {
-      T const* from = packed ? span + e : operand_of(base, array, stride, problem) + i + j * ld;
-      arch::cp_async<int(sizeof(T))>(slot, from, int(sizeof(T)));
+      arch::cp_async<int(sizeof(T))>(slot, operand_of(base, array, stride, problem) + i + j * ld, int(sizeof(T)));
     } else {
       *slot = T(0);
     }
+  }
+}
+
+/// Starts copying the group's span of a packed operand of exactly the bucket's size (problem b's
+/// kSize x kSize matrix at base + b * kSize^2, 16-byte aligned) as it is, 16 bytes per copy: the
+/// tile is then column-major with pitch kSize. Copies past the batch's end are zero-filled.
+template <typename Shape, typename T>
+__device__ __forceinline__ void stage_span(T* tile, T const* base, std::int64_t first, std::int64_t batch) {
+  constexpr int S = Shape::kSize, kPerCopy = 16 / int(sizeof(T));
+  constexpr int kCopies = Shape::kProblemsPerBlock * S * S / kPerCopy;
+  T const* const span = base + first * (S * S);
+  std::int64_t const span_end = (batch - first) * (S * S);  // elements of the batch from the span on
+#pragma unroll 4
+  for (int pass = 0; pass < (kCopies + Shape::kThreads - 1) / Shape::kThreads; ++pass) {
+    int const copy = int(threadIdx.x) + pass * Shape::kThreads;
+    if (kCopies % Shape::kThreads != 0 && copy >= kCopies) break;
+    std::int64_t const left = span_end - std::int64_t(copy) * kPerCopy;
+    int const bytes = left >= kPerCopy ? 16 : (left > 0 ? int(left) * int(sizeof(T)) : 0);
+    arch::cp_async<16>(tile + copy * kPerCopy, bytes > 0 ? span + copy * kPerCopy : base, bytes);
   }
 }
 
@@ -97,11 +112,19 @@ template <> struct VectorOf<float, 4> { using type = float4; };
 template <> struct VectorOf<double, 1> { using type = double; };
 template <> struct VectorOf<double, 2> { using type = double2; };
 
-/// kCount contiguous elements of shared memory in the widest loads their alignment allows (the
-/// tile pitch and the first index are multiples of Shape::kVector<T>, see small_batched_config.hpp).
-template <int kCount, int kVector, typename T>
+/// Elements per vector load: the widest of 16 bytes, 2 elements or 1 that divides both the count
+/// of contiguous elements wanted and the tile pitch (so every such load is aligned).
+template <typename T>
+constexpr int vector_width(int count, int pitch) {
+  for (int width = int(16 / sizeof(T)); width > 1; width /= 2) {
+    if (count % width == 0 && pitch % width == 0) return width;
+  }
+  return 1;
+}
+
+/// kCount contiguous elements of shared memory, kWidth per load.
+template <int kCount, int kWidth, typename T>
 __device__ __forceinline__ void load_contiguous(T (&out)[kCount], T const* from) {
-  constexpr int kWidth = kCount % kVector == 0 ? kVector : (kCount % 2 == 0 ? 2 : 1);
   using Vector = typename VectorOf<T, kWidth>::type;
 #pragma unroll
   for (int v = 0; v < kCount / kWidth; ++v) {
@@ -120,30 +143,39 @@ __device__ __forceinline__ void load_contiguous(T (&out)[kCount], T const* from)
   }
 }
 
-/// op(A) op(B) of this thread's register block, from the k-major shared tiles of its problem.
-template <typename Shape, typename T>
+/// op(A) op(B) of this thread's register block from its problem's shared tiles: op(A) k-major
+/// (a[k * kPitch + row]) and op(B) column-major (b[col * kPitch + k]), so the thread's rows come in
+/// vectors along the row and each of its columns in vectors along k.
+template <typename Shape, int kPitch, typename T>
 __device__ __forceinline__ void multiply_block(T (&acc)[Shape::kRowsPerThread][Shape::kColsPerThread], T const* a,
                                                T const* b, ThreadBlockOfC<Shape> const& t) {
-  constexpr int S = Shape::kSize, kPitch = Shape::kPitch, kVector = Shape::template kVector<T>;
+  constexpr int S = Shape::kSize;
   constexpr int kRows = Shape::kRowsPerThread, kCols = Shape::kColsPerThread;
+  constexpr int kRowWidth = vector_width<T>(kRows, kPitch);
+  constexpr int kDepth = vector_width<T>(S, kPitch);  // k values per load of a column of op(B)
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
 #pragma unroll
     for (int q = 0; q < kCols; ++q) acc[r][q] = T(0);
   }
   a += t.row0;
-  b += t.col0;
-  // Zero padding past k: no predicate in the loop. Unrolled by 8, not fully: a full unroll lets the
+  b += t.col0 * kPitch;
+  // Zero padding past k: no predicate in the loop. Partly unrolled: a full unroll lets the
   // scheduler hoist every load of the tile into registers and spill.
-#pragma unroll 8
-  for (int kk = 0; kk < S; ++kk) {
-    T a_values[kRows], b_values[kCols];
-    load_contiguous<kRows, kVector>(a_values, a + kk * kPitch);
-    load_contiguous<kCols, kVector>(b_values, b + kk * kPitch);
+#pragma unroll(kDepth >= 4 ? 2 : 8 / kDepth)
+  for (int k0 = 0; k0 < S; k0 += kDepth) {
+    T b_values[kCols][kDepth];
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) {
+    for (int q = 0; q < kCols; ++q) load_contiguous<kDepth, kDepth>(b_values[q], b + q * kPitch + k0);
 #pragma unroll
-      for (int q = 0; q < kCols; ++q) acc[r][q] += a_values[r] * b_values[q];
+    for (int u = 0; u < kDepth; ++u) {
+      T a_values[kRows];
+      load_contiguous<kRows, kRowWidth>(a_values, a + (k0 + u) * kPitch);
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+        for (int q = 0; q < kCols; ++q) acc[r][q] += a_values[r] * b_values[q][u];
+      }
     }
   }
 }
@@ -157,15 +189,28 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   T* const stages = reinterpret_cast<T*>(shared_bytes);
   constexpr int kOperand = Shape::kProblemsPerBlock * Shape::kTileElements;
 
+  constexpr int S = Shape::kSize;
   std::int64_t const groups = (p.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
+  // Packed, untransposed problems of exactly the bucket's size whose group spans are 16-byte
+  // aligned: copied as they are, 16 bytes a copy (tiles of pitch kSize); else element by element.
+  constexpr bool kSpansAligned = Shape::kProblemsPerBlock * S * S * sizeof(T) % 16 == 0;
+  bool const as_spans = kSpansAligned && params.A_array == nullptr && params.B_array == nullptr && !p.trans_a &&
+                        !p.trans_b && p.m == S && p.n == S && p.k == S && p.lda == S && p.ldb == S &&
+                        p.stride_a == S * S && p.stride_b == S * S &&
+                        reinterpret_cast<std::uintptr_t>(p.A) % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.B) % 16 == 0;
   auto stage_group = [&](std::int64_t group, int stage) {
     T* const tiles = stages + stage * Shape::kStageElements;
     std::int64_t const first = group * Shape::kProblemsPerBlock;
+    if (as_spans) {
+      stage_span<Shape>(tiles, p.A, first, p.batch);
+      stage_span<Shape>(tiles + kOperand, p.B, first, p.batch);
+      return;
+    }
     int const a_rows = p.trans_a ? int(p.k) : int(p.m), a_cols = p.trans_a ? int(p.m) : int(p.k);
     int const b_rows = p.trans_b ? int(p.n) : int(p.k), b_cols = p.trans_b ? int(p.k) : int(p.n);
-    // Slots: op(A) row + k * pitch, op(B) column + k * pitch.
+    // Slots: op(A) row + k * pitch, op(B) k + column * pitch.
     stage_operand<Shape>(tiles, p.A, params.A_array, p.lda, p.stride_a, a_rows, a_cols, p.trans_a, first, p.batch);
-    stage_operand<Shape>(tiles + kOperand, p.B, params.B_array, p.ldb, p.stride_b, b_rows, b_cols, !p.trans_b, first,
+    stage_operand<Shape>(tiles + kOperand, p.B, params.B_array, p.ldb, p.stride_b, b_rows, b_cols, p.trans_b, first,
                          p.batch);
   };
   auto problem_of = [](std::int64_t group, int local) { return group * Shape::kProblemsPerBlock + local; };
@@ -186,9 +231,15 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
 
     std::int64_t const problem = problem_of(group, t.local);
     if (t.computes && problem < p.batch) {
-      T const* tiles = stages + stage * Shape::kStageElements + t.local * Shape::kTileElements;
+      T const* tiles = stages + stage * Shape::kStageElements;
       T acc[kRows][kCols];
-      multiply_block<Shape>(acc, tiles, tiles + kOperand, t);
+      if (as_spans) {
+        T const* a = tiles + t.local * S * S;
+        multiply_block<Shape, S>(acc, a, a + kOperand, t);
+      } else {
+        T const* a = tiles + t.local * Shape::kTileElements;
+        multiply_block<Shape, Shape::kPitch>(acc, a, a + kOperand, t);
+      }
       T* c = operand_of(p.C, params.C_array, p.stride_c, problem);
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {

@@ -29,12 +29,9 @@ struct SmallShape {
   static constexpr int kComputeThreads = kThreadsPerProblem * kProblemsPerBlock;
   /// Whole warps; the threads past kComputeThreads only copy.
   static constexpr int kThreads = (kComputeThreads + 31) / 32 * 32;
-  /// Elements of one vector load from shared memory: 16 bytes.
-  template <typename T>
-  static constexpr int kVector = int(16 / sizeof(T));
-  /// Shared-memory pitch between consecutive k of op(A) and op(B), in elements: a multiple of 4
-  /// (whole 16-byte vectors for both precisions) but not of 8, so the copy's transposed stores
-  /// spread over 8 banks and not 1 or 2.
+  /// Shared-memory pitch of the element-by-element tiles (k of op(A), columns of op(B)), in
+  /// elements: a multiple of 4 (whole 16-byte vectors for both precisions) but not of 8, so the
+  /// copy's transposed stores spread over 8 banks and not 1 or 2.
   static constexpr int kPitch = (kSize + 3) / 4 * 4 % 8 == 0 ? (kSize + 3) / 4 * 4 + 4 : (kSize + 3) / 4 * 4;
   static constexpr int kTileElements = kSize * kPitch;  ///< one operand of one problem
   /// A and B of the block's problems: one stage of the copy pipeline (C goes through registers).
