@@ -314,21 +314,24 @@ TEST(OocExecutorFailure, AllocationFailureLeavesCAndMemoryAsTheyWere) {
     EXPECT_EQ(error.find("partly updated"), std::string::npos) << error;
     EXPECT_TRUE(ops.C.bitwise_equal(C0)) << "a failed call wrote C";
   };
-  // The first failing round settles what the driver frees or keeps once (on the H100 and H200 it
-  // gave back 2 MiB the first time); the baseline is taken after it, so a second identical round
-  // must leave free memory exactly where it was: a failing call that leaked would show here.
-  for (std::vector<int> const& devices : {std::vector<int>{0}, std::vector<int>{0, 0}}) fail_once(devices);
-  std::size_t const before = settled_free_device_bytes();
+  // Per configuration: a first failing call settles what is kept between calls for that worker
+  // count (a 2-worker call leaves 2 MiB more in place than a 1-worker one on the H100 and H200),
+  // then an identical failing call must leave free device memory exactly where it was: a failing
+  // call that leaked would show here.
   for (std::vector<int> const& devices : {std::vector<int>{0}, std::vector<int>{0, 0}}) {
+    fail_once(devices);
+    std::size_t const before = settled_free_device_bytes();
     fail_once(devices);
     std::size_t const after = settled_free_device_bytes();
     EXPECT_EQ(after, before) << "device memory changed by " << mib_change(before, after)
                              << " MiB after a failing call on " << devices.size() << " worker(s) (negative: leaked)";
   }
-  // With the memory back, the same call succeeds.
+  // With the memory back, the same call succeeds, and succeeding again keeps nothing more.
   o.devices = {0};
   ASSERT_EQ(ooc::execute(args, o, nullptr, &error), GK_SUCCESS) << error;
   EXPECT_FALSE(ops.C.bitwise_equal(C0));
+  std::size_t const before = settled_free_device_bytes();
+  ASSERT_EQ(ooc::execute(args, o, nullptr, &error), GK_SUCCESS) << error;
   std::size_t const after = settled_free_device_bytes();
   EXPECT_EQ(after, before) << "device memory changed by " << mib_change(before, after) << " MiB";
 }

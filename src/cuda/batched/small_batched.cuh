@@ -67,9 +67,20 @@ __device__ __forceinline__ void stage_span(T* tile, T const* base, std::int64_t 
   for (int pass = 0; pass < (kCopies + Shape::kThreads - 1) / Shape::kThreads; ++pass) {
     int const copy = int(threadIdx.x) + pass * Shape::kThreads;
     if (kCopies % Shape::kThreads != 0 && copy >= kCopies) break;
-    std::int64_t const left = span_end - std::int64_t(copy) * kPerCopy;
-    int const bytes = left >= kPerCopy ? 16 : (left > 0 ? int(left) * int(sizeof(T)) : 0);
-    arch::cp_async<16>(tile + copy * kPerCopy, bytes > 0 ? span + copy * kPerCopy : base, bytes);
+    std::int64_t const left = span_end - std::int64_t(copy) * kPerCopy;  // batch elements from here on
+    if (left >= kPerCopy) {
+      arch::cp_async<16>(tile + copy * kPerCopy, span + copy * kPerCopy, 16);
+    } else {
+      // The batch ends inside this copy: element by element, so nothing past it is read.
+#pragma unroll
+      for (int e = 0; e < kPerCopy; ++e) {
+        if (e < left) {
+          arch::cp_async<int(sizeof(T))>(tile + copy * kPerCopy + e, span + copy * kPerCopy + e, int(sizeof(T)));
+        } else {
+          tile[copy * kPerCopy + e] = T(0);
+        }
+      }
+    }
   }
 }
 
