@@ -68,10 +68,10 @@ class SmallBatchedGemm final : public GemmVariant {
     GemmProblem const& p = args.problem;
     if (can_implement(p) != GK_SUCCESS) return GK_NOT_SUPPORTED;  // kernels index fixed-size buffers
     SmallGemmFn<T> kernel = table_->lookup(int(p.m), int(p.n), int(p.k));
-    bool const packed_2x2 = p.m == 2 && p.n == 2 && p.k == 2 && p.lda == 2 && p.ldb == 2 && p.ldc == 2 &&
-                            p.stride_a == 4 && p.stride_b == 4 && p.stride_c == 4 && !p.pointer_array &&
-                            !is_transposed(p.trans_a) && !is_transposed(p.trans_b);
-    if (packed_2x2 && table_->packed_2x2 != nullptr) kernel = table_->packed_2x2;
+    bool const packed = p.m == p.n && p.n == p.k && p.lda == p.m && p.ldb == p.m && p.ldc == p.m &&
+                        p.stride_a == p.m * p.m && p.stride_b == p.m * p.m && p.stride_c == p.m * p.m &&
+                        !p.pointer_array && !is_transposed(p.trans_a) && !is_transposed(p.trans_b);
+    if (packed && table_->packed[p.m] != nullptr) kernel = table_->packed[p.m];
     auto const* A = static_cast<T const*>(args.A);
     auto const* B = static_cast<T const*>(args.B);
     auto* C = static_cast<T*>(args.C);

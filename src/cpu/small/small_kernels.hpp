@@ -27,8 +27,9 @@ struct SmallKernelTable {
   char const* isa = "";
   SmallGemmFn<T> square[kSmallMax + 1] = {};
   SmallGemmFn<T> by_m[kSmallMax + 1] = {};
-  /// 2x2x2 problems stored back to back (ld = 2, stride = 4): several problems per vector.
-  SmallGemmFn<T> packed_2x2 = nullptr;
+  /// packed[s]: s x s x s problems stored back to back (ld = s, stride = s^2, untransposed), run
+  /// as a flat stream that fills whole vectors; nullptr where the square kernel is the one to run.
+  SmallGemmFn<T> packed[kSmallMax + 1] = {};
 
   /// The kernel for a problem; n and k are passed to it at the call.
   SmallGemmFn<T> lookup(int m, int n, int k) const { return (m == n && n == k) ? square[m] : by_m[m]; }

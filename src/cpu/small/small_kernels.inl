@@ -147,16 +147,80 @@ void packed_2x2_entry(std::int64_t count, int, int, typename V::T alpha, typenam
   for (; b < count; ++b) small_gemm<V, 2, 2, 2>(2, 2, alpha, A + 4 * b, 2, B + 4 * b, 2, beta, C + 4 * b, 2);
 }
 
+/// Lanes of vector `vector` of a run of packed N x N problems (element g of the run is problem
+/// g / N^2, row g % N, column g % N^2 / N) whose column (by_column) or row is `index`, as a mask.
+template <int N, int kWidth>
+constexpr unsigned lanes_where(int vector, bool by_column, int index) {
+  unsigned mask = 0;
+  for (int t = 0; t < kWidth; ++t) {
+    int const f = (vector * kWidth + t) % (N * N);
+    if ((by_column ? f / N : f % N) == index) mask |= 1u << t;
+  }
+  return mask;
+}
+
+constexpr int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }
+
+/// Packed N x N problems (ld = N, stride = N^2, untransposed) as one flat stream of C: a run of
+/// lcm(N^2, width) elements is a whole number of vectors and problems, and each vector of C is
+/// the sum over l of A[g + N (l - column(g))] * B[g + l - row(g)], the two operands gathered by a
+/// few masked loads at fixed offsets (the masks repeat every run, so they are constants). Every
+/// lane does useful work and C is loaded and stored in whole vectors, where the column kernel
+/// would run masked short columns. Problems past the last whole run use the column kernel.
+template <class V, class Column, int N>
+void packed_flat_entry(std::int64_t count, int, int, typename V::T alpha, typename V::T const* A, std::int64_t,
+                       std::int64_t, typename V::T const* B, std::int64_t, std::int64_t, typename V::T beta,
+                       typename V::T* C, std::int64_t, std::int64_t) {
+  using Reg = typename V::Reg;
+  constexpr int W = V::kWidth, kArea = N * N;
+  constexpr int kRun = kArea / gcd(kArea, W) * W;  // lcm: elements per run
+  constexpr int kVectors = kRun / W, kProblems = kRun / kArea;
+  Reg const alpha_v = V::broadcast(alpha);
+  Reg const beta_v = V::broadcast(beta);
+  std::int64_t const runs = count / kProblems;
+  for (std::int64_t run = 0; run < runs; ++run) {
+    std::int64_t const first = run * kRun;
+    [&]<int... kVector>(std::integer_sequence<int, kVector...>) {
+      ([&] {
+        constexpr int v = kVector;
+        std::int64_t const g = first + v * W;
+        Reg acc = V::zero();
+#pragma GCC unroll 8
+        for (int l = 0; l < N; ++l) {
+          Reg a = V::zero(), b = V::zero();
+#pragma GCC unroll 8
+          for (int j = 0; j < N; ++j) {
+            unsigned const lanes = lanes_where<N, W>(v, true, j);
+            if (lanes != 0) a = V::load_merge(a, lanes, A + g + N * (l - j));
+          }
+#pragma GCC unroll 8
+          for (int i = 0; i < N; ++i) {
+            unsigned const lanes = lanes_where<N, W>(v, false, i);
+            if (lanes != 0) b = V::load_merge(b, lanes, B + g + (l - i));
+          }
+          acc = V::fma(a, b, acc);
+        }
+        Reg result = V::mul(alpha_v, acc);
+        if (beta != typename V::T(0)) result = V::fma(beta_v, V::load(C + g), result);
+        V::store(C + g, result);
+      }(), ...);
+    }(std::make_integer_sequence<int, kVectors>{});
+  }
+  std::int64_t const done = runs * kProblems;
+  small_gemm_entry<Column, N, N, N>(count - done, N, N, alpha, A + done * kArea, N, kArea, B + done * kArea, N, kArea,
+                                    beta, C + done * kArea, N, kArea);
+}
+
 /// Fills a table. Select::For<M> is the SIMD traits used for m = M (an ISA may use narrower
 /// vectors for small m, so short columns are whole vectors rather than masked wide ones), and
-/// Select::Packed the traits of the packed 2x2 kernel.
+/// Select::Packed the traits of the packed kernels.
 template <class Select, int... S>
 SmallKernelTable<typename Select::Packed::T> make_table(char const* isa, std::integer_sequence<int, S...>) {
   SmallKernelTable<typename Select::Packed::T> table;
   table.isa = isa;
   ((table.square[S + 1] = &small_gemm_entry<typename Select::template For<S + 1>, S + 1, S + 1, S + 1>), ...);
   ((table.by_m[S + 1] = &small_gemm_entry<typename Select::template For<S + 1>, S + 1, 0, 0>), ...);
-  table.packed_2x2 = &packed_2x2_entry<typename Select::Packed>;
+  table.packed[2] = &packed_2x2_entry<typename Select::Packed>;
   return table;
 }
 

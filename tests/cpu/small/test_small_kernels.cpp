@@ -82,21 +82,27 @@ TYPED_TEST(SmallKernels, SquaresWithScalarsAndPadding) {
   }
 }
 
-TYPED_TEST(SmallKernels, Packed2x2RunsWholeVectorsAndTheRemainder) {
+/// The packed kernels (several problems per vector): whole runs and every remainder, with beta 0
+/// on a NaN C, 1 and -0.5.
+TYPED_TEST(SmallKernels, PackedKernelsRunWholeVectorsAndTheRemainder) {
   auto const tables = tables_this_cpu_runs<TypeParam>();
   if (tables.empty()) GTEST_SKIP() << "CPU has neither AVX-512 nor AVX2+FMA";
   for (auto const& t : tables) {
-    for (std::int64_t batch : {1, 2, 3, 4, 5, 7, 8, 33}) {
-      for (double beta : {0.0, 1.0, -0.5}) {
-        GemmProblem const p = make_problem(dtype_of<TypeParam>(), GK_OP_N, GK_OP_N, 2, 2, 2, 0, batch);
-        ASSERT_EQ(p.stride_a, 4);
-        Operands<TypeParam> ops = make_operands<TypeParam>(p, beta);
-        Matrix<TypeParam> const C0 = ops.C;
-        auto const reference = reference_result(p, 1.5, ops.A, ops.B, beta, C0);
-        t.table->packed_2x2(batch, 2, 2, TypeParam(1.5), ops.A.data(), 2, 4, ops.B.data(), 2, 4, TypeParam(beta),
-                            ops.C.data(), 2, 4);
-        EXPECT_TRUE(check_result(p, 1.5, beta, ops.A, ops.B, C0, ops.C, reference))
-            << t.name << " batch " << batch << " beta " << beta;
+    EXPECT_NE(t.table->packed[2], nullptr) << t.name;
+    for (int s = 1; s <= cpu::kSmallMax; ++s) {
+      if (t.table->packed[s] == nullptr) continue;
+      for (std::int64_t batch : {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 33, 40}) {
+        for (double beta : {0.0, 1.0, -0.5}) {
+          GemmProblem const p = make_problem(dtype_of<TypeParam>(), GK_OP_N, GK_OP_N, s, s, s, 0, batch);
+          ASSERT_EQ(p.stride_a, s * s);
+          Operands<TypeParam> ops = make_operands<TypeParam>(p, beta);
+          Matrix<TypeParam> const C0 = ops.C;
+          auto const reference = reference_result(p, 1.5, ops.A, ops.B, beta, C0);
+          t.table->packed[s](batch, s, s, TypeParam(1.5), ops.A.data(), s, s * s, ops.B.data(), s, s * s,
+                             TypeParam(beta), ops.C.data(), s, s * s);
+          EXPECT_TRUE(check_result(p, 1.5, beta, ops.A, ops.B, C0, ops.C, reference))
+              << t.name << " size " << s << " batch " << batch << " beta " << beta;
+        }
       }
     }
   }
