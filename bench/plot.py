@@ -39,35 +39,35 @@ def find_files(paths):
     return files
 
 
-def read_rows(path):
-    """Measured rows of one file, the last run of each case kept (in first-seen order)."""
-    latest = {}
+def json_lines(path):
+    """The rows of a JSON-lines file, blank lines skipped; a line that is not JSON stops the run."""
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             line = line.strip()
             if not line:
                 continue
             try:
-                row = json.loads(line)
+                yield json.loads(line)
             except json.JSONDecodeError as e:
                 sys.exit(f"plot.py: {path}:{number}: not JSON ({e})")
-            if row.get("status", "ok") != "ok" or not is_number(row.get("gflops")):
-                continue
-            latest[row_key(row)] = row
+
+
+def read_rows(path):
+    """Measured rows of one file, the last run of each case kept (in first-seen order)."""
+    latest = {}
+    for row in json_lines(path):
+        if row.get("status", "ok") != "ok" or not is_number(row.get("gflops")):
+            continue
+        latest[row_key(row)] = row
     return list(latest.values())
 
 
 def read_overhead_rows(path):
     """Rows of `gemmkit-bench overhead` (host time per call; no GFLOP/s), the last run of each case kept."""
     latest = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            row = json.loads(line)
-            if row.get("suite") == "overhead" and row.get("status", "ok") == "ok" and is_number(row.get("host_us")):
-                latest[(row.get("case"), row.get("n"))] = row
+    for row in json_lines(path):
+        if row.get("suite") == "overhead" and row.get("status", "ok") == "ok" and is_number(row.get("host_us")):
+            latest[(row.get("case"), row.get("n"))] = row
     return list(latest.values())
 
 
@@ -382,20 +382,12 @@ def is_timeline(path):
 def read_timeline(path):
     """Operations per case; a case's rows restart when it reappears after another case's (appended runs)."""
     cases, last_case = {}, None
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                sys.exit(f"plot.py: {path}:{number}: not JSON ({e})")
-            case = row.get("case", "")
-            if case != last_case:
-                cases[case] = []
-            cases[case].append(row)
-            last_case = case
+    for row in json_lines(path):
+        case = row.get("case", "")
+        if case != last_case:
+            cases[case] = []
+        cases[case].append(row)
+        last_case = case
     return cases
 
 

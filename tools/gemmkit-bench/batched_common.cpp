@@ -151,6 +151,18 @@ std::int64_t batch_for_bytes(std::int64_t m, std::int64_t n, std::int64_t k, std
   return std::max<std::int64_t>(1, std::int64_t(std::ceil(double(bytes) / problem_bytes)));
 }
 
+BatchedOperands batched_case(ShapeSpec const& shape, Dtype dtype, BatchedSettings const& settings) {
+  BatchedOperands ops;
+  ops.dtype = dtype;
+  ops.m = shape.m;
+  ops.n = shape.n;
+  ops.k = shape.k;
+  ops.alpha = settings.alpha;
+  ops.beta = settings.beta;
+  ops.batch = batch_for_bytes(ops.m, ops.n, ops.k, size_of(dtype), settings.bytes);
+  return ops;
+}
+
 double pass_bytes(BatchedOperands const& ops) {
   double const c_passes = ops.beta != 0.0 ? 2.0 : 1.0;
   return double(size_of(ops.dtype)) * double(ops.batch) *

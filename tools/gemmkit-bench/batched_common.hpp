@@ -81,6 +81,10 @@ std::string case_name(std::int64_t m, std::int64_t n, std::int64_t k);
 std::int64_t batch_for_bytes(std::int64_t m, std::int64_t n, std::int64_t k, std::size_t element_size,
                              std::int64_t bytes);
 
+/// One case's packed batch (no storage yet): shape, dtype, scalars, and a batch of at least
+/// settings.bytes of A+B+C.
+BatchedOperands batched_case(ShapeSpec const& shape, Dtype dtype, BatchedSettings const& settings);
+
 /// Bytes a pass over the batch moves: read A and B, read C unless beta = 0, write C.
 double pass_bytes(BatchedOperands const& ops);
 

@@ -246,16 +246,8 @@ void BatchedCpuRun::report_skipped_case(ShapeSpec const& shape, Dtype dtype, std
 
 template <typename T>
 void BatchedCpuRun::run_case(ShapeSpec const& shape) {
-  BatchedOperands ops;
-  ops.dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
-  ops.m = shape.m;
-  ops.n = shape.n;
-  ops.k = shape.k;
-  ops.alpha = set_.alpha;
-  ops.beta = set_.beta;
-  double const problem_bytes = double(sizeof(T)) * double(ops.stride_a() + ops.stride_b() + ops.stride_c());
-  ops.batch = std::max<std::int64_t>(1, std::int64_t(std::ceil(double(set_.bytes) / problem_bytes)));
-  double const total = problem_bytes * double(ops.batch);
+  BatchedOperands ops = batched_case(shape, sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32, set_);
+  double const total = double(sizeof(T)) * double(ops.stride_a() + ops.stride_b() + ops.stride_c()) * double(ops.batch);
   double const available = double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
   if (available > 0 && total > 0.8 * available) {
     report_skipped_case(shape, ops.dtype,

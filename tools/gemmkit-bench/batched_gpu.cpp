@@ -334,14 +334,7 @@ void BatchedGpuRun::report_skipped_case(ShapeSpec const& shape, Dtype dtype, std
 
 template <typename T>
 void BatchedGpuRun::run_case(ShapeSpec const& shape) {
-  BatchedOperands ops;
-  ops.dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
-  ops.m = shape.m;
-  ops.n = shape.n;
-  ops.k = shape.k;
-  ops.alpha = set_.alpha;
-  ops.beta = set_.beta;
-  ops.batch = batch_for_bytes(ops.m, ops.n, ops.k, sizeof(T), set_.bytes);
+  BatchedOperands ops = batched_case(shape, sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32, set_);
   std::size_t const a_bytes = std::size_t(ops.batch * ops.stride_a()) * sizeof(T);
   std::size_t const b_bytes = std::size_t(ops.batch * ops.stride_b()) * sizeof(T);
   std::size_t const c_bytes = std::size_t(ops.batch * ops.stride_c()) * sizeof(T);
