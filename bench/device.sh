@@ -9,6 +9,8 @@
 # into this run's binaries, so a later batched step measures the tuned kernels.
 # sass: per-kernel instruction mix (DMMA, LDS, LDGSTS, BAR, spills) from cuobjdump.
 # sweep: every FP64 tensor-core config forced, side by side with cuBLAS (the tuner's input);
+# sgemm / sgemm-sweep (not default steps): the same shape set in FP32 with the selection's pick, and
+# every FP32 SIMT config forced, each next to cuBLAS;
 # ncu: Nsight Compute sections of the production kernel at 8192 (what limits it).
 # ncu-small: the same for the small batched kernel at the sizes furthest from the bound.
 # overhead (a default step): host cost per call of gk_dgemm and cuBLAS at small sizes, and of the
@@ -123,6 +125,15 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
     "$bench_bin" gemm --suite dgemm-sweep --variants "${GEMMKIT_SWEEP_VARIANTS:-dgemm_tensorop_*}" \
       --m "${GEMMKIT_SWEEP_SIZES:-1024,2048,4096,8192,4097}" \
       --json "$out/sweep.jsonl" || status=1
+  fi
+  if want sgemm; then
+    stage "gemmkit-bench gemm --suite sgemm (the DGEMM issue's shape set in FP32) vs cuBLAS"
+    "$bench_bin" gemm --suite sgemm --json "$out/sgemm.jsonl" || status=1
+  fi
+  if want sgemm-sweep; then
+    stage "sgemm-sweep: every FP32 SIMT config vs cuBLAS"
+    "$bench_bin" gemm --suite sgemm-sweep --dtype f32 --variants "sgemm_simt_*" \
+      --m "${GEMMKIT_SWEEP_SIZES:-1024,2048,4096,8192,4097}" --json "$out/sgemm-sweep.jsonl" || status=1
   fi
   if want sass; then
     stage "SASS instruction mix of the tensor-core and small batched kernels"

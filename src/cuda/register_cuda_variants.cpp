@@ -1,9 +1,10 @@
 /*! \file
-    \brief Registers every CUDA variant this build has: the ladder steps, the tensor-core and small
-    batched kernels, and the cuBLAS peer.
+    \brief Registers every CUDA variant this build has: the ladder steps, the FP64 tensor-core and
+    FP32 SIMT kernels, the small batched kernels, and the cuBLAS peer.
 */
 #include "core/device.hpp"
 #include "cuda/gemm/dgemm_tensorop.hpp"
+#include "cuda/gemm/sgemm_simt.hpp"
 #include "cuda/ladder/ladder.hpp"
 #include "cuda/peers/cublas_gemm.hpp"
 #include "cuda/batched/small_batched.hpp"
@@ -43,6 +44,13 @@ void add_dgemm_tensorop(Registry& registry) {
   add_kernel<double>(registry, "dgemm_tensorop_" + Cfg::name(), VariantKind::kProduction,
                      "FP64 tensor cores (m16n8k16 on sm_90, m8n8k4 on sm_80), cp.async ring",
                      gemm::launch_dgemm_tensorop<Cfg>, gemm::dgemm_tensorop_can_implement<Cfg>);
+}
+
+template <typename Cfg>
+void add_sgemm_simt(Registry& registry) {
+  add_kernel<float>(registry, "sgemm_simt_" + Cfg::name(), VariantKind::kProduction,
+                    "FP32 FFMA (exact single precision), cp.async ring, 128-bit fragments double-buffered",
+                    gemm::launch_sgemm_simt<Cfg>, gemm::sgemm_simt_can_implement<Cfg>);
 }
 
 /// The split-K form; its workspace holds one partial m x n result per slice (batch entries run in
@@ -126,6 +134,12 @@ void register_cuda_variants(Registry& registry) {
       {"ladder03_regblock8x8", "64x64 tiles, 8x8 register blocks, global prefetch into registers",
        ladder::launch_register_blocked<ladder::Step03Config, double>,
        ladder::launch_register_blocked<ladder::Step03Config, float>},
+      {"ladder03b_wide128", "step 03 + 128-bit shared-memory loads, one buffer (seed 000 unroll+128b)",
+       ladder::launch_register_blocked<ladder::Step03bConfig, double>,
+       ladder::launch_register_blocked<ladder::Step03bConfig, float>},
+      {"ladder03c_wide128_smemprefetch", "step 03b + shared-memory prefetch, one buffer (seed 000 unroll+128b+prefsmem)",
+       ladder::launch_register_blocked<ladder::Step03cConfig, double>,
+       ladder::launch_register_blocked<ladder::Step03cConfig, float>},
       {"ladder04_doublebuffer", "step 03 + double-buffered shared memory",
        ladder::launch_register_blocked<ladder::Step04Config, double>,
        ladder::launch_register_blocked<ladder::Step04Config, float>},
@@ -143,6 +157,9 @@ void register_cuda_variants(Registry& registry) {
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (add_dgemm_tensorop<std::tuple_element_t<I, gemm::DgemmTensorOpConfigs>>(registry), ...);
   }(std::make_index_sequence<gemm::kDgemmTensorOpConfigCount>{});
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (add_sgemm_simt<std::tuple_element_t<I, gemm::SgemmSimtConfigs>>(registry), ...);
+  }(std::make_index_sequence<gemm::kSgemmSimtConfigCount>{});
   add_dgemm_tensorop_split_k<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
   add_small_batched<double>(registry);
   add_small_batched<float>(registry);

@@ -5,6 +5,7 @@
 */
 #include "core/device.hpp"
 #include "cuda/gemm/dgemm_tensorop.hpp"
+#include "cuda/gemm/sgemm_simt.hpp"
 #include "cuda/ladder/ladder.hpp"
 #include "registry/registry.hpp"
 #include "support/device_memory.hpp"
@@ -69,6 +70,9 @@ std::vector<CaseGroup> cuda_case_groups() {
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (add_tile_groups<std::tuple_element_t<I, gemm::DgemmTensorOpConfigs>>(groups), ...);
   }(std::make_index_sequence<gemm::kDgemmTensorOpConfigCount>{});
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (add_tile_groups<std::tuple_element_t<I, gemm::SgemmSimtConfigs>>(groups), ...);
+  }(std::make_index_sequence<gemm::kSgemmSimtConfigCount>{});
   // Long K over few tiles: the split-K variants divide K into several slices here.
   for (Shape const& s : {Shape{65, 33, 1999}, Shape{17, 130, 1031}}) groups.push_back(shape_group("longk_" + shape_name(s), s));
   for (Shape const& s : {Shape{t + 1, 2 * t + 1, k_drain}, Shape{97, 37, 61}}) {

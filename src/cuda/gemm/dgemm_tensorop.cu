@@ -5,6 +5,7 @@
 #include "cuda/gemm/dgemm_tensorop.cuh"
 #include "cuda/gemm/dgemm_tensorop.hpp"
 #include "cuda/gemm/split_k_reduce.hpp"
+#include "cuda/gemm/tile_launch.cuh"
 
 #include <atomic>
 #include <cstdint>
@@ -13,39 +14,11 @@ namespace gemmkit::gemm {
 
 namespace {
 
-/// 16-byte copies need every chunk start 16-byte aligned: an aligned base, an even leading
-/// dimension and, across a batch, an even stride.
-bool vector_aligned(void const* base, std::int64_t ld, std::int64_t stride, std::int64_t batch) {
-  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && ld % 2 == 0 && (batch == 1 || stride % 2 == 0);
-}
-
 template <typename Cfg, bool kTransA, bool kTransB, int kVec>
 cudaError_t launch_instance(KernelParams<double> const& p, cudaStream_t stream) {
-  auto kernel = dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec>;
-  // Opting in to more than 48 KB of shared memory is per device; remember which devices are done.
-  static std::atomic<std::uint64_t> configured_devices{0};
-  int device = 0;
-  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  std::uint64_t const bit = std::uint64_t(1) << (device % 64);
-  if ((configured_devices.load(std::memory_order_relaxed) & bit) == 0) {
-    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::smem_bytes()));
-        e != cudaSuccess) {
-      return e;
-    }
-    configured_devices.fetch_or(bit, std::memory_order_relaxed);
-  }
   std::int64_t const tiles = ((p.m + Cfg::kBM - 1) / Cfg::kBM) * ((p.n + Cfg::kBN - 1) / Cfg::kBN);
-  constexpr std::int64_t kMaxGridZ = 65535;
-  for (std::int64_t first = 0; first < p.batch; first += kMaxGridZ) {
-    KernelParams<double> part = p;
-    part.A += first * p.stride_a;
-    part.B += first * p.stride_b;
-    part.C += first * p.stride_c;
-    part.batch = p.batch - first < kMaxGridZ ? p.batch - first : kMaxGridZ;
-    kernel<<<dim3(unsigned(tiles), 1, unsigned(part.batch)), Cfg::kThreads, Cfg::smem_bytes(), stream>>>(part);
-    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  }
-  return cudaSuccess;
+  return launch_tiles<dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec>>(p, tiles, Cfg::kThreads,
+                                                                               Cfg::smem_bytes(), stream);
 }
 
 template <typename Cfg, bool kTransA, bool kTransB>

@@ -24,4 +24,18 @@ __device__ __forceinline__ void store_c_pair(KernelParams<double> const& p, doub
   *reinterpret_cast<double2*>(c) = out;
 }
 
+/// The same for four vertically adjacent floats of column-major C at a 16-byte aligned address.
+__device__ __forceinline__ void store_c_quad(KernelParams<float> const& p, float* c, float x, float y, float z,
+                                             float w) {
+  float4 out{p.alpha * x, p.alpha * y, p.alpha * z, p.alpha * w};
+  if (p.beta != 0.0f) {
+    float4 const old = *reinterpret_cast<float4 const*>(c);
+    out.x += p.beta * old.x;
+    out.y += p.beta * old.y;
+    out.z += p.beta * old.z;
+    out.w += p.beta * old.w;
+  }
+  *reinterpret_cast<float4*>(c) = out;
+}
+
 }  // namespace gemmkit

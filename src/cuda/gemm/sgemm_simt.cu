@@ -1,0 +1,48 @@
+/*! \file
+    \brief The launcher of the FP32 SIMT GEMM for one configuration, the one at index
+    GEMMKIT_SGEMM_CONFIG_INDEX of SgemmSimtConfigs; CMake compiles this file once per index.
+*/
+#include "cuda/gemm/sgemm_simt.cuh"
+#include "cuda/gemm/sgemm_simt.hpp"
+#include "cuda/gemm/tile_launch.cuh"
+
+#include <cstdint>
+
+namespace gemmkit::gemm {
+
+namespace {
+
+template <typename Cfg, bool kTransA, bool kTransB, int kVec>
+cudaError_t launch_instance(KernelParams<float> const& p, cudaStream_t stream) {
+  std::int64_t const tiles = ((p.m + Cfg::kBM - 1) / Cfg::kBM) * ((p.n + Cfg::kBN - 1) / Cfg::kBN);
+  return launch_tiles<sgemm_simt_kernel<Cfg, kTransA, kTransB, kVec, kVec>>(p, tiles, Cfg::kThreads,
+                                                                           Cfg::smem_bytes(), stream);
+}
+
+/// 16-byte copies apply to the operands contiguous along M or N (A untransposed, B transposed).
+template <typename Cfg, bool kTransA, bool kTransB>
+cudaError_t launch_aligned_or_not(KernelParams<float> const& p, cudaStream_t stream) {
+  if constexpr (kTransA && !kTransB) {
+    return launch_instance<Cfg, kTransA, kTransB, 1>(p, stream);  // both K-contiguous: no vector copies
+  } else {
+    bool const wide = (kTransA || vector_aligned(p.A, p.lda, p.stride_a, p.batch)) &&
+                      (!kTransB || vector_aligned(p.B, p.ldb, p.stride_b, p.batch));
+    return wide ? launch_instance<Cfg, kTransA, kTransB, 4>(p, stream)
+                : launch_instance<Cfg, kTransA, kTransB, 1>(p, stream);
+  }
+}
+
+}  // namespace
+
+template <typename Cfg>
+cudaError_t launch_sgemm_simt(KernelParams<float> const& p, cudaStream_t stream) {
+  if (!p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, false, false>(p, stream);
+  if (!p.trans_a && p.trans_b) return launch_aligned_or_not<Cfg, false, true>(p, stream);
+  if (p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, true, false>(p, stream);
+  return launch_aligned_or_not<Cfg, true, true>(p, stream);
+}
+
+using InstanceConfig = std::tuple_element_t<GEMMKIT_SGEMM_CONFIG_INDEX, SgemmSimtConfigs>;
+template cudaError_t launch_sgemm_simt<InstanceConfig>(KernelParams<float> const&, cudaStream_t);
+
+}  // namespace gemmkit::gemm

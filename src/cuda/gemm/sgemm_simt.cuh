@@ -1,0 +1,204 @@
+/*! \file
+    \brief The FP32 SIMT GEMM (exact single precision: FFMA, no TF32): multistage cp.async mainloop,
+    k-major shared tiles, 128-bit fragment loads double-buffered in registers, grouped tile order.
+
+    Template parameters say everything that changes the code: the tile config, the transposes and
+    the copy width of the operands that are contiguous along M or N (16 bytes when base and leading
+    dimension allow it, else 4). K-contiguous operands (A transposed, B not) are copied element by
+    element into the k-major tile, which transposes them on the way; edges zero-fill, so the
+    mainloop has no tail case.
+*/
+#pragma once
+
+#include "cuda/arch/cp_async.cuh"
+#include "cuda/gemm/epilogue.cuh"
+#include "cuda/gemm/simt_config.hpp"
+#include "cuda/gemm/tile_order.cuh"
+#include "cuda/kernel_params.hpp"
+
+#include <cstdint>
+
+namespace gemmkit::gemm {
+
+/// Copies one operand's kRows x kBK slice (rows along M for A, N for B) into a k-major shared tile
+/// of pitch kPitch. A run is a stretch contiguous in global memory (a k row of an MN-contiguous
+/// operand, an mn row of a K-contiguous one); each thread copies kPasses chunks of kVec elements,
+/// at compile-time offsets from its first chunk.
+template <typename Cfg, int kRows, int kPitch, bool kKContiguous, int kVec>
+struct SimtTileLoader {
+  static_assert(!kKContiguous || kVec == 1, "K-contiguous operands are transposed element by element");
+  static constexpr int kRunLength = kKContiguous ? Cfg::kBK : kRows;
+  static constexpr int kRuns = kKContiguous ? kRows : Cfg::kBK;
+  static constexpr int kChunksPerRun = kRunLength / kVec;
+  static constexpr int kChunks = kRuns * kChunksPerRun;
+  static_assert(kChunks % Cfg::kThreads == 0, "the slice must split evenly over the threads");
+  static_assert(Cfg::kThreads % kChunksPerRun == 0 || kChunksPerRun % Cfg::kThreads == 0,
+                "a pass covers whole runs or a whole number of passes covers a run");
+  static constexpr int kPasses = kChunks / Cfg::kThreads;
+  static constexpr bool kWholeRuns = Cfg::kThreads % kChunksPerRun == 0;
+  /// Run and in-run element offsets of pass p from the thread's first chunk.
+  static constexpr int run_step(int p) {
+    return kWholeRuns ? p * (Cfg::kThreads / kChunksPerRun) : p / (kChunksPerRun / Cfg::kThreads);
+  }
+  static constexpr int along_step(int p) {
+    return kWholeRuns ? 0 : (p % (kChunksPerRun / Cfg::kThreads)) * Cfg::kThreads * kVec;
+  }
+  static constexpr int smem_step(int p) {
+    return kKContiguous ? along_step(p) * kPitch + run_step(p) : run_step(p) * kPitch + along_step(p);
+  }
+
+  float const* origin;       ///< this thread's first chunk in k-slice 0
+  std::int64_t ld;
+  std::int64_t k_tile_step;  ///< elements between consecutive k-slices
+  std::int64_t mn_left;      ///< rows of this operand left in the matrix from the tile's origin
+  int run0, along0, smem0;
+
+  __device__ SimtTileLoader(float const* tile_origin, std::int64_t ld_, std::int64_t mn_left_, int thread)
+      : ld(ld_), mn_left(mn_left_) {
+    run0 = thread / kChunksPerRun;
+    along0 = (thread % kChunksPerRun) * kVec;
+    origin = tile_origin + std::int64_t(run0) * ld + along0;
+    k_tile_step = kKContiguous ? Cfg::kBK : std::int64_t(Cfg::kBK) * ld;
+    smem0 = kKContiguous ? along0 * kPitch + run0 : run0 * kPitch + along0;
+  }
+
+  /// Queues k-slice `k_tile` into `stage_smem`; k_left = elements of K left from the slice start.
+  __device__ __forceinline__ void load(float* stage_smem, std::int64_t k_tile, std::int64_t k_left) const {
+    float const* src = origin + k_tile * k_tile_step;
+    std::int64_t const run_limit = kKContiguous ? mn_left : k_left;
+    std::int64_t const along_limit = kKContiguous ? k_left : mn_left;
+    static_for<kPasses>([&](auto pass) {
+      constexpr int kP = decltype(pass)::value;
+      std::int64_t const along_left = along_limit - (along0 + along_step(kP));
+      int const along_valid = along_left <= 0 ? 0 : (along_left >= kVec ? kVec : int(along_left));
+      int const valid = run0 + run_step(kP) < run_limit ? along_valid : 0;
+      float const* chunk = src + std::int64_t(run_step(kP)) * ld + along_step(kP);
+      arch::cp_async<kVec * 4>(stage_smem + smem0 + smem_step(kP), valid > 0 ? chunk : origin, valid * 4);
+    });
+  }
+};
+
+/// A lane's fragment of one k row: kSub groups of 4 adjacent elements, kSubStride apart.
+template <int kSub, int kSubStride>
+__device__ __forceinline__ void load_fragment(float const* row, float (&fragment)[4 * kSub]) {
+#pragma unroll
+  for (int s = 0; s < kSub; ++s) {
+    float4 const v = *reinterpret_cast<float4 const*>(row + s * kSubStride);
+    fragment[4 * s + 0] = v.x;
+    fragment[4 * s + 1] = v.y;
+    fragment[4 * s + 2] = v.z;
+    fragment[4 * s + 3] = v.w;
+  }
+}
+
+/// Computes tile (tile_m, tile_n) of problem `batch_index`: the device routine the kernel wrapper
+/// maps the grid onto.
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
+__device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std::int64_t tile_n,
+                          std::int64_t batch_index, float* smem) {
+  constexpr bool kAK = kTransA;    // A^T in memory is K-contiguous
+  constexpr bool kBK_ = !kTransB;  // B untransposed is K-contiguous
+  float* smem_a = smem;                                        // (STAGES, BK, BM + 4)
+  float* smem_b = smem + Cfg::kStages * Cfg::kStageElementsA;  // (STAGES, BK, BN + 4)
+
+  int const thread = threadIdx.x;
+  int const warp = thread / 32;
+  int const lane = thread % 32;
+  int const warp_m = warp % Cfg::kWarpsM;
+  int const warp_n = warp / Cfg::kWarpsM;
+  int const lane_m = lane % Cfg::kLanesM;
+  int const lane_n = lane / Cfg::kLanesM;
+  int const row0 = warp_m * Cfg::kWarpM + 4 * lane_m;  // the lane's first row within the tile
+  int const col0 = warp_n * Cfg::kWarpN + 4 * lane_n;
+
+  std::int64_t const m0 = tile_m * Cfg::kBM;
+  std::int64_t const n0 = tile_n * Cfg::kBN;
+  float const* A = p.A + batch_index * p.stride_a + (kAK ? m0 * p.lda : m0);
+  float const* B = p.B + batch_index * p.stride_b + (kBK_ ? n0 * p.ldb : n0);
+  std::int64_t const k_tiles = (p.k + Cfg::kBK - 1) / Cfg::kBK;
+
+  SimtTileLoader<Cfg, Cfg::kBM, Cfg::kPitchA, kAK, kAK ? 1 : kVecA> const load_a(A, p.lda, p.m - m0, thread);
+  SimtTileLoader<Cfg, Cfg::kBN, Cfg::kPitchB, kBK_, kBK_ ? 1 : kVecB> const load_b(B, p.ldb, p.n - n0, thread);
+  auto load_stage = [&](std::int64_t k_tile, int stage) {
+    std::int64_t const k_left = p.k - k_tile * Cfg::kBK;
+    load_a.load(smem_a + stage * Cfg::kStageElementsA, k_tile, k_left);
+    load_b.load(smem_b + stage * Cfg::kStageElementsB, k_tile, k_left);
+  };
+
+  float acc[Cfg::kThreadM][Cfg::kThreadN];  // (THREAD_M, THREAD_N)
+#pragma unroll
+  for (int i = 0; i < Cfg::kThreadM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::kThreadN; ++j) acc[i][j] = 0.0f;
+
+  // Prologue: kStages-1 slices in flight; one commit per stage keeps the group count uniform.
+#pragma unroll
+  for (int s = 0; s < Cfg::kStages - 1; ++s) {
+    if (s < k_tiles) load_stage(s, s);
+    arch::cp_async_commit();
+  }
+  for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
+    arch::cp_async_wait<Cfg::kStages - 2>();
+    __syncthreads();  // slice kt visible to all; everyone is done reading the stage refilled next
+    std::int64_t const next = kt + Cfg::kStages - 1;
+    if (next < k_tiles) load_stage(next, int(next % Cfg::kStages));
+    arch::cp_async_commit();
+
+    int const stage = int(kt % Cfg::kStages);
+    float const* a_rows = smem_a + stage * Cfg::kStageElementsA + row0;
+    float const* b_rows = smem_b + stage * Cfg::kStageElementsB + col0;
+    // Register double buffering: the fragments of k + 1 load while k multiplies.
+    float a[2][Cfg::kThreadM], b[2][Cfg::kThreadN];
+    load_fragment<Cfg::kSubM, Cfg::kSubStrideM>(a_rows, a[0]);
+    load_fragment<Cfg::kSubN, Cfg::kSubStrideN>(b_rows, b[0]);
+#pragma unroll
+    for (int k = 0; k < Cfg::kBK; ++k) {
+      if (k + 1 < Cfg::kBK) {
+        load_fragment<Cfg::kSubM, Cfg::kSubStrideM>(a_rows + (k + 1) * Cfg::kPitchA, a[(k + 1) % 2]);
+        load_fragment<Cfg::kSubN, Cfg::kSubStrideN>(b_rows + (k + 1) * Cfg::kPitchB, b[(k + 1) % 2]);
+      }
+#pragma unroll
+      for (int i = 0; i < Cfg::kThreadM; ++i)
+#pragma unroll
+        for (int j = 0; j < Cfg::kThreadN; ++j) acc[i][j] = fmaf(a[k % 2][i], b[k % 2][j], acc[i][j]);
+    }
+  }
+  arch::cp_async_wait<0>();
+
+  // Lane element (i, j) is row row0 + (i/4)*kSubStrideM + i%4, column col0 + (j/4)*kSubStrideN + j%4:
+  // the four rows of a sub-block are adjacent in column-major C (one 16-byte store).
+  float* C = p.C + batch_index * p.stride_c;
+  bool const c_vector_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 4 == 0;
+#pragma unroll
+  for (int si = 0; si < Cfg::kSubM; ++si) {
+    std::int64_t const row = m0 + row0 + si * Cfg::kSubStrideM;
+    if (row >= p.m) continue;
+#pragma unroll
+    for (int j = 0; j < Cfg::kThreadN; ++j) {
+      std::int64_t const col = n0 + col0 + (j / 4) * Cfg::kSubStrideN + j % 4;
+      if (col >= p.n) continue;
+      float* c = C + row + col * p.ldc;
+      if (row + 3 < p.m && c_vector_aligned) {
+        store_c_quad(p, c, acc[4 * si + 0][j], acc[4 * si + 1][j], acc[4 * si + 2][j], acc[4 * si + 3][j]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          if (row + e < p.m) store_c(p, c + e, acc[4 * si + e][j]);
+        }
+      }
+    }
+  }
+}
+
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) sgemm_simt_kernel(KernelParams<float> const p) {
+  static_assert(Cfg::valid());
+  extern __shared__ __align__(16) float smem_f32[];
+  std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;
+  std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
+  std::int64_t tile_m, tile_n;
+  TileOrder::map(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
+  simt_tile<Cfg, kTransA, kTransB, kVecA, kVecB>(p, tile_m, tile_n, blockIdx.z, smem_f32);
+}
+
+}  // namespace gemmkit::gemm

@@ -1,0 +1,36 @@
+/*! \file
+    \brief Host side of the FP32 SIMT GEMM: which configs exist and how they are launched.
+*/
+#pragma once
+
+#include "core/problem.hpp"
+#include "cuda/gemm/simt_config.hpp"
+#include "cuda/kernel_params.hpp"
+
+#include <cuda_runtime.h>
+
+#include <tuple>
+
+namespace gemmkit::gemm {
+
+/// Every registered configuration, as data: CMake compiles one instance file per entry and the
+/// registry adds one variant per entry (id suffix = Cfg::name()).
+/// BM, BN, BK, warp M, warp N, thread M, thread N, stages[, blocks per SM].
+using SgemmSimtConfigs = std::tuple<SimtConfig<128, 128, 8, 32, 64, 8, 8, 4, 2>,  //
+                                    SimtConfig<128, 128, 16, 32, 64, 8, 8, 3, 2>, //
+                                    SimtConfig<128, 64, 16, 32, 32, 8, 4, 3, 3>,  //
+                                    SimtConfig<64, 64, 8, 32, 32, 8, 4, 4, 6>>;
+inline constexpr int kSgemmSimtConfigCount = std::tuple_size_v<SgemmSimtConfigs>;
+
+/// Launches the kernel instance matching the problem's transposes and operand alignment.
+template <typename Cfg>
+cudaError_t launch_sgemm_simt(KernelParams<float> const& params, cudaStream_t stream);
+
+/// True when the grid for this config fits (tiles of one problem index a 31-bit grid.x).
+template <typename Cfg>
+bool sgemm_simt_can_implement(GemmProblem const& problem) {
+  std::int64_t const tiles = ((problem.m + Cfg::kBM - 1) / Cfg::kBM) * ((problem.n + Cfg::kBN - 1) / Cfg::kBN);
+  return problem.dtype == Dtype::kF32 && tiles <= 2147483647;
+}
+
+}  // namespace gemmkit::gemm

@@ -1,0 +1,56 @@
+/*! \file
+    \brief Host side every tiled GEMM kernel shares (include from .cu files): the per-device opt-in
+    to large shared memory, and one launch per 65535 batch entries (grid.z's limit).
+*/
+#pragma once
+
+#include "cuda/kernel_params.hpp"
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace gemmkit::gemm {
+
+/// Launches kKernel over `tiles` blocks per problem (TileOrder maps blockIdx.x) and the batch in
+/// grid.z. Opting in to more than 48 KB of shared memory is per device and per kernel; the
+/// devices done are remembered per instance.
+template <auto kKernel, typename T>
+cudaError_t launch_tiles(KernelParams<T> const& p, std::int64_t tiles, int threads, std::size_t smem_bytes,
+                         cudaStream_t stream) {
+  static std::atomic<std::uint64_t> configured_devices{0};
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  std::uint64_t const bit = std::uint64_t(1) << (device % 64);
+  if ((configured_devices.load(std::memory_order_relaxed) & bit) == 0) {
+    if (cudaError_t e = cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes));
+        e != cudaSuccess) {
+      return e;
+    }
+    configured_devices.fetch_or(bit, std::memory_order_relaxed);
+  }
+  constexpr std::int64_t kMaxGridZ = 65535;
+  for (std::int64_t first = 0; first < p.batch; first += kMaxGridZ) {
+    KernelParams<T> part = p;
+    part.A += first * p.stride_a;
+    part.B += first * p.stride_b;
+    part.C += first * p.stride_c;
+    part.batch = p.batch - first < kMaxGridZ ? p.batch - first : kMaxGridZ;
+    kKernel<<<dim3(unsigned(tiles), 1, unsigned(part.batch)), threads, smem_bytes, stream>>>(part);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+/// Whether an operand allows 16-byte copies: every chunk start 16-byte aligned means an aligned
+/// base, a leading dimension that is a multiple of the elements per 16 bytes and, across a batch,
+/// a stride that is too.
+template <typename T>
+bool vector_aligned(T const* base, std::int64_t ld, std::int64_t stride, std::int64_t batch) {
+  constexpr std::int64_t kPerVector = 16 / sizeof(T);
+  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && ld % kPerVector == 0 &&
+         (batch == 1 || stride % kPerVector == 0);
+}
+
+}  // namespace gemmkit::gemm
