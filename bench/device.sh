@@ -12,6 +12,7 @@
 # sgemm / sgemm-sweep (not default steps): the same shape set in FP32 with the selection's pick, and
 # every FP32 SIMT config forced, each next to cuBLAS;
 # ncu: Nsight Compute sections of the production kernel at 8192 (what limits it).
+# ncu-sgemm: the FP32 SIMT kernel next to cuBLAS's SGEMM kernel at 8192, plus the SIMT kernels' SASS.
 # ncu-small: the same for the small batched kernel at the sizes furthest from the bound.
 # overhead (a default step): host cost per call of gk_dgemm and cuBLAS at small sizes, and of the
 # CUDA calls a gemmkit call is made of.
@@ -148,6 +149,19 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
       --section Occupancy --section WarpStateStats --section LaunchStats \
       "$bench_bin" gemm --m 8192 --dtype f64 --reps 1 --warmup 1 > "$out/ncu.txt" 2>&1 || status=1
     grep -E "Duration|Throughput|Pipe|Occupancy|Registers|Stall|Issue" "$out/ncu.txt" | head -40
+  fi
+  if want ncu-sgemm; then
+    # The FP32 SIMT kernel and cuBLAS's SGEMM kernel in the same run (the peer's tile shape is in its
+    # name), and the SIMT kernels' SASS for reading the main loop.
+    stage "ncu: FP32 SIMT kernel and cuBLAS SGEMM at 8192"
+    timeout 300 ncu --kernel-name regex:"gemm" --launch-skip 6 --launch-count 2 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy --section WarpStateStats \
+      --section SchedulerStats --section LaunchStats --section InstructionStats \
+      "$bench_bin" gemm --m 8192 --dtype f32 --variants "${GEMMKIT_NCU_SGEMM_VARIANT:-sgemm_simt_128x128x16*}" \
+      --reps 1 --warmup 2 --no-verify > "$out/ncu-sgemm.txt" 2>&1 || status=1
+    grep -E "gemm|Duration|SM Frequency|Issue Slots|Executed Ipc|Registers|Stall|No Eligible|Theoretical Occ" \
+      "$out/ncu-sgemm.txt" | head -40
+    cuobjdump -sass "$build"/CMakeFiles/gemmkit.dir/generated/cuda/sgemm_simt_*.o > "$out/sgemm-simt.sass" 2>&1 || status=1
   fi
   if want ncu-small; then
     # What limits the small batched kernel where it is furthest from the bound (one launch per case).

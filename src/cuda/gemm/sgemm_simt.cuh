@@ -1,6 +1,7 @@
 /*! \file
     \brief The FP32 SIMT GEMM (exact single precision: FFMA, no TF32): multistage cp.async mainloop,
-    k-major shared tiles, 128-bit fragment loads double-buffered in registers, grouped tile order.
+    k-major shared tiles, 128-bit fragment loads double-buffered in registers across slices (the
+    seeds' two-level prefetch), grouped tile order.
 
     Template parameters say everything that changes the code: the tile config, the transposes and
     the copy width of the operands that are contiguous along M or N (16 bytes when base and leading
@@ -131,31 +132,43 @@ __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std
 #pragma unroll
     for (int j = 0; j < Cfg::kThreadN; ++j) acc[i][j] = 0.0f;
 
-  // Prologue: kStages-1 slices in flight; one commit per stage keeps the group count uniform.
+  // Two-level prefetch (seed 000 §2.4): fragments of k + 1 load while k multiplies, across slice
+  // boundaries too. The barrier sits before a slice's last k step, when every thread has issued
+  // all its reads of slice kt: slice kt + 1 is waited for, its first fragments load while the last
+  // step multiplies, and the next iteration refills the stage slice kt used, kStages - 1 ahead.
+  auto a_row = [&](std::int64_t k_tile, int k) {
+    return smem_a + int(k_tile % Cfg::kStages) * Cfg::kStageElementsA + k * Cfg::kPitchA + row0;
+  };
+  auto b_row = [&](std::int64_t k_tile, int k) {
+    return smem_b + int(k_tile % Cfg::kStages) * Cfg::kStageElementsB + k * Cfg::kPitchB + col0;
+  };
 #pragma unroll
   for (int s = 0; s < Cfg::kStages - 1; ++s) {
     if (s < k_tiles) load_stage(s, s);
-    arch::cp_async_commit();
+    arch::cp_async_commit();  // one commit per slice keeps the group count uniform
   }
+  arch::cp_async_wait<Cfg::kStages - 2>();
+  __syncthreads();
+  float a[2][Cfg::kThreadM], b[2][Cfg::kThreadN];  // (buffer, fragment)
+  load_fragment<Cfg::kSubM, Cfg::kSubStrideM>(a_row(0, 0), a[0]);
+  load_fragment<Cfg::kSubN, Cfg::kSubStrideN>(b_row(0, 0), b[0]);
   for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
-    arch::cp_async_wait<Cfg::kStages - 2>();
-    __syncthreads();  // slice kt visible to all; everyone is done reading the stage refilled next
-    std::int64_t const next = kt + Cfg::kStages - 1;
-    if (next < k_tiles) load_stage(next, int(next % Cfg::kStages));
+    std::int64_t const refill = kt + Cfg::kStages - 1;
+    if (refill < k_tiles) load_stage(refill, int(refill % Cfg::kStages));
     arch::cp_async_commit();
-
-    int const stage = int(kt % Cfg::kStages);
-    float const* a_rows = smem_a + stage * Cfg::kStageElementsA + row0;
-    float const* b_rows = smem_b + stage * Cfg::kStageElementsB + col0;
-    // Register double buffering: the fragments of k + 1 load while k multiplies.
-    float a[2][Cfg::kThreadM], b[2][Cfg::kThreadN];
-    load_fragment<Cfg::kSubM, Cfg::kSubStrideM>(a_rows, a[0]);
-    load_fragment<Cfg::kSubN, Cfg::kSubStrideN>(b_rows, b[0]);
 #pragma unroll
     for (int k = 0; k < Cfg::kBK; ++k) {
+      int const next = (k + 1) % 2;
       if (k + 1 < Cfg::kBK) {
-        load_fragment<Cfg::kSubM, Cfg::kSubStrideM>(a_rows + (k + 1) * Cfg::kPitchA, a[(k + 1) % 2]);
-        load_fragment<Cfg::kSubN, Cfg::kSubStrideN>(b_rows + (k + 1) * Cfg::kPitchB, b[(k + 1) % 2]);
+        load_fragment<Cfg::kSubM, Cfg::kSubStrideM>(a_row(kt, k + 1), a[next]);
+        load_fragment<Cfg::kSubN, Cfg::kSubStrideN>(b_row(kt, k + 1), b[next]);
+      } else {
+        arch::cp_async_wait<Cfg::kStages - 2>();
+        __syncthreads();  // slice kt + 1 visible; bar.sync performs every read of slice kt issued before it
+        if (kt + 1 < k_tiles) {
+          load_fragment<Cfg::kSubM, Cfg::kSubStrideM>(a_row(kt + 1, 0), a[next]);
+          load_fragment<Cfg::kSubN, Cfg::kSubStrideN>(b_row(kt + 1, 0), b[next]);
+        }
       }
 #pragma unroll
       for (int i = 0; i < Cfg::kThreadM; ++i)

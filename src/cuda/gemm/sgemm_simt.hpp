@@ -16,10 +16,11 @@ namespace gemmkit::gemm {
 /// Every registered configuration, as data: CMake compiles one instance file per entry and the
 /// registry adds one variant per entry (id suffix = Cfg::name()).
 /// BM, BN, BK, warp M, warp N, thread M, thread N, stages[, blocks per SM].
-using SgemmSimtConfigs = std::tuple<SimtConfig<128, 128, 8, 32, 64, 8, 8, 4, 2>,  //
-                                    SimtConfig<128, 128, 16, 32, 64, 8, 8, 3, 2>, //
+using SgemmSimtConfigs = std::tuple<SimtConfig<128, 128, 16, 32, 64, 8, 8, 3, 2>, //
+                                    SimtConfig<128, 128, 16, 32, 64, 8, 8, 4, 2>, //
+                                    SimtConfig<128, 128, 32, 32, 64, 8, 8, 3, 2>, //
                                     SimtConfig<128, 64, 16, 32, 32, 8, 4, 3, 3>,  //
-                                    SimtConfig<64, 64, 8, 32, 32, 8, 4, 4, 6>>;
+                                    SimtConfig<64, 64, 16, 32, 32, 8, 4, 3, 5>>;
 inline constexpr int kSgemmSimtConfigCount = std::tuple_size_v<SgemmSimtConfigs>;
 
 /// Launches the kernel instance matching the problem's transposes and operand alignment.

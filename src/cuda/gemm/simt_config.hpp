@@ -54,7 +54,7 @@ struct SimtConfig {
 
   static constexpr bool valid() {
     return kBM % kWarpM == 0 && kBN % kWarpN == 0 && kWarpM % kThreadM == 0 && kWarpN % kThreadN == 0 &&
-           kThreadM % 4 == 0 && kThreadN % 4 == 0 && kLanesM * kLanesN == 32 && kStages >= 2 &&
+           kThreadM % 4 == 0 && kThreadN % 4 == 0 && kBK % 2 == 0 && kLanesM * kLanesN == 32 && kStages >= 2 &&
            kThreads <= 1024 && kBlocksPerSm * smem_bytes() <= 227 * 1024 && (kBM * kBK) % kThreads == 0 &&
            (kBN * kBK) % kThreads == 0 && kThreads % kBK == 0;
   }
