@@ -121,7 +121,7 @@ void GemmReporter::run_section(std::string const& title, std::string const& sect
       }
     }
     table.print_row(cells);
-    report(r, section, runner.settings());
+    record(r, section, runner.settings());
   }
   for (auto const& [key, logs] : log_ratios) {
     double sum = 0;
@@ -131,7 +131,8 @@ void GemmReporter::run_section(std::string const& title, std::string const& sect
   }
 }
 
-void GemmReporter::report(CaseResult const& r, std::string const& section, RunSettings const& settings) {
+void GemmReporter::record(CaseResult const& r, std::string const& section, RunSettings const& settings,
+                          JsonObject const& extra) {
   ++summary_.cases;
   switch (r.status) {
     case CaseStatus::kOk: ++summary_.ok; break;
@@ -148,7 +149,7 @@ void GemmReporter::report(CaseResult const& r, std::string const& section, RunSe
       case Verdict::kSkipped: ++summary_.verify_skipped; break;
     }
   }
-  if (json_ != nullptr && json_->is_open()) json_->write(json_row(r, section, settings));
+  if (json_ != nullptr && json_->is_open()) json_->write(json_row(r, section, settings).append(extra));
 }
 
 JsonObject GemmReporter::json_row(CaseResult const& r, std::string const& section,

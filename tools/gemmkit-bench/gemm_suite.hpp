@@ -53,8 +53,12 @@ class GemmReporter {
   SuiteSummary const& summary() const { return summary_; }
   void print_summary() const;
 
+  /// Counts `result` in the summary and appends its JSON row, with `extra` keys after the
+  /// standard ones (a suite's own columns, e.g. the ladder's model bound).
+  void record(CaseResult const& result, std::string const& section, RunSettings const& settings,
+              JsonObject const& extra = {});
+
  private:
-  void report(CaseResult const& result, std::string const& section, RunSettings const& settings);
   JsonObject json_row(CaseResult const& result, std::string const& section, RunSettings const& settings) const;
 
   std::string suite_;

@@ -86,6 +86,11 @@ JsonObject& JsonObject::add_object(std::string_view k, JsonObject const& value) 
   return *this;
 }
 
+JsonObject& JsonObject::append(JsonObject const& other) {
+  if (!other.body_.empty()) body_ += (body_.empty() ? "" : ", ") + other.body_;
+  return *this;
+}
+
 JsonLinesFile::~JsonLinesFile() {
   if (file_ != nullptr) std::fclose(file_);
 }

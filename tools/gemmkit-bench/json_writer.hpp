@@ -24,6 +24,8 @@ class JsonObject {
   JsonObject& add_bool(std::string_view key, bool value);
   JsonObject& add_null(std::string_view key);
   JsonObject& add_object(std::string_view key, JsonObject const& value);
+  /// Adds every key of `other` after this object's own (the caller keeps the keys distinct).
+  JsonObject& append(JsonObject const& other);
 
   std::string str() const { return "{" + body_ + "}"; }
   bool empty() const { return body_.empty(); }

@@ -12,6 +12,7 @@
 #include "ooc_bench.hpp"
 #include "batched_impls.hpp"
 #include "gemm_suite.hpp"
+#include "ladder.hpp"
 #include "machine_info.hpp"
 #include "options.hpp"
 #include "overhead.hpp"
@@ -33,7 +34,6 @@ struct PlannedCommand {
   char const* what;
 };
 constexpr PlannedCommand kPlannedCommands[] = {
-    {"ladder", "optimisation-ladder sweep with per-step bounds"},
     {"micro", "device micro-benchmarks (peaks, bandwidth, latencies)"},
 };
 
@@ -60,6 +60,9 @@ void print_usage() {
     std::printf("  %-10s %s (not built yet: lands with its issue)\n", c.name, c.what);
   }
   std::printf(
+      "  ladder     seed 000's version table: every ladder step and the production pick beside cuBLAS at\n"
+      "             --n (default 1024,2048,4096), --dtype (default both), verified, with the model's bound\n"
+      "             per step (registers and spills read from the compiled kernels); needs a GPU\n"
       "\n"
       "sizes (gemm):\n"
       "  --m LIST --n LIST --k LIST   LIST: first:last:step (last included) or a,b,c, mixed allowed;\n"
@@ -255,6 +258,7 @@ int run_model(Options const& o) {
 #else
   std::printf("this build has no CUDA: no tensor-core configs to model\n");
 #endif
+  print_ladder_model(machine, m, n, k);
   return 0;
 }
 
@@ -409,6 +413,25 @@ int run_overhead_command(Options const& o) {
   return status;
 }
 
+int run_ladder_command(Options const& o) {
+  MachineInfo const machine = collect_machine_info(o.device, true);
+  if (!machine.gpu) {
+    std::printf("gemmkit-bench ladder: needs a GPU (%s)\n", machine.no_gpu_reason.c_str());
+    return 0;
+  }
+  JsonLinesFile json;
+  if (std::string e = open_json(o, &json); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
+    return 2;
+  }
+  RunSettings const settings = make_settings(o, Platform::kCuda, false);
+  print_banner("ladder", o.suite.empty() ? "ladder" : o.suite, machine);
+  print_method(settings, true);
+  int const status = run_ladder(o, settings, machine, &json);
+  if (json.is_open()) std::printf("JSON lines appended to %s\n", o.json_file.c_str());
+  return status;
+}
+
 int run_tour(Options const& o) {
   if (!o.m.empty() || !o.n.empty() || !o.k.empty() || !o.shapes_file.empty() || !o.variants.empty() ||
       !o.dtypes.empty() || !o.trans.empty()) {
@@ -536,6 +559,7 @@ int main_entry(int argc, char** argv) {
   if (options.command == "batched") return run_batched(options);
   if (options.command == "overhead") return run_overhead_command(options);
   if (options.command == "model") return run_model(options);
+  if (options.command == "ladder") return run_ladder_command(options);
   for (PlannedCommand const& c : kPlannedCommands) {
     if (options.command == c.name) {
       std::printf("gemmkit-bench %s: %s: not built yet: lands with its issue\n", c.name, c.what);

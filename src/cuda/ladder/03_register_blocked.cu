@@ -9,5 +9,7 @@ namespace gemmkit::ladder {
 
 template cudaError_t launch_register_blocked<Step03Config, double>(KernelParams<double> const&, cudaStream_t);
 template cudaError_t launch_register_blocked<Step03Config, float>(KernelParams<float> const&, cudaStream_t);
+template cudaError_t register_blocked_attributes<Step03Config, double>(cudaFuncAttributes*);
+template cudaError_t register_blocked_attributes<Step03Config, float>(cudaFuncAttributes*);
 
 }  // namespace gemmkit::ladder

@@ -8,5 +8,7 @@ namespace gemmkit::ladder {
 
 template cudaError_t launch_register_blocked<Step04Config, double>(KernelParams<double> const&, cudaStream_t);
 template cudaError_t launch_register_blocked<Step04Config, float>(KernelParams<float> const&, cudaStream_t);
+template cudaError_t register_blocked_attributes<Step04Config, double>(cudaFuncAttributes*);
+template cudaError_t register_blocked_attributes<Step04Config, float>(cudaFuncAttributes*);
 
 }  // namespace gemmkit::ladder

@@ -8,5 +8,7 @@ namespace gemmkit::ladder {
 
 template cudaError_t launch_register_blocked<Step05Config, double>(KernelParams<double> const&, cudaStream_t);
 template cudaError_t launch_register_blocked<Step05Config, float>(KernelParams<float> const&, cudaStream_t);
+template cudaError_t register_blocked_attributes<Step05Config, double>(cudaFuncAttributes*);
+template cudaError_t register_blocked_attributes<Step05Config, float>(cudaFuncAttributes*);
 
 }  // namespace gemmkit::ladder

@@ -9,5 +9,7 @@ namespace gemmkit::ladder {
 
 template cudaError_t launch_register_blocked<Step06Config, double>(KernelParams<double> const&, cudaStream_t);
 template cudaError_t launch_register_blocked<Step06Config, float>(KernelParams<float> const&, cudaStream_t);
+template cudaError_t register_blocked_attributes<Step06Config, double>(cudaFuncAttributes*);
+template cudaError_t register_blocked_attributes<Step06Config, float>(cudaFuncAttributes*);
 
 }  // namespace gemmkit::ladder

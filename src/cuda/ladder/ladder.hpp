@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cuda/kernel_params.hpp"
+#include "cuda/ladder/ladder_config.hpp"
 
 #include <cuda_runtime.h>
 
@@ -34,17 +35,15 @@ struct TiledConfig {
   static constexpr std::size_t smem_bytes() { return 2 * std::size_t(kTile) * (kTile + 1) * sizeof(T); }
 };
 
-/// Steps 03-06: the register-blocked kernel with its optimisations switched on one by one
-/// (register_blocked.cuh): double buffering, 128-bit shared loads, shared-memory prefetch.
-template <bool DoubleBuffer_, bool WideSharedLoads_, bool SharedPrefetch_>
-struct RegisterBlockedConfig;
-using Step03Config = RegisterBlockedConfig<false, false, false>;
-using Step04Config = RegisterBlockedConfig<true, false, false>;
-using Step05Config = RegisterBlockedConfig<true, true, false>;
-using Step06Config = RegisterBlockedConfig<true, true, true>;
-
+/// Steps 03-06 (RegisterBlockedConfig in ladder_config.hpp): the register-blocked kernel with its
+/// optimisations switched on one by one (register_blocked.cuh).
 template <typename Cfg, typename T>
 cudaError_t launch_register_blocked(KernelParams<T> const& params, cudaStream_t stream);
+
+/// Registers per thread and local-memory (spill) bytes the compiled kernel of a step has on this
+/// device, for the model and the ladder table.
+template <typename Cfg, typename T>
+cudaError_t register_blocked_attributes(cudaFuncAttributes* attributes);
 
 template <typename T>
 cudaError_t launch_naive(Params<T> const& params, cudaStream_t stream);

@@ -1,0 +1,287 @@
+/*! \file
+    \brief `gemmkit-bench ladder`: the ladder steps, the production pick and cuBLAS per size, with
+    the model's bound for each step.
+*/
+#include "ladder.hpp"
+
+#include "cuda/ladder/ladder_config.hpp"
+#include "gemm_suite.hpp"
+#include "model/ladder_model.hpp"
+#include "registry/registry.hpp"
+#include "table_printer.hpp"
+#if GEMMKIT_WITH_CUDA
+#include "cuda/gemm/tensorop_model.hpp"
+#include "cuda/ladder/ladder.hpp"
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+namespace gemmkit::bench {
+
+namespace {
+
+/// A register-blocked step's shape for `dtype`, with the registers and spills of its compiled
+/// kernel when a device can report them.
+template <typename Cfg>
+model::SimtKernelShape register_blocked_shape(Dtype dtype) {
+  model::SimtKernelShape s = model::simt_shape_of<Cfg>("", dtype == Dtype::kF64 ? 8 : 4);
+#if GEMMKIT_WITH_CUDA
+  cudaFuncAttributes a{};
+  cudaError_t const e = dtype == Dtype::kF64 ? ladder::register_blocked_attributes<Cfg, double>(&a)
+                                             : ladder::register_blocked_attributes<Cfg, float>(&a);
+  if (e == cudaSuccess) s.registers_per_thread = a.numRegs, s.spill_bytes = int(a.localSizeBytes);
+#endif
+  return s;
+}
+
+/// Step 02 (TiledConfig<16>): one element per thread, a 16x16x16 slice per barrier pair.
+model::SimtKernelShape tiled_shape(Dtype dtype) {
+  model::SimtKernelShape s;
+  s.bm = s.bn = s.bk = 16, s.tm = s.tn = 1, s.threads = 256;
+  s.element_bytes = s.shared_load_bytes = dtype == Dtype::kF64 ? 8 : 4;
+  return s;
+}
+
+/// The ladder's rows in seed 000's order: registry id without its dgemm_/sgemm_ prefix, the
+/// seed's version name, and the model's view (none for the naive step).
+struct LadderStep {
+  char const* suffix;
+  char const* version;
+  model::SimtKernelShape (*shape)(Dtype);
+};
+constexpr LadderStep kSteps[] = {
+    {"ladder01_naive", "naive", nullptr},
+    {"ladder02_tiled16", "tiled (seed 002)", tiled_shape},
+    {"ladder03_regblock8x8", "unroll", register_blocked_shape<ladder::Step03Config>},
+    {"ladder03b_wide128", "unroll+128b", register_blocked_shape<ladder::Step03bConfig>},
+    {"ladder03c_wide128_smemprefetch", "unroll+128b+prefsmem", register_blocked_shape<ladder::Step03cConfig>},
+    {"ladder04_doublebuffer", "unroll+db", register_blocked_shape<ladder::Step04Config>},
+    {"ladder05_wide128", "unroll+db+128b", register_blocked_shape<ladder::Step05Config>},
+    {"ladder06_smemprefetch", "unroll+db+128b+prefsmem", register_blocked_shape<ladder::Step06Config>},
+};
+
+std::string dtype_prefix(Dtype dtype) { return dtype == Dtype::kF64 ? "dgemm_" : "sgemm_"; }
+
+/// The model's bound for the variant that ran, where the model covers it.
+struct RowModel {
+  double gflops = kNotMeasured;
+  std::string limiter = "not modelled";
+  double fma_fraction = kNotMeasured;
+  int registers = 0, spill_bytes = -1, resident_blocks = 0;
+};
+
+RowModel model_row(model::MachineDescription const& machine, std::string const& variant, GemmCase const& c) {
+  RowModel out;
+  std::string const prefix = dtype_prefix(c.dtype);
+  for (LadderStep const& step : kSteps) {
+    if (variant != prefix + step.suffix || step.shape == nullptr) continue;
+    model::SimtKernelShape const shape = step.shape(c.dtype);
+    model::SimtPrediction const p = model::predict_simt(machine, shape, c.m, c.n, c.k);
+    out.gflops = p.flops / 1e9, out.limiter = p.limiter, out.fma_fraction = p.mix.fma_fraction();
+    out.registers = p.registers_per_thread, out.resident_blocks = p.resident_blocks;
+    out.spill_bytes = shape.registers_per_thread > 0 ? shape.spill_bytes : -1;
+    return out;
+  }
+#if GEMMKIT_WITH_CUDA
+  for (model::TileConfig const& config : gemm::dgemm_tensorop_model_configs()) {
+    if (config.name != variant) continue;
+    model::Prediction const p = model::predict(machine, config, c.m, c.n, c.k);
+    out.gflops = p.flops / 1e9, out.limiter = p.limiter, out.resident_blocks = p.resident_blocks;
+    return out;
+  }
+#endif
+  return out;
+}
+
+/// What one (row, size) measured.
+struct Cell {
+  std::string variant;
+  double gflops = kNotMeasured, peer_gflops = kNotMeasured;
+  RowModel model;
+  bool ok = false;
+};
+
+double median_of(std::vector<double> values) {
+  values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }), values.end());
+  if (values.empty()) return kNotMeasured;
+  std::sort(values.begin(), values.end());
+  std::size_t const h = values.size() / 2;
+  return values.size() % 2 ? values[h] : 0.5 * (values[h - 1] + values[h]);
+}
+
+std::string percent_text(double value, double of) {
+  return std::isfinite(value) && std::isfinite(of) && of > 0 ? format("%.0f%%", 100 * value / of) : "-";
+}
+
+/// Seed 000's table (versions x sizes, GF/s and % of cuBLAS), then the model's view of each row.
+void print_tables(Dtype dtype, std::vector<std::int64_t> const& sizes, std::vector<std::string> const& rows,
+                  std::map<std::string, std::string> const& versions,
+                  std::map<std::pair<std::string, std::int64_t>, Cell> const& cells) {
+  std::printf("\n%s: GF/s and %% of cuBLAS (cuBLAS: median of its runs beside every row of that size)\n",
+              dtype == Dtype::kF64 ? "DGEMM" : "SGEMM");
+  std::vector<TableColumn> columns = {{"version", 24, true}, {"variant", 36, true}};
+  for (std::int64_t n : sizes) columns.push_back({format("%lld GF/s", (long long)n), 10}), columns.push_back({"%cuBLAS", 7});
+  TablePrinter table(columns);
+  table.print_header();
+  std::vector<std::string> cublas = {"cuBLAS", "cublas"};
+  std::map<std::int64_t, double> cublas_gflops;
+  for (std::int64_t n : sizes) {
+    std::vector<double> peers;
+    for (std::string const& row : rows) {
+      if (auto it = cells.find({row, n}); it != cells.end()) peers.push_back(it->second.peer_gflops);
+    }
+    cublas_gflops[n] = median_of(peers);
+    cublas.push_back(format_gflops(cublas_gflops[n]));
+    cublas.push_back("100%");
+  }
+  table.print_row(cublas);
+  for (std::string const& row : rows) {
+    std::vector<std::string> line = {versions.at(row), ""};
+    for (std::int64_t n : sizes) {
+      auto const it = cells.find({row, n});
+      if (it == cells.end()) {
+        line.insert(line.end(), {"-", "-"});
+        continue;
+      }
+      if (line[1].empty()) line[1] = it->second.variant;
+      line.push_back(it->second.ok ? format_gflops(it->second.gflops) : "error");
+      line.push_back(percent_text(it->second.gflops, cublas_gflops[n]));
+    }
+    table.print_row(line);
+  }
+
+  std::printf("\n%s: the model's bound (model::predict_simt; registers and spills of the compiled kernel on this "
+              "device) and measured / model\n",
+              dtype == Dtype::kF64 ? "DGEMM" : "SGEMM");
+  std::vector<TableColumn> model_columns = {{"version", 24, true}, {"regs", 4}, {"spill B", 7}, {"blk/SM", 6},
+                                            {"FMA frac", 8}, {"limited by", 32, true}};
+  for (std::int64_t n : sizes) {
+    model_columns.push_back({format("%lld model", (long long)n), 10});
+    model_columns.push_back({"meas/mod", 8});
+  }
+  TablePrinter model_table(model_columns);
+  model_table.print_header();
+  for (std::string const& row : rows) {
+    auto const first = cells.find({row, sizes.front()});
+    if (first == cells.end()) continue;
+    RowModel const& m = first->second.model;
+    std::vector<std::string> line = {versions.at(row), m.registers > 0 ? std::to_string(m.registers) : "-",
+                                     m.spill_bytes >= 0 ? std::to_string(m.spill_bytes) : "-",
+                                     m.resident_blocks > 0 ? std::to_string(m.resident_blocks) : "-",
+                                     std::isfinite(m.fma_fraction) ? format("%.3f", m.fma_fraction) : "-", m.limiter};
+    for (std::int64_t n : sizes) {
+      auto const it = cells.find({row, n});
+      double const model_gf = it == cells.end() ? kNotMeasured : it->second.model.gflops;
+      line.push_back(format_gflops(model_gf));
+      line.push_back(it == cells.end() ? "-" : format_ratio(it->second.gflops / model_gf));
+    }
+    model_table.print_row(line);
+  }
+}
+
+}  // namespace
+
+void print_ladder_model(model::MachineDescription const& machine, std::int64_t m, std::int64_t n, std::int64_t k) {
+  std::printf("\nSIMT ladder steps (model::predict_simt): issue = FMA peak x FMA cycles / all issue cycles; shared = "
+              "128-byte wavefronts per clock per SM; L2 = seed 001's RB for the block tile\n");
+  TablePrinter table({{"step", 36, true}, {"version", 24, true}, {"regs", 4}, {"blk/SM", 6}, {"FMA frac", 8},
+                      {"issue TF", 8}, {"smem TF", 7}, {"L2 TF", 6}, {"placed", 6}, {"bound TF", 8},
+                      {"limited by", 32, true}});
+  table.print_header();
+  for (Dtype dtype : {Dtype::kF64, Dtype::kF32}) {
+    for (LadderStep const& step : kSteps) {
+      if (step.shape == nullptr) continue;
+      model::SimtKernelShape const shape = step.shape(dtype);
+      model::SimtPrediction const p = model::predict_simt(machine, shape, m, n, k);
+      table.print_row({dtype_prefix(dtype) + step.suffix, step.version,
+                       std::to_string(p.registers_per_thread) + (shape.registers_per_thread > 0 ? "" : "~"),
+                       std::to_string(p.resident_blocks), format("%.3f", p.mix.fma_fraction()),
+                       format("%.1f", p.issue_ceiling / 1e12), format("%.1f", p.smem_ceiling / 1e12),
+                       format("%.1f", p.l2_ceiling / 1e12), format("%.3f", p.placement_efficiency),
+                       format("%.1f", p.flops / 1e12), p.limiter});
+    }
+  }
+  std::printf("~ = registers estimated from the config (no device to read the compiled kernel's count)\n");
+}
+
+int run_ladder(Options const& o, RunSettings const& settings, MachineInfo const& machine, JsonLinesFile* json) {
+  std::vector<Dtype> const dtypes = o.dtypes.empty() ? std::vector<Dtype>{Dtype::kF64, Dtype::kF32} : o.dtypes;
+  std::vector<std::int64_t> const sizes = o.n.empty() ? std::vector<std::int64_t>{1024, 2048, 4096} : o.n;
+  std::string const suite = o.suite.empty() ? "ladder" : o.suite;
+  model::MachineDescription const model_machine = model::h100_sxm();
+  std::printf("model: %s%s\n", model_machine.name.c_str(),
+              machine.gpu && machine.gpu->name.find("H100") == std::string::npos ? "; NOT this GPU: bounds are the H100's"
+                                                                                  : "");
+
+  GemmRunner runner(settings);
+  if (std::string e = runner.init(true); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench ladder: %s\n", e.c_str());
+    return 1;
+  }
+  GemmReporter reporter(suite, machine, o.peak_gflops, json);
+  Registry const& registry = Registry::instance();
+  for (Dtype dtype : dtypes) {
+    // Rows: the known steps in seed 000's order, any other registered ladder variant, then the
+    // selection's pick (the public API as is).
+    std::vector<std::string> rows;
+    std::map<std::string, std::string> versions;
+    for (LadderStep const& step : kSteps) {
+      std::string const id = dtype_prefix(dtype) + step.suffix;
+      if (registry.find(id) != nullptr) rows.push_back(id), versions[id] = step.version;
+    }
+    for (GemmVariant const* v : registry.variants()) {
+      VariantInfo const& i = v->info();
+      if (i.kind != VariantKind::kLadder || i.backend != Platform::kCuda || i.dtype != dtype) continue;
+      if (versions.count(i.id) == 0) rows.push_back(i.id), versions[i.id] = i.id;
+    }
+    rows.push_back("");
+    versions[""] = "production (selection)";
+
+    std::printf("\n%s ladder: %zu rows x %zu sizes, each beside cuBLAS\n", to_string(dtype), rows.size(), sizes.size());
+    TablePrinter live({{"n", 5}, {"version", 24, true}, {"variant", 36, true}, {"GF/s", 8}, {"cuBLAS", 8},
+                       {"model", 8}, {"meas/mod", 8}, {"verified", 8, true}});
+    live.print_header();
+    std::map<std::pair<std::string, std::int64_t>, Cell> cells;
+    Progress progress;
+    for (std::int64_t n : sizes) {
+      for (std::string const& row : rows) {
+        GemmCase const c{dtype, Platform::kCuda, GK_OP_N, GK_OP_N, n, n, n, row};
+        progress.show(format("%s %lld %s...", to_string(dtype), (long long)n, row.empty() ? "production" : row.c_str()));
+        CaseResult const r = runner.run(c);
+        progress.clear();
+        Cell cell;
+        cell.ok = r.status == CaseStatus::kOk;
+        cell.variant = cell.ok ? r.gemmkit.variant : row;
+        cell.gflops = cell.ok ? c.flops() / (r.gemmkit.time.median * 1e6) : kNotMeasured;
+        cell.peer_gflops = cell.ok && r.peer.measured() ? c.flops() / (r.peer.time.median * 1e6) : kNotMeasured;
+        cell.model = model_row(model_machine, cell.variant, c);
+        double const ratio = cell.gflops / cell.model.gflops;
+        live.print_row({std::to_string(n), versions[row], cell.ok ? cell.variant : cell.variant + ": " + r.message,
+                        format_gflops(cell.gflops), format_gflops(cell.peer_gflops), format_gflops(cell.model.gflops),
+                        format_ratio(ratio), cell.ok ? verify_cell(r.verify) : "-"});
+        JsonObject extra;
+        extra.add_string("version", versions[row])
+            .add_string("row", row.empty() ? "production" : row)
+            .add_number("model_gflops", cell.model.gflops)
+            .add_string("model_limiter", cell.model.limiter)
+            .add_number("model_ratio", ratio)
+            .add_number("model_fma_fraction", cell.model.fma_fraction)
+            .add_string("model_machine", model_machine.name);
+        if (cell.model.registers > 0) extra.add_int("registers", cell.model.registers);
+        if (cell.model.spill_bytes >= 0) extra.add_int("spill_bytes", cell.model.spill_bytes);
+        if (cell.model.resident_blocks > 0) extra.add_int("resident_blocks", cell.model.resident_blocks);
+        reporter.record(r, "", settings, extra);
+        cells[{row, n}] = cell;
+      }
+    }
+    print_tables(dtype, sizes, rows, versions, cells);
+  }
+  reporter.print_summary();
+  return reporter.summary().failed() ? 1 : 0;
+}
+
+}  // namespace gemmkit::bench
