@@ -16,6 +16,11 @@
 # ncu-small: the same for the small batched kernel at the sizes furthest from the bound.
 # overhead (a default step): host cost per call of gk_dgemm and cuBLAS at small sizes, and of the
 # CUDA calls a gemmkit call is made of.
+# micro (a default step, about 10 s): the device micro-benchmarks (FMA and FP64 tensor-core peaks per
+# mma shape, launch latency, copy bandwidth by width and offset, memcpy, L2, host<->device copies,
+# shared-memory and instruction latencies) beside DESIGN.md's anchors: $out/micro.jsonl, and the
+# measured machine description $out/machine.json, which the model then reads (gemmkit-bench model
+# --machine) to show its bounds on this device.
 # batched (not a default step): batched small GEMM on the GPU, f64 and f32, n = 2..32 and four other
 # shapes at >= 1 GiB per case, gemmkit strided and pointer-array vs cuBLAS, against the bandwidth
 # bound measured in the same run; GEMMKIT_BATCHED_ARGS adds options (e.g. "--beta 0").
@@ -28,7 +33,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-$PWD/device-out}"
 mkdir -p "$out"
-steps="${GEMMKIT_DEVICE_STEPS:-build test memcheck racecheck tour dgemm overhead}"
+steps="${GEMMKIT_DEVICE_STEPS:-build test memcheck racecheck tour dgemm overhead micro}"
 sanitizer_limit_s="${GEMMKIT_SANITIZER_LIMIT_S:-240}"
 build=build-device
 log="$out/device.log"
@@ -97,6 +102,13 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   if want overhead; then
     stage "gemmkit-bench overhead: host cost per call"
     "$bench_bin" overhead --json "$out/overhead.jsonl" || status=1
+  fi
+  if want micro; then
+    stage "gemmkit-bench micro: peaks, bandwidth, copies, latencies; the machine description"
+    "$bench_bin" micro --json "$out/micro.jsonl" --machine-out "$out/machine.json" || status=1
+    if [[ -s "$out/machine.json" ]]; then
+      "$bench_bin" model --machine "$out/machine.json" || status=1
+    fi
   fi
   if want ooc; then
     stage "host-resident GEMM: OocExecutor GPU tests, then gemmkit-bench ooc vs cuBLASXt and in-core cuBLAS"

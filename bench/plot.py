@@ -6,7 +6,8 @@ bench/results) and writes, next to each file, PNGs of GFLOP/s against problem si
 gemmkit variant and per peer, with the ratio gemmkit / peer below. When a file holds several runs
 of the same case (files are appended to), the last row wins. ooc-timeline*.jsonl files (the
 host-resident pipeline's operations, `gemmkit-bench ooc --timeline`) are drawn as lanes against
-time instead, one colour per operation, one PNG per case.
+time instead, one colour per operation, one PNG per case. micro*.jsonl files (`gemmkit-bench micro`)
+give seed 001's Fig. 2 again: copy bandwidth against offset, one line per access width.
 
     bench/plot.py bench/results                     # PNGs next to every .jsonl
     bench/plot.py --readme-table bench/results      # Markdown table on stdout, no PNGs
@@ -431,6 +432,52 @@ def plot_timeline(plt, path):
     return written
 
 
+def is_micro(path):
+    return pathlib.Path(path).name.startswith("micro")
+
+
+def read_micro_rows(path):
+    """Rows of `gemmkit-bench micro` (one measured value each), the last run of each case kept."""
+    latest = {}
+    for row in json_lines(path):
+        if row.get("suite") == "micro" and row.get("status", "ok") == "ok" and is_number(row.get("value")):
+            latest[row.get("case")] = row
+    return latest
+
+
+def plot_micro(plt, path):
+    """Seed 001's Fig. 2 on this device: copy bandwidth (read + write) against the offset, one line
+    per access width, with the device-to-device memcpy and DESIGN.md's anchor for reference."""
+    rows = read_micro_rows(path)
+    copies = [r for r in rows.values() if is_number(r.get("width_bits")) and is_number(r.get("offset_words"))]
+    if not copies:
+        print(f"plot.py: {path}: no copy-bandwidth rows, nothing drawn", file=sys.stderr)
+        return []
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for width in sorted({r["width_bits"] for r in copies}):
+        points = sorted((r["offset_words"], r["value"]) for r in copies if r["width_bits"] == width)
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=f"{width:.0f}-bit word per thread")
+    memcpy = rows.get("d2d_memcpy")
+    if memcpy:
+        ax.axhline(memcpy["value"], color="gray", linestyle=":", label=f"cudaMemcpy D2D {memcpy['value']:.0f} GB/s")
+        if is_number(memcpy.get("anchor")):
+            ax.axhline(memcpy["anchor"], color="black", linestyle="--", linewidth=0.8,
+                       label=f"DESIGN.md anchor {memcpy['anchor']:.0f} GB/s")
+    commits = sorted({r.get("commit", "?") for r in copies})
+    ax.set_title(f"{device_of(path, copies[0])} · micro · copy bandwidth by offset and width (seed 001 Fig. 2)\n"
+                 f"{copies[0].get('device', '')}, commit {', '.join(commits)}", fontsize=10)
+    ax.set_xlabel("offset of source and destination (words of the access width)")
+    ax.set_ylabel("GB/s (read + write)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    out = pathlib.Path(path).with_name(pathlib.Path(path).stem + "_bandwidth.png")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return [out]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="*", help="JSON-lines files or folders (default: bench/results)")
@@ -454,7 +501,8 @@ def main(argv=None):
 
     plt = import_pyplot()
     for path in files:
-        for out in (plot_timeline if is_timeline(path) else plot_file)(plt, path):
+        draw = plot_timeline if is_timeline(path) else plot_micro if is_micro(path) else plot_file
+        for out in draw(plt, path):
             print(out)
     return 0
 

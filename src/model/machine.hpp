@@ -1,7 +1,8 @@
 /*! \file
-    \brief The machine description the performance model and the planners read. Until the
-    micro-benchmarks (`gemmkit-bench micro`) write a measured one, the H100 description carries
-    the measured anchors of DESIGN.md and the architecture's published limits.
+    \brief The machine description the performance model and the planners read: measured by the
+    micro-benchmarks (`gemmkit-bench micro --machine-out FILE` writes it, load_machine_description
+    reads it back), or the H100 description that carries the measured anchors of DESIGN.md and the
+    architecture's published limits.
 */
 #pragma once
 
@@ -11,16 +12,28 @@ namespace gemmkit::model {
 
 struct MachineDescription {
   std::string name;
+  std::string source;             ///< where the numbers come from (anchors, or a micro run: date, commit)
   int sm_count = 0;
   double sm_clock_hz = 0;
   // Rates, measured where DESIGN.md has an anchor.
   double fp64_tensor_flops = 0;   ///< mma.sync m16n8k16 .f64, whole device
+  double fp64_tensor_m8n8k4_flops = 0;  ///< mma.sync m8n8k4 .f64 (the sm_80 shape), whole device
   double fp64_fma_flops = 0;
   double fp32_fma_flops = 0;
   double dram_bytes_per_s = 0;    ///< device copy bandwidth (read + write)
   double l2_bytes_per_s = 0;      ///< L2 to SM, whole device
   double smem_bytes_per_clock_per_sm = 0;
   double h2d_pinned_bytes_per_s = 0, d2h_pinned_bytes_per_s = 0, h2d_pageable_bytes_per_s = 0;
+  double d2h_pageable_bytes_per_s = 0;
+  double bidirectional_pinned_bytes_per_s = 0;  ///< H2D and D2H at once, both directions counted
+  // Latencies in SM cycles: dependent chains in one warp (read-after-write, seed 001 Tables 2, 3).
+  double lds32_latency_cycles = 0, lds64_latency_cycles = 0, lds128_latency_cycles = 0;
+  double dfma_latency_cycles = 0, ffma_latency_cycles = 0, integer_latency_cycles = 0;
+  double dmma_latency_cycles = 0;        ///< mma.sync m16n8k16 .f64, accumulator to accumulator
+  double l2_load_latency_cycles = 0, dram_load_latency_cycles = 0;
+  // Host side of a kernel launch.
+  double launch_latency_s = 0;    ///< launch an empty kernel and wait for it (round trip)
+  double launch_interval_s = 0;   ///< per launch of back-to-back empty kernels on one stream
   // Per-SM resources (architecture limits).
   int registers_per_sm = 0;
   int max_registers_per_thread = 0;
@@ -38,9 +51,11 @@ struct MachineDescription {
 inline MachineDescription h100_sxm() {
   MachineDescription m;
   m.name = "H100 80GB HBM3 (SXM)";
+  m.source = "DESIGN.md anchors (2026-11-21) and sm_90 limits";
   m.sm_count = 132;
   m.sm_clock_hz = 1.98e9;
   m.fp64_tensor_flops = 66.6e12;
+  m.fp64_tensor_m8n8k4_flops = 33.1e12;
   m.fp64_fma_flops = 32.7e12;
   m.fp32_fma_flops = 64.5e12;
   m.dram_bytes_per_s = 3017e9;
@@ -49,6 +64,7 @@ inline MachineDescription h100_sxm() {
   m.h2d_pinned_bytes_per_s = 49.4e9;
   m.d2h_pinned_bytes_per_s = 54.6e9;
   m.h2d_pageable_bytes_per_s = 8.6e9;
+  m.bidirectional_pinned_bytes_per_s = 94.1e9;
   m.registers_per_sm = 65536;
   m.max_registers_per_thread = 255;
   m.shared_bytes_per_sm = 227 * 1024;
@@ -57,5 +73,16 @@ inline MachineDescription h100_sxm() {
   m.schedulers_per_sm = 4;
   return m;
 }
+
+/// `machine` as one flat JSON object (every field, rates in SI units: flop/s, bytes/s, s, Hz).
+std::string machine_description_json(MachineDescription const& machine);
+
+/// Reads a description written by machine_description_json (or by hand) from `path` into `out`;
+/// returns "" or what is wrong (no file, not a flat JSON object, a field missing or of the wrong
+/// type). Unknown keys are ignored; the fields the model reads are required, the rest default to 0.
+std::string load_machine_description(std::string const& path, MachineDescription* out);
+
+/// The same from the text of the file; `where` names it in messages.
+std::string parse_machine_description(std::string const& text, std::string const& where, MachineDescription* out);
 
 }  // namespace gemmkit::model

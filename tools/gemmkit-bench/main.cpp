@@ -1,6 +1,6 @@
 /*! \file
-    \brief gemmkit-bench: subcommands tour (default), gemm, batched, overhead, ooc, model and list;
-    the rest are announced stubs.
+    \brief gemmkit-bench: subcommands tour (default), gemm, batched, overhead, ooc, model, micro, ladder
+    and list.
 */
 #include "batched_cpu.hpp"
 #include "batched_gpu.hpp"
@@ -14,6 +14,7 @@
 #include "gemm_suite.hpp"
 #include "ladder.hpp"
 #include "machine_info.hpp"
+#include "micro.hpp"
 #include "options.hpp"
 #include "overhead.hpp"
 #include "registry/registry.hpp"
@@ -27,15 +28,6 @@
 namespace gemmkit::bench {
 
 namespace {
-
-/// Subcommands that exist in the interface but land with their own issue.
-struct PlannedCommand {
-  char const* name;
-  char const* what;
-};
-constexpr PlannedCommand kPlannedCommands[] = {
-    {"micro", "device micro-benchmarks (peaks, bandwidth, latencies)"},
-};
 
 void print_usage() {
   std::printf(
@@ -52,14 +44,16 @@ void print_usage() {
       "  overhead   host cost per call on the GPU path: gk_dgemm and cuBLAS at small sizes, and the CUDA calls\n"
       "             a call is made of (pointer queries, a launch, stream-ordered allocation); needs a GPU\n"
       "  model      the performance model's bound for each FP64 tensor-core config at --m/--n/--k (default\n"
-      "             8192): seed 001's required bandwidth at L2 and shared memory, occupancy, waves\n"
+      "             8192): seed 001's required bandwidth at L2 and shared memory, occupancy, waves; on the\n"
+      "             description --machine FILE (written by micro --machine-out), else DESIGN.md's H100 anchors\n"
+      "  micro      device micro-benchmarks (seeds 000/001 on this GPU): peak FMA and FP64 tensor-core rates per\n"
+      "             mma shape, launch latency, copy bandwidth by width and offset, memcpy, L2, host<->device\n"
+      "             copies, shared-memory and instruction latencies, beside DESIGN.md's anchors; --json FILE,\n"
+      "             --machine-out FILE (the machine description), --reps N, --bytes N (copy buffers, default\n"
+      "             512M), --target-ms X (rate kernels, default 20); needs a GPU, else it says so and exits 0\n"
       "  ooc        host-resident GEMM (operands in host memory) on 1..N GPUs vs cuBLASXt and in-core cuBLAS;\n"
       "             `gemmkit-bench ooc --help` lists its options, `ooc --plan` prints the planner's plan\n"
-      "  list       every registered variant: id, dtype, backend, kind, summary\n");
-  for (PlannedCommand const& c : kPlannedCommands) {
-    std::printf("  %-10s %s (not built yet: lands with its issue)\n", c.name, c.what);
-  }
-  std::printf(
+      "  list       every registered variant: id, dtype, backend, kind, summary\n"
       "  ladder     seed 000's version table: every ladder step and the production pick beside cuBLAS at\n"
       "             --n (default 1024,2048,4096), --dtype (default both), verified, with the model's bound\n"
       "             per step (registers and spills read from the compiled kernels); needs a GPU\n"
@@ -240,10 +234,17 @@ int run_model(Options const& o) {
   std::int64_t const m = o.m.empty() ? 8192 : o.m.front();
   std::int64_t const n = o.n.empty() ? m : o.n.front();
   std::int64_t const k = o.k.empty() ? m : o.k.front();
-  model::MachineDescription const machine = model::h100_sxm();
-  std::printf("performance model: %s (DESIGN.md anchors until `micro` measures), m=%lld n=%lld k=%lld\n"
+  model::MachineDescription machine = model::h100_sxm();
+  if (!o.machine_file.empty()) {
+    if (std::string e = model::load_machine_description(o.machine_file, &machine); !e.empty()) {
+      std::fprintf(stderr, "gemmkit-bench model: %s\n", e.c_str());
+      return 2;
+    }
+  }
+  std::printf("performance model: %s (%s), m=%lld n=%lld k=%lld\n"
               "ceilings: FP64 tensor %.1f TFLOP/s, L2 %.1f TB/s, shared %.1f TB/s; latency hiding not modelled\n\n",
-              machine.name.c_str(), (long long)m, (long long)n, (long long)k, machine.fp64_tensor_flops / 1e12,
+              machine.name.c_str(), machine.source.c_str(), (long long)m, (long long)n, (long long)k,
+              machine.fp64_tensor_flops / 1e12,
               machine.l2_bytes_per_s / 1e12, machine.smem_bytes_per_s() / 1e12);
 #if GEMMKIT_WITH_CUDA
   std::vector<model::TileConfig> const configs = gemm::dgemm_tensorop_model_configs();
@@ -528,9 +529,6 @@ int run_tour(Options const& o) {
     }
   }
 
-  for (PlannedCommand const& c : kPlannedCommands) {
-    skipped.push_back(std::string(c.name) + " (" + c.what + "): not built yet, lands with the " + c.name + " issue");
-  }
   std::printf("\nskipped:\n");
   for (std::string const& s : skipped) std::printf("  - %s\n", s.c_str());
   reporter.print_summary();
@@ -559,13 +557,8 @@ int main_entry(int argc, char** argv) {
   if (options.command == "batched") return run_batched(options);
   if (options.command == "overhead") return run_overhead_command(options);
   if (options.command == "model") return run_model(options);
+  if (options.command == "micro") return run_micro_command(options);
   if (options.command == "ladder") return run_ladder_command(options);
-  for (PlannedCommand const& c : kPlannedCommands) {
-    if (options.command == c.name) {
-      std::printf("gemmkit-bench %s: %s: not built yet: lands with its issue\n", c.name, c.what);
-      return 0;
-    }
-  }
   std::fprintf(stderr, "gemmkit-bench: unknown command '%s' (gemmkit-bench --help lists them)\n",
                options.command.c_str());
   return 2;

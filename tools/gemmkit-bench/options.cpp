@@ -289,6 +289,8 @@ std::string parse_options(int argc, char** argv, Options* o) {
       if ((e = need(&text)).empty()) e = parse_bytes(text, &o->budget);
     }
     else if (arg == "--tune-out") e = need(&o->tune_out);
+    else if (arg == "--machine-out") e = need(&o->machine_out);
+    else if (arg == "--machine") e = need(&o->machine_file);
     else if (arg == "--gpu") o->force_gpu = true;
     else if (arg == "--ptr-arrays") {
       if ((e = need(&o->ptr_arrays)).empty() && o->ptr_arrays != "device" && o->ptr_arrays != "host") {

@@ -57,6 +57,10 @@ struct Options {
   bool tune = false;                   ///< batched --tune: time the small GPU kernel's candidate shapes
   std::string tune_out;                ///< --tune-out PATH: where the tuner writes its table
   std::string ptr_arrays;              ///< --ptr-arrays host|device: gemmkit_ptr's arrays; "" = host
+
+  // micro and model
+  std::string machine_out;             ///< micro --machine-out FILE: the measured machine description
+  std::string machine_file;            ///< model --machine FILE: the description the model reads
 };
 
 /// Parses argv into `out`; returns "" or a message for a usage error.

@@ -1,0 +1,86 @@
+/*! \file
+    \brief What the micro-benchmarks' host sides share: device buffers, event timing of launches,
+    one wave of blocks, and rows made from timings.
+*/
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_check.hpp"
+#include "microbench/microbench.hpp"
+
+namespace gemmkit::microbench {
+
+struct CudaFree {
+  void operator()(void* pointer) const { cudaFree(pointer); }
+};
+/// Device memory released with cudaFree.
+template <class T>
+using DeviceArray = std::unique_ptr<T[], CudaFree>;
+
+/// cudaMalloc of `count` elements; "" or an error.
+template <class T>
+std::string device_alloc(std::size_t count, DeviceArray<T>* out) {
+  void* pointer = nullptr;
+  std::string e = cuda_error_text(cudaMalloc(&pointer, count * sizeof(T)), "cudaMalloc");
+  if (e.empty()) out->reset(static_cast<T*>(pointer));
+  return e;
+}
+
+/// Copies `count` elements to the device; "" or an error.
+template <class T>
+std::string device_upload(T* device, T const* host, std::size_t count) {
+  return cuda_error_text(cudaMemcpy(device, host, count * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+}
+
+/// Milliseconds of each of `reps` runs of `launch` (which queues work on `stream`), each between
+/// two events, after one untimed run.
+std::string time_on_stream(std::function<void()> const& launch, cudaStream_t stream, int reps, std::vector<double>* ms);
+
+/// Times `launch(iterations)` like time_on_stream, with `iterations` first grown from `*iterations`
+/// until one run lasts about `target_ms`; the count used is left in `*iterations`.
+std::string time_calibrated(std::function<void(long long iterations)> const& launch, cudaStream_t stream,
+                            Settings const& settings, long long* iterations, std::vector<double>* ms);
+
+/// Fills `row` (name, unit and what set) with cycles per step: `reps` runs of `launch`, after one
+/// untimed, each queueing on `stream` a kernel that writes the clock64 cycles of its `steps`
+/// dependent steps to `*device_cycles`.
+void time_chain(std::function<void()> const& launch, cudaStream_t stream, long long const* device_cycles, int steps,
+                int reps, Measurement* row);
+
+/// Blocks of `threads` threads of `kernel` that are resident at once on the whole device (one wave),
+/// or 0 with `error` set.
+int one_wave_blocks(void const* kernel, int threads, int dynamic_shared_bytes, int device, std::string* error);
+
+/// A row from `work` units done per run and the runs' milliseconds: samples work / time / unit_scale
+/// (unit_scale 1e12 for TFLOP/s from flops, 1e9 for GB/s from bytes).
+Measurement rate_row(std::string name, std::string unit, std::string what, double work, double unit_scale,
+                     std::vector<double> const& ms);
+
+/// A row that could not be measured.
+Measurement failed_row(std::string name, std::string unit, std::string what, std::string error);
+
+/// "" when the device's compute capability (major*10+minor) is at least `min_sm`, else why not.
+std::string needs_sm(int device, int min_sm);
+
+/// A stream created on `device` and destroyed with the object.
+class Stream {
+ public:
+  Stream() = default;
+  ~Stream();
+  Stream(Stream const&) = delete;
+  Stream& operator=(Stream const&) = delete;
+  std::string init(int device);
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace gemmkit::microbench

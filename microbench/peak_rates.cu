@@ -1,0 +1,176 @@
+/*! \file
+    \brief Peak rates: FP64 and FP32 FMA (no tensor core) and FP64 tensor-core MMA per shape
+    (m8n8k4, m16n8k4, m16n8k8, m16n8k16), and the SM clock under the m16n8k16 load.
+
+    One wave of blocks (as many as are resident at once), each thread running independent chains
+    long enough that the pipes, not the dependences, set the rate; CUDA events around the kernel.
+*/
+#include <algorithm>
+
+#include "cuda/arch/mma_f64_shapes.cuh"
+#include "microbench/device_timing.hpp"
+
+namespace gemmkit::microbench {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kFmaChains = 8;  ///< independent accumulators per thread: > latency x issue rate
+constexpr int kMmaChains = 4;
+constexpr int kUnroll = 16;  ///< chain steps per loop trip, so the loop's own instructions are few
+
+/// Seeds read at run time, so nothing is a compile-time constant; seeds[kNever] never equals a result.
+constexpr int kNever = 7;
+
+template <class T>
+__device__ __forceinline__ T fused_multiply_add(T x, T a, T b) {
+  if constexpr (sizeof(T) == 8)
+    return __fma_rn(x, a, b);
+  else
+    return __fmaf_rn(x, a, b);
+}
+
+/// x = x * a + b on kFmaChains chains per thread; a < 1 keeps the values finite and normal.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    fma_chains_kernel(T const* seeds, long long iterations, T* sink, long long* cycles) {
+  T x[kFmaChains];
+#pragma unroll
+  for (int c = 0; c < kFmaChains; ++c) x[c] = seeds[2] + T(threadIdx.x + c);
+  T const a = seeds[0], b = seeds[1];
+  long long const start = clock64();
+  for (long long i = 0; i < iterations; ++i) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+      for (int c = 0; c < kFmaChains; ++c) x[c] = fused_multiply_add(x[c], a, b);
+    }
+  }
+  T sum = 0;
+#pragma unroll
+  for (int c = 0; c < kFmaChains; ++c) sum += x[c];
+  if (sum == seeds[kNever]) sink[threadIdx.x] = sum;
+  if (threadIdx.x == 0) cycles[blockIdx.x] = clock64() - start;
+}
+
+/// D = A*B + D on kMmaChains accumulators per warp, A and B fixed.
+template <class Shape>
+__global__ void __launch_bounds__(kThreads)
+    mma_chains_kernel(double const* seeds, long long iterations, double* sink, long long* cycles) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (__CUDA_ARCH__ >= Shape::kMinSm * 10) {  // the sm_80 pass of an sm_90 shape is empty
+    double a[Shape::kA], b[Shape::kB], c[kMmaChains][Shape::kC];
+    int const lane = threadIdx.x % 32;
+#pragma unroll
+    for (int i = 0; i < Shape::kA; ++i) a[i] = seeds[0] * (1 + 0.01 * lane + 0.001 * i);
+#pragma unroll
+    for (int i = 0; i < Shape::kB; ++i) b[i] = seeds[1] * (1 - 0.01 * lane + 0.002 * i);
+#pragma unroll
+    for (int k = 0; k < kMmaChains; ++k) {
+#pragma unroll
+      for (int i = 0; i < Shape::kC; ++i) c[k][i] = seeds[2] + k + i;
+    }
+    long long const start = clock64();
+    for (long long i = 0; i < iterations; ++i) {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+        for (int k = 0; k < kMmaChains; ++k) arch::mma_f64<Shape>(c[k], a, b);
+      }
+    }
+    double sum = 0;
+#pragma unroll
+    for (int k = 0; k < kMmaChains; ++k) {
+#pragma unroll
+      for (int i = 0; i < Shape::kC; ++i) sum += c[k][i];
+    }
+    if (sum == seeds[kNever]) sink[threadIdx.x] = sum;
+    if (threadIdx.x == 0) cycles[blockIdx.x] = clock64() - start;
+  }
+#endif
+}
+
+/// One rate kernel timed over one wave: its device buffers (seeds, sink, per-block cycle counts),
+/// the calibrated iteration count and the runs' milliseconds.
+template <class T>
+struct RateRun {
+  using Kernel = void (*)(T const*, long long, T*, long long*);
+  DeviceArray<T> seeds, sink;
+  DeviceArray<long long> cycles;
+  int blocks = 0;
+  long long iterations = 16;
+  std::vector<double> ms;
+
+  std::string run(Kernel kernel, Settings const& s, cudaStream_t stream) {
+    T const host[8] = {T(0.999), T(0.001), T(0.5), T(0), T(0), T(0), T(0), T(-12345)};
+    std::string e;
+    blocks = one_wave_blocks(reinterpret_cast<void const*>(kernel), kThreads, 0, s.device, &e);
+    if (e.empty()) e = device_alloc(8, &seeds);
+    if (e.empty()) e = device_upload(seeds.get(), host, 8);
+    if (e.empty()) e = device_alloc(kThreads, &sink);
+    if (e.empty()) e = device_alloc(std::size_t(blocks), &cycles);
+    if (e.empty()) {
+      e = time_calibrated(
+          [&](long long n) { kernel<<<blocks, kThreads, 0, stream>>>(seeds.get(), n, sink.get(), cycles.get()); },
+          stream, s, &iterations, &ms);
+    }
+    return e;
+  }
+};
+
+template <class T>
+Measurement fma_rate(Settings const& s, cudaStream_t stream, char const* name, char const* what) {
+  RateRun<T> r;
+  if (std::string e = r.run(&fma_chains_kernel<T>, s, stream); !e.empty()) return failed_row(name, "TFLOP/s", what, e);
+  double const flops = 2.0 * kFmaChains * kUnroll * double(r.iterations) * r.blocks * kThreads;
+  return rate_row(name, "TFLOP/s", what, flops, 1e12, r.ms);
+}
+
+/// The shape's rate; with `clock`, also the SM clock during the last run (cycles of the longest
+/// block over the kernel's time: one wave, so every block runs the whole kernel).
+template <class Shape>
+Measurement mma_rate(Settings const& s, cudaStream_t stream, char const* name, Measurement* clock) {
+  std::string const what = "mma.sync .f64, " + std::to_string(kMmaChains) + " accumulators per warp, one wave";
+  RateRun<double> r;
+  std::string e = needs_sm(s.device, Shape::kMinSm);
+  if (e.empty()) e = r.run(&mma_chains_kernel<Shape>, s, stream);
+  if (!e.empty()) {
+    if (clock != nullptr) *clock = failed_row("sm_clock", "MHz", "", e);
+    return failed_row(name, "TFLOP/s", what, e);
+  }
+  if (clock != nullptr) {
+    std::vector<long long> cycles(std::size_t(r.blocks), 0);
+    std::string const copy = cuda_error_text(
+        cudaMemcpy(cycles.data(), r.cycles.get(), cycles.size() * sizeof(long long), cudaMemcpyDeviceToHost),
+        "cudaMemcpy");
+    std::string const clock_what = "clock64 cycles / event time of the " + std::string(name) + " kernel";
+    if (copy.empty()) {
+      double const longest = double(*std::max_element(cycles.begin(), cycles.end()));
+      *clock = Measurement{"sm_clock", "MHz", clock_what, {longest / (r.ms.back() * 1e3)}, {}, {}};
+    } else {
+      *clock = failed_row("sm_clock", "MHz", clock_what, copy);
+    }
+  }
+  double const flops = Shape::kFlops * kMmaChains * kUnroll * double(r.iterations) * r.blocks * (kThreads / 32);
+  return rate_row(name, "TFLOP/s", what, flops, 1e12, r.ms);
+}
+
+}  // namespace
+
+std::vector<Measurement> measure_peak_rates(Settings const& s) {
+  Stream stream;
+  if (std::string e = stream.init(s.device); !e.empty()) return {failed_row("fp64_fma", "TFLOP/s", "", e)};
+  std::vector<Measurement> rows;
+  std::string const chains = std::to_string(kFmaChains) + " chains per thread, one wave";
+  rows.push_back(fma_rate<double>(s, stream.get(), "fp64_fma", ("DFMA, " + chains).c_str()));
+  rows.push_back(fma_rate<float>(s, stream.get(), "fp32_fma", ("FFMA, " + chains).c_str()));
+  Measurement clock;
+  rows.push_back(mma_rate<arch::MmaF64Shape<8, 8, 4>>(s, stream.get(), "fp64_mma_m8n8k4", nullptr));
+  rows.push_back(mma_rate<arch::MmaF64Shape<16, 8, 4>>(s, stream.get(), "fp64_mma_m16n8k4", nullptr));
+  rows.push_back(mma_rate<arch::MmaF64Shape<16, 8, 8>>(s, stream.get(), "fp64_mma_m16n8k8", nullptr));
+  rows.push_back(mma_rate<arch::MmaF64Shape<16, 8, 16>>(s, stream.get(), "fp64_mma_m16n8k16", &clock));
+  rows.push_back(clock);
+  return rows;
+}
+
+}  // namespace gemmkit::microbench
