@@ -8,6 +8,9 @@
 # tune: the small batched GPU kernel's tuner; its table lands in $OUT/small_tuning.csv and is built
 # into this run's binaries, so a later batched step measures the tuned kernels.
 # sass: per-kernel instruction mix (DMMA, LDS, LDGSTS, BAR, spills) from cuobjdump.
+# ladder (not a default step): gemmkit-bench ladder --dtype both at 1024, 2048, 4096 (seed 000's
+# version table with the model's bound per row) into $out/ladder.jsonl, and the SASS instruction mix
+# of the ladder steps and production kernels, whole kernel and main loop, into $out/sass-mix.jsonl.
 # sweep: every FP64 tensor-core config forced, side by side with cuBLAS (the tuner's input);
 # sgemm / sgemm-sweep (not default steps): the same shape set in FP32 with the selection's pick, and
 # every FP32 SIMT config forced, each next to cuBLAS;
@@ -153,6 +156,15 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
     bench/sass_summary.sh "$build"/CMakeFiles/gemmkit.dir/generated/cuda/*.o \
       "$build"/CMakeFiles/gemmkit.dir/src/cuda/batched/*.o > "$out/sass-summary.txt" 2>&1 || status=1
     grep -c . "$out/sass-summary.txt"
+  fi
+  if want ladder; then
+    stage "ladder: seed 000's version table (every ladder step and the production pick beside cuBLAS, with the model)"
+    "$bench_bin" ladder --dtype both --json "$out/ladder.jsonl" || status=1
+    stage "SASS instruction mix of the ladder steps and the production kernels (seed 001 Table 3)"
+    bench/sass_mix.sh --json "$out/sass-mix.jsonl" \
+      "$build"/CMakeFiles/gemmkit.dir/src/cuda/ladder/*.o "$build"/CMakeFiles/gemmkit.dir/generated/cuda/*.o \
+      > "$out/sass-mix.txt" 2>&1 || status=1
+    grep -E "scope|loop" "$out/sass-mix.txt" | cut -c1-220 | head -40
   fi
   if want ncu; then
     stage "ncu: production kernel at 8192"

@@ -7,7 +7,10 @@ gemmkit variant and per peer, with the ratio gemmkit / peer below. When a file h
 of the same case (files are appended to), the last row wins. ooc-timeline*.jsonl files (the
 host-resident pipeline's operations, `gemmkit-bench ooc --timeline`) are drawn as lanes against
 time instead, one colour per operation, one PNG per case. micro*.jsonl files (`gemmkit-bench micro`)
-give seed 001's Fig. 2 again: copy bandwidth against offset, one line per access width.
+give seed 001's Fig. 2 again: copy bandwidth against offset, one line per access width. ladder*.jsonl
+(`gemmkit-bench ladder`) gives seed 001's Fig. 5/11 style: GFLOP/s per ladder step, one line per size,
+cuBLAS per size as a dashed line and the model's bound as open markers. sass*.jsonl (instruction
+mixes, no GFLOP/s) are not drawn.
 
     bench/plot.py bench/results                     # PNGs next to every .jsonl
     bench/plot.py --readme-table bench/results      # Markdown table on stdout, no PNGs
@@ -478,6 +481,56 @@ def plot_micro(plt, path):
     return [out]
 
 
+def is_ladder(path):
+    return pathlib.Path(path).name.startswith("ladder")
+
+
+def plot_ladder(plt, path):
+    """Seed 001's Fig. 5/11 on this device: GFLOP/s of each ladder step (x, in the run's order), one
+    line per size, cuBLAS per size dashed, the model's bound per step and size as open markers."""
+    written = []
+    rows = read_rows(path)
+    for dtype in sorted({r.get("dtype", "") for r in rows}):
+        group = [r for r in rows if r.get("dtype") == dtype]
+        steps = list(dict.fromkeys(r.get("version", r.get("variant", "?")) for r in group))
+        sizes = sorted({r["n"] for r in group})
+        fig, ax = plt.subplots(figsize=(11, 5.5))
+        for i, n in enumerate(sizes):
+            color = f"C{i}"
+            at = {r.get("version", r.get("variant", "?")): r for r in group if r["n"] == n}
+            xs = [x for x, step in enumerate(steps) if step in at]
+            ax.plot(xs, [at[steps[x]]["gflops"] for x in xs], marker="o", color=color, label=f"n = {n}")
+            model = [(x, at[steps[x]]["model_gflops"]) for x in xs if is_number(at[steps[x]].get("model_gflops"))]
+            if model:
+                ax.plot([p[0] for p in model], [p[1] for p in model], marker="o", markerfacecolor="none",
+                        linestyle="none", color=color, label=f"model bound, n = {n}")
+            peers = sorted(r["peer_gflops"] for r in at.values() if is_number(r.get("peer_gflops")))
+            if peers:
+                ax.axhline(peers[len(peers) // 2], color=color, linestyle="--", linewidth=1,
+                           label=f"cuBLAS, n = {n} ({peers[len(peers) // 2]:.0f})")
+        ax.set_xticks(list(range(len(steps))))
+        labels = [s if s != "production (selection)" else "production\n" + next(
+            (r["variant"] for r in group if r.get("version") == s), "") for s in steps]
+        ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
+        commits = sorted({r.get("commit", "?") for r in group})
+        ax.set_title(f"{device_of(path, group[0])} · ladder · {dtype} (seed 001 Fig. 5/11, seed 000 table)\n"
+                     f"{group[0].get('device', '')}, commit {', '.join(commits)}", fontsize=10)
+        ax.set_ylabel("GFLOP/s")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7, ncol=3)
+        fig.tight_layout()
+        out = pathlib.Path(path).with_name(pathlib.Path(path).stem + f"_{dtype}.png")
+        fig.savefig(out, dpi=110)
+        plt.close(fig)
+        written.append(out)
+    return written
+
+
+def is_sass(path):
+    return pathlib.Path(path).name.startswith("sass")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="*", help="JSON-lines files or folders (default: bench/results)")
@@ -501,7 +554,10 @@ def main(argv=None):
 
     plt = import_pyplot()
     for path in files:
-        draw = plot_timeline if is_timeline(path) else plot_micro if is_micro(path) else plot_file
+        if is_sass(path):
+            continue
+        draw = (plot_timeline if is_timeline(path) else plot_micro if is_micro(path)
+                else plot_ladder if is_ladder(path) else plot_file)
         for out in draw(plt, path):
             print(out)
     return 0
