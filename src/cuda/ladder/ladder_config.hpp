@@ -6,12 +6,6 @@
 
 #include <cstddef>
 
-#if defined(__CUDACC__)
-#define GEMMKIT_HOST_DEVICE __host__ __device__
-#else
-#define GEMMKIT_HOST_DEVICE
-#endif
-
 namespace gemmkit::ladder {
 
 /// Tile configuration of the register-blocked steps; the step flags say which ideas are on.
@@ -52,6 +46,9 @@ using Step04Config = RegisterBlockedConfig<true, false, false>;
 using Step05Config = RegisterBlockedConfig<true, true, false>;
 using Step06Config = RegisterBlockedConfig<true, true, true>;
 
+// The index maps below are constexpr host functions the kernels call too (nvcc's
+// --expt-relaxed-constexpr, set for the whole build), so the tests check the very same code.
+
 /// Where a thread's e-th fetched element of one operand's slice sits: `along` (rows of op(A) or
 /// columns of op(B) in the tile) and `kk` (depth in the slice) are start + e * step. Threads go
 /// along the operand's contiguous direction first, so a warp's loads coalesce for either transpose.
@@ -62,8 +59,8 @@ struct SliceWalk {
 
 /// `extent` = kBM (A) or kBN (B); `contiguous_along`: the operand is stored with `along` contiguous
 /// (A not transposed, B transposed). Needs threads % extent == 0 and threads % depth == 0.
-GEMMKIT_HOST_DEVICE constexpr SliceWalk slice_walk(int thread, int extent, int depth, int threads,
-                                                   bool contiguous_along) {
+constexpr SliceWalk slice_walk(int thread, int extent, int depth, int threads,
+                               bool contiguous_along) {
   return contiguous_along ? SliceWalk{thread % extent, thread / extent, 0, threads / extent}
                           : SliceWalk{thread / depth, thread % depth, threads / depth, 0};
 }
@@ -72,7 +69,7 @@ GEMMKIT_HOST_DEVICE constexpr SliceWalk slice_walk(int thread, int extent, int d
 /// adjacent elements (16 bytes), successive groups kThreadsAlong * kGroup apart, so a warp's reads
 /// of one row of a slice hit distinct banks and the wide steps read a group in one load.
 template <int kThreadsAlong, int kGroup>
-GEMMKIT_HOST_DEVICE constexpr int owned_index(int thread_along, int i) {
+constexpr int owned_index(int thread_along, int i) {
   return (i / kGroup) * kGroup * kThreadsAlong + kGroup * thread_along + (i % kGroup);
 }
 
