@@ -185,7 +185,9 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
       --reps 1 --warmup 2 --no-verify > "$out/ncu-sgemm.txt" 2>&1 || status=1
     grep -E "gemm|Duration|SM Frequency|Issue Slots|Executed Ipc|Registers|Stall|No Eligible|Theoretical Occ" \
       "$out/ncu-sgemm.txt" | head -40
-    cuobjdump -sass "$build"/CMakeFiles/gemmkit.dir/generated/cuda/sgemm_simt_*.o > "$out/sgemm-simt.sass" 2>&1 || status=1
+    for object in "$build"/CMakeFiles/gemmkit.dir/generated/cuda/sgemm_simt_*.o; do  # one file per call
+      cuobjdump -sass "$object" || status=1
+    done > "$out/sgemm-simt.sass" 2>&1
   fi
   if want ncu-small; then
     # What limits the small batched kernel where it is furthest from the bound (one launch per case).
