@@ -4,7 +4,8 @@
 # $OUT (device tool) or ./device-out. Prepare once here with scripts/stage-device-deps.sh, then:
 #   run(command="bench/device.sh", carry=[".deps"])
 # Steps to run can be narrowed: GEMMKIT_DEVICE_STEPS="build test memcheck racecheck tour dgemm sweep ncu batched";
-# GEMMKIT_TEST_FILTER=<gtest filter> makes the test step run only those GPU tests.
+# GEMMKIT_TEST_FILTER=<gtest filter> makes the test step run only those GPU tests;
+# GEMMKIT_MEMCHECK_FILTER (positive patterns) narrows memcheck the same way.
 # tune: the small batched GPU kernel's tuner; its table lands in $OUT/small_tuning.csv and is built
 # into this run's binaries, so a later batched step measures the tuned kernels.
 # sass: per-kernel instruction mix (DMMA, LDS, LDGSTS, BAR, spills) from cuobjdump.
@@ -83,7 +84,7 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
     # serializes streams, so that test runs in ctest above and not under memcheck. The host-resident
     # allocation-failure test makes cudaMalloc fail on purpose, which memcheck counts as API errors.
     timeout "$sanitizer_limit_s" compute-sanitizer --tool memcheck --error-exitcode 3 "$gpu_tests" \
-      --gtest_filter='-CudaApiStream.*:OocExecutorFailure.AllocationFailure*' \
+      --gtest_filter="${GEMMKIT_MEMCHECK_FILTER:-*}-CudaApiStream.*:OocExecutorFailure.AllocationFailure*" \
       > "$out/memcheck.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck.log" | tail -5
   fi

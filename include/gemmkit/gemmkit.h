@@ -46,7 +46,7 @@ typedef GK_ENUM(gk_op) {
 typedef GK_ENUM(gk_backend) {
   GK_BACKEND_AUTO = 0,  ///< by pointer location: device pointers -> GPU, host pointers -> CPU
   GK_BACKEND_CPU = 1,   ///< host pointers only, computed on the CPU
-  GK_BACKEND_GPU = 2    ///< device pointers only, computed on the GPU
+  GK_BACKEND_GPU = 2    ///< on the GPU only: device pointers in place, host pointers through the host-resident pipeline
 } gk_backend;
 
 /// What the host-resident GEMM may assume about host operands (gk_set_host_memory).

@@ -53,24 +53,42 @@ void add_sgemm_simt(Registry& registry) {
                     gemm::launch_sgemm_simt<Cfg>, gemm::sgemm_simt_can_implement<Cfg>);
 }
 
-/// The split-K form; its workspace holds one partial m x n result per slice (batch entries run in
-/// turn and reuse it).
-template <typename Cfg>
-void add_dgemm_tensorop_split_k(Registry& registry) {
+/// The split-K form of a tiled kernel; its workspace holds one partial m x n result per slice
+/// (batch entries run in turn and reuse it).
+template <typename T>
+void add_split_k(Registry& registry, std::string id, std::string summary, FunctionVariant::CanImplement can_implement,
+                 cudaError_t (*launch)(KernelParams<T> const&, T*, cudaStream_t),
+                 std::size_t (*workspace_bytes)(GemmProblem const&)) {
+  constexpr Dtype dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
   registry.add(std::make_unique<FunctionVariant>(
-      VariantInfo{"dgemm_tensorop_" + Cfg::name() + "_splitk", Dtype::kF64, Platform::kCuda, VariantKind::kProduction,
-                  kMinSm, "FP64 tensor cores, K split across blocks, deterministic two-pass reduction"},
-      gemm::dgemm_tensorop_can_implement<Cfg>,
-      [](GemmArguments const& args, void* workspace, ExecutionContext const& exec) {
-        return gemm::launch_dgemm_tensorop_split_k<Cfg>(make_params<double>(args), static_cast<double*>(workspace),
-                                                        static_cast<cudaStream_t>(exec.stream)) == cudaSuccess
+      VariantInfo{std::move(id), dtype, Platform::kCuda, VariantKind::kProduction, kMinSm, std::move(summary)},
+      std::move(can_implement),
+      [launch](GemmArguments const& args, void* workspace, ExecutionContext const& exec) {
+        return launch(make_params<T>(args), static_cast<T*>(workspace), static_cast<cudaStream_t>(exec.stream)) ==
+                       cudaSuccess
                    ? GK_SUCCESS
                    : GK_CUDA_ERROR;
       },
       [](ExecutionContext const& exec) {
         return compute_capability(exec.device) >= kMinSm ? GK_SUCCESS : GK_NOT_SUPPORTED;
       },
-      gemm::dgemm_tensorop_split_k_workspace<Cfg>));
+      workspace_bytes));
+}
+
+template <typename Cfg>
+void add_dgemm_tensorop_split_k(Registry& registry) {
+  add_split_k<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_splitk",
+                      "FP64 tensor cores, K split across blocks, deterministic two-pass reduction",
+                      gemm::dgemm_tensorop_can_implement<Cfg>, gemm::launch_dgemm_tensorop_split_k<Cfg>,
+                      gemm::dgemm_tensorop_split_k_workspace<Cfg>);
+}
+
+template <typename Cfg>
+void add_sgemm_simt_split_k(Registry& registry) {
+  add_split_k<float>(registry, "sgemm_simt_" + Cfg::name() + "_splitk",
+                     "FP32 FFMA, K split across blocks, deterministic two-pass reduction",
+                     gemm::sgemm_simt_can_implement<Cfg>, gemm::launch_sgemm_simt_split_k<Cfg>,
+                     gemm::sgemm_simt_split_k_workspace<Cfg>);
 }
 
 /// The small batched kernel (m, n, k <= 32): strided batches and pointer arrays in one launch.
@@ -161,6 +179,7 @@ void register_cuda_variants(Registry& registry) {
     (add_sgemm_simt<std::tuple_element_t<I, gemm::SgemmSimtConfigs>>(registry), ...);
   }(std::make_index_sequence<gemm::kSgemmSimtConfigCount>{});
   add_dgemm_tensorop_split_k<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
+  add_sgemm_simt_split_k<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);         // 64x64x16 s3 b5
   add_small_batched<double>(registry);
   add_small_batched<float>(registry);
   add_dgemm_tensorop_split_k<std::tuple_element_t<1, gemm::DgemmTensorOpConfigs>>(registry);  // 128x128x16 s4

@@ -90,8 +90,10 @@ bool SelectionRule::admits(GemmProblem const& p) const {
   if (trans != "*" && (trans[1] == 't') != is_transposed(p.trans_b)) return false;
   if (min_k != 0 && double(p.k) < min_k) return false;
   if (alignment != Alignment::kAny) {
-    bool const even = p.lda % 2 == 0 && p.ldb % 2 == 0 && (p.batch == 1 || (p.stride_a % 2 == 0 && p.stride_b % 2 == 0));
-    if (even != (alignment == Alignment::kAligned)) return false;
+    std::int64_t const per_16_bytes = p.dtype == Dtype::kF32 ? 4 : 2;  // elements in one 16-byte copy
+    auto const whole = [&](std::int64_t v) { return v % per_16_bytes == 0; };
+    bool const aligned = whole(p.lda) && whole(p.ldb) && (p.batch == 1 || (whole(p.stride_a) && whole(p.stride_b)));
+    if (aligned != (alignment == Alignment::kAligned)) return false;
   }
   return true;
 }

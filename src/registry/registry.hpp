@@ -12,7 +12,8 @@
 
 namespace gemmkit {
 
-/// Whether a rule asks for operands that allow 16-byte copies (even leading dimensions and strides).
+/// Whether a rule asks for operands that allow 16-byte copies (leading dimensions and strides that
+/// are multiples of the elements in 16 bytes: 2 doubles, 4 floats).
 enum class Alignment { kAny, kAligned, kMisaligned };
 
 /// One row of the selection table: for this backend and dtype, problems inside every bound use

@@ -4,12 +4,12 @@
 #pragma once
 
 #include "core/problem.hpp"
+#include "cuda/gemm/split_k.hpp"
 #include "cuda/gemm/tensorop_config.hpp"
 #include "cuda/kernel_params.hpp"
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <tuple>
 
 namespace gemmkit::gemm {
@@ -37,28 +37,6 @@ inline constexpr int kDgemmTensorOpConfigCount = std::tuple_size_v<DgemmTensorOp
 /// Launches the kernel instance matching the problem's transposes and operand alignment.
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop(KernelParams<double> const& params, cudaStream_t stream);
-
-/// How split-K divides K: `slices` slices of `slice` elements (a multiple of BK; the last may be
-/// shorter). Chosen so tiles x slices fills one wave (kBlocksPerSm blocks on every SM: a second,
-/// partial wave would cost as much as a full one) while every slice keeps at least
-/// kMinKTilesPerSlice k-tiles; a function of the problem and the SM count only, so the same call
-/// always splits the same way (deterministic results).
-struct SplitK {
-  std::int64_t slices = 1;
-  std::int64_t slice = 0;
-};
-
-template <typename Cfg>
-SplitK plan_split_k(GemmProblem const& problem, int sm_count) {
-  constexpr std::int64_t kMinKTilesPerSlice = 8;
-  std::int64_t const tiles = ((problem.m + Cfg::kBM - 1) / Cfg::kBM) * ((problem.n + Cfg::kBN - 1) / Cfg::kBN);
-  std::int64_t const k_tiles = (problem.k + Cfg::kBK - 1) / Cfg::kBK;
-  std::int64_t slices = std::int64_t(Cfg::kBlocksPerSm) * sm_count / tiles;
-  slices = std::min<std::int64_t>({slices, k_tiles / kMinKTilesPerSlice, 65535});
-  if (slices < 1) slices = 1;
-  std::int64_t const slice = ((k_tiles + slices - 1) / slices) * Cfg::kBK;
-  return SplitK{(problem.k + slice - 1) / slice, slice};
-}
 
 /// Split-K form of the same kernel: partial sums into `workspace`, then a reduction, per batch entry.
 template <typename Cfg>

@@ -42,7 +42,19 @@ cudaError_t launch_sgemm_simt(KernelParams<float> const& p, cudaStream_t stream)
   return launch_aligned_or_not<Cfg, true, true>(p, stream);
 }
 
+template <typename Cfg>
+std::size_t sgemm_simt_split_k_workspace(GemmProblem const& problem) {
+  return split_k_workspace_bytes<Cfg, float>(problem);
+}
+
+template <typename Cfg>
+cudaError_t launch_sgemm_simt_split_k(KernelParams<float> const& p, float* workspace, cudaStream_t stream) {
+  return launch_split_k<Cfg>(p, workspace, stream, launch_sgemm_simt<Cfg>);
+}
+
 using InstanceConfig = std::tuple_element_t<GEMMKIT_SGEMM_CONFIG_INDEX, SgemmSimtConfigs>;
 template cudaError_t launch_sgemm_simt<InstanceConfig>(KernelParams<float> const&, cudaStream_t);
+template std::size_t sgemm_simt_split_k_workspace<InstanceConfig>(GemmProblem const&);
+template cudaError_t launch_sgemm_simt_split_k<InstanceConfig>(KernelParams<float> const&, float*, cudaStream_t);
 
 }  // namespace gemmkit::gemm

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <tuple>
 
 namespace gemmkit::gemm {
@@ -28,6 +29,12 @@ inline constexpr int kSgemmSimtConfigCount = std::tuple_size_v<SgemmSimtConfigs>
 /// Launches the kernel instance matching the problem's transposes and operand alignment.
 template <typename Cfg>
 cudaError_t launch_sgemm_simt(KernelParams<float> const& params, cudaStream_t stream);
+
+/// Split-K form of the same kernel (split_k.hpp): partial sums into `workspace`, then a reduction.
+template <typename Cfg>
+std::size_t sgemm_simt_split_k_workspace(GemmProblem const& problem);
+template <typename Cfg>
+cudaError_t launch_sgemm_simt_split_k(KernelParams<float> const& params, float* workspace, cudaStream_t stream);
 
 /// True when the grid for this config fits (tiles of one problem index a 31-bit grid.x).
 template <typename Cfg>

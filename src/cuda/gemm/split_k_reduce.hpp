@@ -11,7 +11,9 @@ namespace gemmkit::gemm {
 
 /// Sums `slices` partial m x n results (packed, slice s at workspace + s*m*n) in slice order, so
 /// the result does not depend on scheduling, and applies the BLAS epilogue (beta = 0: C unread).
-cudaError_t launch_split_k_reduce(std::int64_t m, std::int64_t n, std::int64_t slices, double const* workspace,
-                                  double alpha, double beta, double* C, std::int64_t ldc, cudaStream_t stream);
+/// T = double or float.
+template <typename T>
+cudaError_t launch_split_k_reduce(std::int64_t m, std::int64_t n, std::int64_t slices, T const* workspace, T alpha,
+                                  T beta, T* C, std::int64_t ldc, cudaStream_t stream);
 
 }  // namespace gemmkit::gemm

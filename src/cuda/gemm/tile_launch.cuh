@@ -4,6 +4,8 @@
 */
 #pragma once
 
+#include "cuda/gemm/split_k.hpp"
+#include "cuda/gemm/split_k_reduce.hpp"
 #include "cuda/kernel_params.hpp"
 
 #include <cuda_runtime.h>
@@ -39,6 +41,39 @@ cudaError_t launch_tiles(KernelParams<T> const& p, std::int64_t tiles, int threa
     part.batch = p.batch - first < kMaxGridZ ? p.batch - first : kMaxGridZ;
     kKernel<<<dim3(unsigned(tiles), 1, unsigned(part.batch)), threads, smem_bytes, stream>>>(part);
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+/// The split-K form of a tiled kernel (`launch` runs it plainly; the kernel reads
+/// KernelParams::split_k_slice): per batch entry, slice z of K writes its alpha-free partial sums
+/// to workspace + z*m*n, then launch_split_k_reduce applies alpha and beta in slice order.
+template <typename Cfg, typename T>
+cudaError_t launch_split_k(KernelParams<T> const& p, T* workspace, cudaStream_t stream,
+                           cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t)) {
+  GemmProblem shape;
+  shape.m = p.m, shape.n = p.n, shape.k = p.k;
+  SplitK const split = plan_split_k<Cfg>(shape, current_sm_count());
+  if (split.slices <= 1) return launch(p, stream);
+  // Batch entries run one after another on the stream, so they share the one workspace.
+  for (std::int64_t b = 0; b < p.batch; ++b) {
+    KernelParams<T> partial = p;
+    partial.A += b * p.stride_a;
+    partial.B += b * p.stride_b;
+    partial.alpha = T(1);
+    partial.beta = T(0);
+    partial.C = workspace;
+    partial.ldc = p.m;
+    partial.stride_c = p.m * p.n;
+    partial.batch = split.slices;
+    partial.stride_a = partial.stride_b = 0;  // every slice reads the same A and B
+    partial.split_k_slice = split.slice;
+    if (cudaError_t e = launch(partial, stream); e != cudaSuccess) return e;
+    if (cudaError_t e = launch_split_k_reduce(p.m, p.n, split.slices, workspace, p.alpha, p.beta, p.C + b * p.stride_c,
+                                              p.ldc, stream);
+        e != cudaSuccess) {
+      return e;
+    }
   }
   return cudaSuccess;
 }
