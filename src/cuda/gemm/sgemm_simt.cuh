@@ -64,8 +64,18 @@ struct SimtTileLoader {
   }
 
   /// Queues k-slice `k_tile` into `stage_smem`; k_left = elements of K left from the slice start.
+  /// Inside the matrix every chunk is whole, which needs no per-chunk bounds (they were most of the
+  /// mainloop's integer instructions); edge slices take the checked path.
   __device__ __forceinline__ void load(float* stage_smem, std::int64_t k_tile, std::int64_t k_left) const {
     float const* src = origin + k_tile * k_tile_step;
+    if (mn_left >= kRows && k_left >= Cfg::kBK) {
+      static_for<kPasses>([&](auto pass) {
+        constexpr int kP = decltype(pass)::value;
+        arch::cp_async<kVec * 4>(stage_smem + smem0 + smem_step(kP),
+                                 src + std::int64_t(run_step(kP)) * ld + along_step(kP), kVec * 4);
+      });
+      return;
+    }
     std::int64_t const run_limit = kKContiguous ? mn_left : k_left;
     std::int64_t const along_limit = kKContiguous ? k_left : mn_left;
     static_for<kPasses>([&](auto pass) {
