@@ -485,6 +485,15 @@ def is_ladder(path):
     return pathlib.Path(path).name.startswith("ladder")
 
 
+def production_label(group, version):
+    """The variant(s) the selection ran for one ladder row: one id where every size ran the same,
+    else one "n: id" line per size (the pick may differ by size)."""
+    by_size = {r["n"]: r.get("variant", "?") for r in group if r.get("version") == version}
+    if len(set(by_size.values())) <= 1:
+        return next(iter(by_size.values()), "")
+    return "\n".join(f"{n}: {v}" for n, v in sorted(by_size.items()))
+
+
 def plot_ladder(plt, path):
     """Seed 001's Fig. 5/11 on this device: GFLOP/s of each ladder step (x, in the run's order), one
     line per size, cuBLAS per size dashed, the model's bound per step and size as open markers."""
@@ -509,8 +518,7 @@ def plot_ladder(plt, path):
                 ax.axhline(peers[len(peers) // 2], color=color, linestyle="--", linewidth=1,
                            label=f"cuBLAS, n = {n} ({peers[len(peers) // 2]:.0f})")
         ax.set_xticks(list(range(len(steps))))
-        labels = [s if s != "production (selection)" else "production\n" + next(
-            (r["variant"] for r in group if r.get("version") == s), "") for s in steps]
+        labels = [s if s != "production (selection)" else "production\n" + production_label(group, s) for s in steps]
         ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
         commits = sorted({r.get("commit", "?") for r in group})
         ax.set_title(f"{device_of(path, group[0])} · ladder · {dtype} (seed 001 Fig. 5/11, seed 000 table)\n"
