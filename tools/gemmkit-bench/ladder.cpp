@@ -117,6 +117,47 @@ std::string percent_text(double value, double of) {
   return std::isfinite(value) && std::isfinite(of) && of > 0 ? format("%.0f%%", 100 * value / of) : "-";
 }
 
+constexpr char const* kVariantBySize = "by size, listed below";
+
+/// The variant column of a row: the variant that ran, where every size ran the same one (the
+/// ladder steps; the selection's pick may differ by size).
+std::string variant_label(std::string const& row, std::vector<std::int64_t> const& sizes,
+                          std::map<std::pair<std::string, std::int64_t>, Cell> const& cells) {
+  std::string label;
+  for (std::int64_t n : sizes) {
+    auto const it = cells.find({row, n});
+    if (it == cells.end()) continue;
+    if (label.empty()) label = it->second.variant;
+    else if (label != it->second.variant) return kVariantBySize;
+  }
+  return label;
+}
+
+/// For rows whose variant differs by size: the variant each size ran (and, with `model`, the
+/// model's view of it).
+void print_variants_by_size(std::vector<std::int64_t> const& sizes, std::vector<std::string> const& rows,
+                            std::map<std::string, std::string> const& versions,
+                            std::map<std::pair<std::string, std::int64_t>, Cell> const& cells, bool model) {
+  for (std::string const& row : rows) {
+    if (variant_label(row, sizes, cells) != kVariantBySize) continue;
+    for (std::int64_t n : sizes) {
+      auto const it = cells.find({row, n});
+      if (it == cells.end()) continue;
+      Cell const& c = it->second;
+      if (!model) {
+        std::printf("  %s at %lld: %s\n", versions.at(row).c_str(), (long long)n, c.variant.c_str());
+        continue;
+      }
+      RowModel const& m = c.model;
+      std::printf("  %s at %lld: %s; regs %s, spill B %s, blk/SM %s, FMA frac %s, %s\n", versions.at(row).c_str(),
+                  (long long)n, c.variant.c_str(), m.registers > 0 ? std::to_string(m.registers).c_str() : "-",
+                  m.spill_bytes >= 0 ? std::to_string(m.spill_bytes).c_str() : "-",
+                  m.resident_blocks > 0 ? std::to_string(m.resident_blocks).c_str() : "-",
+                  std::isfinite(m.fma_fraction) ? format("%.3f", m.fma_fraction).c_str() : "-", m.limiter.c_str());
+    }
+  }
+}
+
 /// Seed 000's table (versions x sizes, GF/s and % of cuBLAS), then the model's view of each row.
 void print_tables(Dtype dtype, std::vector<std::int64_t> const& sizes, std::vector<std::string> const& rows,
                   std::map<std::string, std::string> const& versions,
@@ -140,19 +181,19 @@ void print_tables(Dtype dtype, std::vector<std::int64_t> const& sizes, std::vect
   }
   table.print_row(cublas);
   for (std::string const& row : rows) {
-    std::vector<std::string> line = {versions.at(row), ""};
+    std::vector<std::string> line = {versions.at(row), variant_label(row, sizes, cells)};
     for (std::int64_t n : sizes) {
       auto const it = cells.find({row, n});
       if (it == cells.end()) {
         line.insert(line.end(), {"-", "-"});
         continue;
       }
-      if (line[1].empty()) line[1] = it->second.variant;
       line.push_back(it->second.ok ? format_gflops(it->second.gflops) : "error");
       line.push_back(percent_text(it->second.gflops, cublas_gflops[n]));
     }
     table.print_row(line);
   }
+  print_variants_by_size(sizes, rows, versions, cells, false);
 
   std::printf("\n%s: the model's bound (model::predict_simt; registers and spills of the compiled kernel on this "
               "device) and measured / model\n",
@@ -166,13 +207,27 @@ void print_tables(Dtype dtype, std::vector<std::int64_t> const& sizes, std::vect
   TablePrinter model_table(model_columns);
   model_table.print_header();
   for (std::string const& row : rows) {
-    auto const first = cells.find({row, sizes.front()});
-    if (first == cells.end()) continue;
-    RowModel const& m = first->second.model;
-    std::vector<std::string> line = {versions.at(row), m.registers > 0 ? std::to_string(m.registers) : "-",
-                                     m.spill_bytes >= 0 ? std::to_string(m.spill_bytes) : "-",
-                                     m.resident_blocks > 0 ? std::to_string(m.resident_blocks) : "-",
-                                     std::isfinite(m.fma_fraction) ? format("%.3f", m.fma_fraction) : "-", m.limiter};
+    Cell const* first = nullptr;
+    for (std::int64_t n : sizes) {
+      if (auto it = cells.find({row, n}); it != cells.end()) {
+        first = &it->second;
+        break;
+      }
+    }
+    if (first == nullptr) continue;
+    // Registers, blocks/SM, FMA fraction and limiter belong to one variant: shown only where every
+    // size ran the same one (the list after the table gives them per size otherwise).
+    bool const one_variant = variant_label(row, sizes, cells) != kVariantBySize;
+    RowModel const& m = first->model;
+    std::vector<std::string> line = {versions.at(row)};
+    if (one_variant) {
+      line.insert(line.end(), {m.registers > 0 ? std::to_string(m.registers) : "-",
+                               m.spill_bytes >= 0 ? std::to_string(m.spill_bytes) : "-",
+                               m.resident_blocks > 0 ? std::to_string(m.resident_blocks) : "-",
+                               std::isfinite(m.fma_fraction) ? format("%.3f", m.fma_fraction) : "-", m.limiter});
+    } else {
+      line.insert(line.end(), {"-", "-", "-", "-", kVariantBySize});
+    }
     for (std::int64_t n : sizes) {
       auto const it = cells.find({row, n});
       double const model_gf = it == cells.end() ? kNotMeasured : it->second.model.gflops;
@@ -181,6 +236,7 @@ void print_tables(Dtype dtype, std::vector<std::int64_t> const& sizes, std::vect
     }
     model_table.print_row(line);
   }
+  print_variants_by_size(sizes, rows, versions, cells, true);
 }
 
 }  // namespace
