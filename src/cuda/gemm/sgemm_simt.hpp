@@ -22,8 +22,7 @@ using SgemmSimtConfigs = std::tuple<SimtConfig<128, 128, 16, 32, 64, 8, 8, 3, 2>
                                     SimtConfig<128, 128, 32, 32, 64, 8, 8, 3, 2>, //
                                     SimtConfig<128, 64, 16, 32, 32, 8, 4, 3, 3>,  //
                                     SimtConfig<64, 64, 16, 32, 32, 8, 4, 3, 5>,   //
-                                    SimtConfig<256, 128, 16, 64, 64, 16, 8, 3, 1>, //
-                                    SimtConfig<256, 128, 8, 64, 64, 16, 8, 4, 1>>;
+                                    SimtConfig<256, 128, 16, 64, 64, 16, 8, 3, 1>>;
 inline constexpr int kSgemmSimtConfigCount = std::tuple_size_v<SgemmSimtConfigs>;
 
 /// Launches the kernel instance matching the problem's transposes and operand alignment.
