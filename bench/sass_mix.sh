@@ -76,7 +76,8 @@ for object in "$@"; do
     }
     function norm(h) { sub(/^0x/, "", h); sub(/^0+/, "", h); return h == "" ? "0" : tolower(h) }
     BEGIN { ncol = split(columns, col, " ") }
-    /arch = sm_/ { match($0, /sm_[0-9a-z]+/); arch = substr($0, RSTART, RLENGTH) }
+    # A cubin header starts the next architecture: finish the last kernel of the previous one first.
+    /arch = sm_/ { flush(); match($0, /sm_[0-9a-z]+/); arch = substr($0, RSTART, RLENGTH) }
     /Function :/ { flush(); name_raw = $NF }
     /^[ \t]+\/\*[0-9a-f]+\*\/[ \t]+[^ \t]/ {
       line = $0
