@@ -14,6 +14,7 @@
 #include "cuda/arch/cp_async.cuh"
 #include "cuda/gemm/epilogue.cuh"
 #include "cuda/gemm/simt_config.hpp"
+#include "cuda/gemm/simt_layout.hpp"
 #include "cuda/gemm/tile_order.cuh"
 #include "cuda/kernel_params.hpp"
 
@@ -21,32 +22,12 @@
 
 namespace gemmkit::gemm {
 
-/// Copies one operand's kRows x kBK slice (rows along M for A, N for B) into a k-major shared tile
-/// of pitch kPitch. A run is a stretch contiguous in global memory (a k row of an MN-contiguous
-/// operand, an mn row of a K-contiguous one); each thread copies kPasses chunks of kVec elements,
-/// at compile-time offsets from its first chunk.
+/// Copies one operand's kRows x kBK slice into its k-major shared tile (the index maps are
+/// SimtCopyMap's, in simt_layout.hpp).
 template <typename Cfg, int kRows, int kPitch, bool kKContiguous, int kVec>
-struct SimtTileLoader {
-  static_assert(!kKContiguous || kVec == 1, "K-contiguous operands are transposed element by element");
-  static constexpr int kRunLength = kKContiguous ? Cfg::kBK : kRows;
-  static constexpr int kRuns = kKContiguous ? kRows : Cfg::kBK;
-  static constexpr int kChunksPerRun = kRunLength / kVec;
-  static constexpr int kChunks = kRuns * kChunksPerRun;
-  static_assert(kChunks % Cfg::kThreads == 0, "the slice must split evenly over the threads");
-  static_assert(Cfg::kThreads % kChunksPerRun == 0 || kChunksPerRun % Cfg::kThreads == 0,
-                "a pass covers whole runs or a whole number of passes covers a run");
-  static constexpr int kPasses = kChunks / Cfg::kThreads;
-  static constexpr bool kWholeRuns = Cfg::kThreads % kChunksPerRun == 0;
-  /// Run and in-run element offsets of pass p from the thread's first chunk.
-  static constexpr int run_step(int p) {
-    return kWholeRuns ? p * (Cfg::kThreads / kChunksPerRun) : p / (kChunksPerRun / Cfg::kThreads);
-  }
-  static constexpr int along_step(int p) {
-    return kWholeRuns ? 0 : (p % (kChunksPerRun / Cfg::kThreads)) * Cfg::kThreads * kVec;
-  }
-  static constexpr int smem_step(int p) {
-    return kKContiguous ? along_step(p) * kPitch + run_step(p) : run_step(p) * kPitch + along_step(p);
-  }
+struct SimtTileLoader : SimtCopyMap<Cfg, kRows, kPitch, kKContiguous, kVec> {
+  using Map = SimtCopyMap<Cfg, kRows, kPitch, kKContiguous, kVec>;
+  using Map::kPasses, Map::run_step, Map::along_step, Map::smem_step;
 
   float const* origin;       ///< this thread's first chunk in k-slice 0
   std::int64_t ld;
@@ -56,11 +37,11 @@ struct SimtTileLoader {
 
   __device__ SimtTileLoader(float const* tile_origin, std::int64_t ld_, std::int64_t mn_left_, int thread)
       : ld(ld_), mn_left(mn_left_) {
-    run0 = thread / kChunksPerRun;
-    along0 = (thread % kChunksPerRun) * kVec;
+    run0 = Map::first_run(thread);
+    along0 = Map::first_along(thread);
     origin = tile_origin + std::int64_t(run0) * ld + along0;
     k_tile_step = kKContiguous ? Cfg::kBK : std::int64_t(Cfg::kBK) * ld;
-    smem0 = kKContiguous ? along0 * kPitch + run0 : run0 * kPitch + along0;
+    smem0 = Map::smem_offset(run0, along0);
   }
 
   /// Queues k-slice `k_tile` into `stage_smem`; k_left = elements of K left from the slice start.
