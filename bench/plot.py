@@ -188,6 +188,19 @@ def size_of(row):
     return (row["m"] * row["n"] * row["k"]) ** (1.0 / 3.0)
 
 
+def png_beside(path, suffix):
+    """The PNG named after the data file `path`, with `suffix` added to its stem."""
+    return pathlib.Path(path).with_name(pathlib.Path(path).stem + suffix + ".png")
+
+
+def save_figure(plt, fig, out):
+    """Lays the figure out, writes it to `out` and closes it; returns `out`."""
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
 def plot_file(plt, path):
     rows = read_rows(path)
     if not rows:
@@ -210,7 +223,7 @@ def plot_file(plt, path):
     for key, group in sorted(groups.items()):
         vary = varying[:2] + [varying[2] or key in batched]
         suffix = "".join("_" + part for part, v in zip(key, vary) if v and part)
-        out = pathlib.Path(path).with_name(pathlib.Path(path).stem + suffix + ".png")
+        out = png_beside(path, suffix)
         if all(is_batched(r) for r in group):
             draw_batched(plt, path, key, group, out)
         else:
@@ -276,9 +289,7 @@ def draw_group(plt, path, key, rows, out):
         bottom.set_xlabel("case (m x n x k, in order of work)")
         bottom.set_xticks(list(range(len(cases))))
         bottom.set_xticklabels([c for _, c, _ in cases], rotation=45, ha="right", fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save_figure(plt, fig, out)
 
 
 BATCHED_PEERS = ["libxsmm", "openblas", "blis", "eigen", "loop"]
@@ -374,9 +385,7 @@ def draw_batched(plt, path, key, rows, out):
     bottom.set_xlabel("m = n = k, then other shapes (m x n x k)")
     bottom.set_xticks(xs)
     bottom.set_xticklabels(labels, rotation=45, ha="right", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save_figure(plt, fig, out)
 
 
 def is_timeline(path):
@@ -426,12 +435,8 @@ def plot_timeline(plt, path):
         ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=colours[k]) for k in kinds], labels=kinds,
                   loc="upper center", bbox_to_anchor=(0.5, -0.25), fontsize=8, ncol=len(kinds))
         ax.grid(axis="x", alpha=0.3)
-        fig.tight_layout()
         suffix = "" if len(cases) == 1 else "_" + "".join(c if c.isalnum() or c in "._-" else "_" for c in case)
-        out = pathlib.Path(path).with_name(pathlib.Path(path).stem + suffix + ".png")
-        fig.savefig(out, dpi=110)
-        plt.close(fig)
-        written.append(out)
+        written.append(save_figure(plt, fig, png_beside(path, suffix)))
     return written
 
 
@@ -474,11 +479,7 @@ def plot_micro(plt, path):
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    out = pathlib.Path(path).with_name(pathlib.Path(path).stem + "_bandwidth.png")
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return [out]
+    return [save_figure(plt, fig, png_beside(path, "_bandwidth"))]
 
 
 def is_ladder(path):
@@ -527,11 +528,7 @@ def plot_ladder(plt, path):
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7, ncol=3)
-        fig.tight_layout()
-        out = pathlib.Path(path).with_name(pathlib.Path(path).stem + f"_{dtype}.png")
-        fig.savefig(out, dpi=110)
-        plt.close(fig)
-        written.append(out)
+        written.append(save_figure(plt, fig, png_beside(path, f"_{dtype}")))
     return written
 
 
