@@ -16,6 +16,8 @@
 # sgemm / sgemm-sweep (not default steps): the same shape set in FP32 with the selection's pick, and
 # every FP32 SIMT config forced, each next to cuBLAS;
 # ncu: Nsight Compute sections of the production kernel at 8192 (what limits it).
+# ncu-dgemm: FP64 tensor-core kernels (GEMMKIT_NCU_DGEMM_VARIANTS) and cuBLAS's DGEMM at 8192 with the
+# full section set, raw metrics and per-instruction SASS of each; the SM clock and power under load.
 # ncu-sgemm: the FP32 SIMT kernel next to cuBLAS's SGEMM kernel at 8192, plus the SIMT kernels' SASS.
 # ncu-small: the same for the small batched kernel at the sizes furthest from the bound.
 # overhead (a default step): host cost per call of gk_dgemm and cuBLAS at small sizes, and of the
@@ -179,6 +181,34 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
       --section Occupancy --section WarpStateStats --section LaunchStats \
       "$bench_bin" gemm --m 8192 --dtype f64 --reps 1 --warmup 1 > "$out/ncu.txt" 2>&1 || status=1
     grep -E "Duration|Throughput|Pipe|Occupancy|Registers|Stall|Issue" "$out/ncu.txt" | head -40
+  fi
+  if want ncu-dgemm; then
+    # Our DGEMM kernels and cuBLAS's in one run, every section, then the raw metrics and the SASS with
+    # per-instruction counters (stall samples included) of each: what cuBLAS's main loop does that ours
+    # does not. Then the SM clock and power while each side runs for a while (power throttling).
+    stage "ncu: FP64 tensor-core kernels and cuBLAS DGEMM at 8192, full set"
+    for variant in ${GEMMKIT_NCU_DGEMM_VARIANTS:-dgemm_tensorop_64x64x16_w32x32_s4_b3 dgemm_tensorop_128x128x16_w32x64_s4}; do
+      timeout 240 ncu --kernel-name regex:"gemm" --launch-skip 6 --launch-count 2 --set full \
+        --import-source no -f -o "$out/ncu-$variant" \
+        "$bench_bin" gemm --m 8192 --dtype f64 --variants "$variant" --reps 1 --warmup 2 --no-verify \
+        > "$out/ncu-$variant.log" 2>&1 || status=1
+      ncu --import "$out/ncu-$variant.ncu-rep" --page details > "$out/ncu-$variant.txt" 2>&1 || status=1
+      ncu --import "$out/ncu-$variant.ncu-rep" --page raw --csv > "$out/ncu-$variant-raw.csv" 2>&1 || status=1
+      ncu --import "$out/ncu-$variant.ncu-rep" --page source --csv --print-source sass \
+        > "$out/ncu-$variant-sass.csv" 2>&1 || status=1
+      grep -E "gemm|Duration|SM Frequency|Issue Slots|Registers|Theoretical Occ|Bank" "$out/ncu-$variant.txt" | head -30
+    done
+    stage "SM clock and power while each side runs (nvidia-smi every 100 ms)"
+    nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active \
+      --format=csv -lms 100 > "$out/clocks-dgemm.csv" 2>&1 &
+    smi_pid=$!
+    for variant in dgemm_tensorop_64x64x16_w32x32_s4_b3 cublas_dgemm; do  # about 6 s each, one side at a time
+      echo "# $variant from $(date -u +%H:%M:%S.%N)" >> "$out/clocks-dgemm-bench.txt"
+      "$bench_bin" gemm --m 8192 --dtype f64 --variants "$variant" --peer none --reps 30 --target-ms 200 \
+        --no-verify >> "$out/clocks-dgemm-bench.txt" 2>&1 || status=1
+    done
+    kill "$smi_pid" 2>/dev/null
+    tail -3 "$out/clocks-dgemm-bench.txt"
   fi
   if want ncu-sgemm; then
     # The FP32 SIMT kernel and cuBLAS's SGEMM kernel in the same run (the peer's tile shape is in its
