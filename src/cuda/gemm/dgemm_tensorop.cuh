@@ -74,11 +74,21 @@ struct TileLoader {
   }
 
   /// Queues k-tile `k_tile` into `stage_smem`; k_left = elements of K left from the tile start.
+  /// A tile wholly inside the matrix copies whole chunks unchecked: the per-chunk bounds were most
+  /// of the mainloop's integer instructions (ncu SASS at 8192); edge tiles take the checked path.
   __device__ __forceinline__ void load(double* stage_smem, std::int64_t k_tile, std::int64_t k_left) const {
     double const* src = origin + k_tile * k_tile_step;
+    std::int64_t const pass_step = std::int64_t(kRunStep) * ld + kAlongStep;
+    if (mn_left >= kMn && k_left >= Cfg::kBK) {
+#pragma unroll
+      for (int pass = 0; pass < kPasses; ++pass) {
+        arch::cp_async<kVec * 8>(stage_smem + smem_offset(pass), src, kVec * 8);
+        src += pass_step;
+      }
+      return;
+    }
     std::int64_t const run_limit = kKContiguous ? mn_left : k_left;
     std::int64_t const along_limit = kKContiguous ? k_left : mn_left;
-    std::int64_t const pass_step = std::int64_t(kRunStep) * ld + kAlongStep;
 #pragma unroll
     for (int pass = 0; pass < kPasses; ++pass) {
       int const run = run0 + pass * kRunStep;
@@ -101,17 +111,21 @@ __device__ __forceinline__ void load_group(std::uint32_t const (&lane_base)[2], 
   });
 }
 
-/// The A fragments of one k step for all kFragsM row blocks, in MMA register order.
+/// The A fragment of row block kGroup for one k step, in MMA register order.
+template <typename TileA, int kGroup, int kKStep>
+__device__ __forceinline__ void load_a_fragment(std::uint32_t const (&a_lane)[2], double (&a)[8]) {
+  double v[8];
+  load_group<TileA, kGroup, kKStep>(a_lane, v);
+  static_for<8>([&](auto slot) {  // slot = 4h + c holds v[h][c]
+    constexpr int kSlot = decltype(slot)::value;
+    a[FragmentMap::a_register(kSlot / 4, kSlot % 4)] = v[kSlot];
+  });
+}
+
+/// The A fragments of one k step for all kFragsM row blocks.
 template <typename Cfg, typename TileA, int kKStep>
 __device__ __forceinline__ void load_a_fragments(std::uint32_t const (&a_lane)[2], double (&a)[Cfg::kFragsM][8]) {
-  static_for<Cfg::kFragsM>([&](auto i) {
-    double v[8];
-    load_group<TileA, decltype(i)::value, kKStep>(a_lane, v);
-    static_for<8>([&](auto slot) {  // slot = 4h + c holds v[h][c]
-      constexpr int kSlot = decltype(slot)::value;
-      a[decltype(i)::value][FragmentMap::a_register(kSlot / 4, kSlot % 4)] = v[kSlot];
-    });
-  });
+  static_for<Cfg::kFragsM>([&](auto i) { load_a_fragment<TileA, decltype(i)::value, kKStep>(a_lane, a[decltype(i)::value]); });
 }
 
 /// The MMAs of B column pair kPair (values v[h][c] in `b`) against all A row blocks.
@@ -125,22 +139,48 @@ __device__ __forceinline__ void mma_column_pair(double (&acc)[Cfg::kFragsM][Cfg:
   });
 }
 
-/// One stage's MMAs for a warp, k step by k step: all A fragments of the step, then B column
-/// pairs, the next pair's loads issued before the current pair's MMAs so they overlap.
+/// The MMAs of A row block kRow (fragment `a`) against all B column pairs (values v[h][c] in `b`).
+template <typename Cfg, int kRow>
+__device__ __forceinline__ void mma_row_block(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], double const (&a)[8],
+                                              double const (&b)[Cfg::kFragsN / 2][8]) {
+  static_for<Cfg::kFragsN>([&](auto j) {
+    constexpr int kJ = decltype(j)::value;  // column block kJ is member kJ % 2 of pair kJ / 2
+    double const fragment[4] = {b[kJ / 2][4 * (kJ % 2) + 0], b[kJ / 2][4 * (kJ % 2) + 1], b[kJ / 2][4 * (kJ % 2) + 2],
+                                b[kJ / 2][4 * (kJ % 2) + 3]};
+    arch::mma_f64_m16n8k16(acc[kRow][kJ], a, fragment);
+  });
+}
+
+/// One stage's MMAs for a warp, k step by k step. The operand with fewer 16-wide groups stays
+/// whole in registers; the other streams through one group at a time, the next group's loads
+/// issued before the current group's MMAs so they overlap (Cfg::kStreamA says which).
 template <typename Cfg, typename TileA, typename TileB>
 __device__ __forceinline__ void warp_tile_mma(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4],
                                               std::uint32_t const (&a_lane)[2], std::uint32_t const (&b_lane)[2]) {
   constexpr int kPairs = Cfg::kFragsN / 2;
   static_for<Cfg::kBK / Cfg::kMmaK>([&](auto kstep) {
     constexpr int kKStep = decltype(kstep)::value * Cfg::kMmaK;
+    if constexpr (Cfg::kStreamA) {
+      double b[kPairs][8];
+      static_for<kPairs>([&](auto pair) { load_group<TileB, decltype(pair)::value, kKStep>(b_lane, b[decltype(pair)::value]); });
+      double a[2][8];  // one row block's fragment, double-buffered
+      load_a_fragment<TileA, 0, kKStep>(a_lane, a[0]);
+      static_for<Cfg::kFragsM>([&](auto row) {
+        constexpr int kR = decltype(row)::value;
+        if constexpr (Cfg::kPrefetchStreamed && kR + 1 < Cfg::kFragsM) load_a_fragment<TileA, kR + 1, kKStep>(a_lane, a[(kR + 1) % 2]);
+        if constexpr (!Cfg::kPrefetchStreamed && kR > 0) load_a_fragment<TileA, kR, kKStep>(a_lane, a[kR % 2]);
+        mma_row_block<Cfg, kR>(acc, a[kR % 2], b);
+      });
+      return;
+    }
     double a[Cfg::kFragsM][8];
     load_a_fragments<Cfg, TileA, kKStep>(a_lane, a);
-    double b[2][8];  // (buffer, v[h][c]) of one column pair, double-buffered when kPrefetchB
+    double b[2][8];  // (buffer, v[h][c]) of one column pair, double-buffered when kPrefetchStreamed
     load_group<TileB, 0, kKStep>(b_lane, b[0]);
     static_for<kPairs>([&](auto pair) {
       constexpr int kP = decltype(pair)::value;
-      if constexpr (Cfg::kPrefetchB && kP + 1 < kPairs) load_group<TileB, kP + 1, kKStep>(b_lane, b[(kP + 1) % 2]);
-      if constexpr (!Cfg::kPrefetchB && kP > 0) load_group<TileB, kP, kKStep>(b_lane, b[kP % 2]);
+      if constexpr (Cfg::kPrefetchStreamed && kP + 1 < kPairs) load_group<TileB, kP + 1, kKStep>(b_lane, b[(kP + 1) % 2]);
+      if constexpr (!Cfg::kPrefetchStreamed && kP > 0) load_group<TileB, kP, kKStep>(b_lane, b[kP % 2]);
       mma_column_pair<Cfg, kP>(acc, a, b[kP % 2]);
     });
   });

@@ -45,9 +45,13 @@ struct TensorOpConfig {
   /// Registers a thread may use with kBlocksPerSm blocks resident (64K per SM, allocation granule 8).
   static constexpr int kRegisterBudget = (65536 / (kThreads * kBlocksPerSm)) / 8 * 8 > 255 ? 255
                                        : (65536 / (kThreads * kBlocksPerSm)) / 8 * 8;
-  /// Whether the next B column pair's loads are issued before the current pair's MMAs: it takes
-  /// one more pair of fragments in registers, which only the roomier budgets have.
-  static constexpr bool kPrefetchB = kRegisterBudget >= 160;
+  /// Which operand streams through registers one 16-wide group at a time while the other stays
+  /// whole: A when it has more groups than B (a 64x32 warp tile holds B's 2 column pairs and
+  /// streams A's 4 row blocks), else B.
+  static constexpr bool kStreamA = kFragsM > kFragsN / 2;
+  /// Whether the next streamed group's loads are issued before the current group's MMAs: it takes
+  /// one more group of fragments in registers, which only the roomier budgets have.
+  static constexpr bool kPrefetchStreamed = kRegisterBudget >= 160;
   /// Accumulator registers per thread (doubles), the dominant register cost.
   static constexpr int accumulators_per_thread() { return kFragsM * kFragsN * 4; }
   /// Bytes of A and B moved from global memory per flop at full reuse: the model's RB input.
@@ -56,7 +60,8 @@ struct TensorOpConfig {
   static constexpr bool valid() {
     return kBM % kWarpM == 0 && kBN % kWarpN == 0 && kWarpM % kMmaM == 0 && kWarpN % (2 * kMmaN) == 0 &&
            kBK % kMmaK == 0 && kStages >= 2 && kThreads <= 1024 && kBlocksPerSm * smem_bytes() <= 227 * 1024 &&
-           accumulators_per_thread() <= 64 && (kBM * kBK / 2) % kThreads == 0 && (kBN * kBK / 2) % kThreads == 0;
+           accumulators_per_thread() <= 64 && (kBM * kBK / 2) % kThreads == 0 && (kBN * kBK / 2) % kThreads == 0 &&
+           !(kFragmentPrefetch && kStreamA);  // the two-level prefetch streams B
   }
 
   static std::string name() {
