@@ -18,7 +18,6 @@
 #include "cuda/kernel_params.hpp"
 
 #include <cstdint>
-#include <type_traits>
 
 namespace gemmkit::gemm {
 
@@ -123,82 +122,69 @@ __device__ __forceinline__ void load_a_fragment(std::uint32_t const (&a_lane)[2]
   });
 }
 
-/// A warp's fragments and MMAs for one k step. The operand with fewer 16-wide groups (A row
-/// blocks, B column pairs) stays whole in registers; the other streams through one group at a
-/// time (Cfg::kStreamA says which), so a group's loads can be issued before the previous group's
-/// MMAs.
+/// The A fragments of one k step for all kFragsM row blocks.
+template <typename Cfg, typename TileA, int kKStep>
+__device__ __forceinline__ void load_a_fragments(std::uint32_t const (&a_lane)[2], double (&a)[Cfg::kFragsM][8]) {
+  static_for<Cfg::kFragsM>([&](auto i) { load_a_fragment<TileA, decltype(i)::value, kKStep>(a_lane, a[decltype(i)::value]); });
+}
+
+/// The MMAs of B column pair kPair (values v[h][c] in `b`) against all A row blocks.
+template <typename Cfg, int kPair>
+__device__ __forceinline__ void mma_column_pair(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4],
+                                                double const (&a)[Cfg::kFragsM][8], double const (&b)[8]) {
+  static_for<2>([&](auto h) {
+    constexpr int kH = decltype(h)::value;
+    double const fragment[4] = {b[4 * kH + 0], b[4 * kH + 1], b[4 * kH + 2], b[4 * kH + 3]};
+    static_for<Cfg::kFragsM>([&](auto i) { arch::mma_f64_m16n8k16(acc[i][2 * kPair + kH], a[i], fragment); });
+  });
+}
+
+/// The MMAs of A row block kRow (fragment `a`) against all B column pairs (values v[h][c] in `b`).
+template <typename Cfg, int kRow>
+__device__ __forceinline__ void mma_row_block(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], double const (&a)[8],
+                                              double const (&b)[Cfg::kFragsN / 2][8]) {
+  static_for<Cfg::kFragsN>([&](auto j) {
+    constexpr int kJ = decltype(j)::value;  // column block kJ is member kJ % 2 of pair kJ / 2
+    double const fragment[4] = {b[kJ / 2][4 * (kJ % 2) + 0], b[kJ / 2][4 * (kJ % 2) + 1], b[kJ / 2][4 * (kJ % 2) + 2],
+                                b[kJ / 2][4 * (kJ % 2) + 3]};
+    arch::mma_f64_m16n8k16(acc[kRow][kJ], a, fragment);
+  });
+}
+
+/// One stage's MMAs for a warp, k step by k step. The operand with fewer 16-wide groups stays
+/// whole in registers; the other streams through one group at a time, the next group's loads
+/// issued before the current group's MMAs so they overlap (Cfg::kStreamA says which).
 template <typename Cfg, typename TileA, typename TileB>
-struct WarpMma {
-  static constexpr int kPairs = Cfg::kFragsN / 2;
-  static constexpr int kStreamed = Cfg::kStreamA ? Cfg::kFragsM : kPairs;  ///< groups streamed per k step
-  static constexpr int kWhole = Cfg::kStreamA ? kPairs : Cfg::kFragsM;     ///< groups held per k step
-  using Acc = double[Cfg::kFragsM][Cfg::kFragsN][4];
-  using Lanes = std::uint32_t[2];
-
-  struct Operands {
-    std::uint32_t a[2], b[2];  ///< per-lane shared addresses of the stage being read
-  };
-
-  /// The held operand's groups of k step kKStep: B's column pairs (values v[h][c]) or A's row
-  /// blocks (MMA register order).
-  template <int kKStep>
-  __device__ __forceinline__ static void load_whole(Operands const& at, double (&whole)[kWhole][8]) {
-    static_for<kWhole>([&](auto w) {
-      constexpr int kW = decltype(w)::value;
-      if constexpr (Cfg::kStreamA) {
-        load_group<TileB, kW, kKStep>(at.b, whole[kW]);
-      } else {
-        load_a_fragment<TileA, kW, kKStep>(at.a, whole[kW]);
-      }
-    });
-  }
-
-  /// Streamed group kGroup of k step kKStep.
-  template <int kGroup, int kKStep>
-  __device__ __forceinline__ static void load_streamed(Operands const& at, double (&group)[8]) {
+__device__ __forceinline__ void warp_tile_mma(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4],
+                                              std::uint32_t const (&a_lane)[2], std::uint32_t const (&b_lane)[2]) {
+  constexpr int kPairs = Cfg::kFragsN / 2;
+  static_for<Cfg::kBK / Cfg::kMmaK>([&](auto kstep) {
+    constexpr int kKStep = decltype(kstep)::value * Cfg::kMmaK;
     if constexpr (Cfg::kStreamA) {
-      load_a_fragment<TileA, kGroup, kKStep>(at.a, group);
-    } else {
-      load_group<TileB, kGroup, kKStep>(at.b, group);
+      double b[kPairs][8];
+      static_for<kPairs>([&](auto pair) { load_group<TileB, decltype(pair)::value, kKStep>(b_lane, b[decltype(pair)::value]); });
+      double a[2][8];  // one row block's fragment, double-buffered
+      load_a_fragment<TileA, 0, kKStep>(a_lane, a[0]);
+      static_for<Cfg::kFragsM>([&](auto row) {
+        constexpr int kR = decltype(row)::value;
+        if constexpr (Cfg::kPrefetchStreamed && kR + 1 < Cfg::kFragsM) load_a_fragment<TileA, kR + 1, kKStep>(a_lane, a[(kR + 1) % 2]);
+        if constexpr (!Cfg::kPrefetchStreamed && kR > 0) load_a_fragment<TileA, kR, kKStep>(a_lane, a[kR % 2]);
+        mma_row_block<Cfg, kR>(acc, a[kR % 2], b);
+      });
+      return;
     }
-  }
-
-  /// The MMAs of streamed group kGroup against every held group.
-  template <int kGroup>
-  __device__ __forceinline__ static void mma(Acc& acc, double const (&whole)[kWhole][8], double const (&group)[8]) {
-    static_for<kWhole>([&](auto w) {
-      constexpr int kW = decltype(w)::value;
-      double const(&a)[8] = Cfg::kStreamA ? group : whole[kW];
-      double const(&b)[8] = Cfg::kStreamA ? whole[kW] : group;
-      constexpr int kRow = Cfg::kStreamA ? kGroup : kW;
-      constexpr int kPair = Cfg::kStreamA ? kW : kGroup;
-      static_for<2>([&](auto h) {  // the pair's two 8-column blocks: values v[h][0..3]
-        constexpr int kH = decltype(h)::value;
-        double const fragment[4] = {b[4 * kH + 0], b[4 * kH + 1], b[4 * kH + 2], b[4 * kH + 3]};
-        arch::mma_f64_m16n8k16(acc[kRow][2 * kPair + kH], a, fragment);
-      });
+    double a[Cfg::kFragsM][8];
+    load_a_fragments<Cfg, TileA, kKStep>(a_lane, a);
+    double b[2][8];  // (buffer, v[h][c]) of one column pair, double-buffered when kPrefetchStreamed
+    load_group<TileB, 0, kKStep>(b_lane, b[0]);
+    static_for<kPairs>([&](auto pair) {
+      constexpr int kP = decltype(pair)::value;
+      if constexpr (Cfg::kPrefetchStreamed && kP + 1 < kPairs) load_group<TileB, kP + 1, kKStep>(b_lane, b[(kP + 1) % 2]);
+      if constexpr (!Cfg::kPrefetchStreamed && kP > 0) load_group<TileB, kP, kKStep>(b_lane, b[kP % 2]);
+      mma_column_pair<Cfg, kP>(acc, a, b[kP % 2]);
     });
-  }
-
-  /// One stage's MMAs, k step by k step, for the mainloop without fragment prefetch: the held
-  /// groups first, then the streamed ones, the next group's loads before the current group's
-  /// MMAs when the register budget allows (Cfg::kPrefetchStreamed).
-  __device__ __forceinline__ static void stage(Acc& acc, Operands const& at) {
-    static_for<Cfg::kBK / Cfg::kMmaK>([&](auto kstep) {
-      constexpr int kKStep = decltype(kstep)::value * Cfg::kMmaK;
-      double whole[kWhole][8];
-      load_whole<kKStep>(at, whole);
-      double group[2][8];
-      load_streamed<0, kKStep>(at, group[0]);
-      static_for<kStreamed>([&](auto g) {
-        constexpr int kG = decltype(g)::value;
-        if constexpr (Cfg::kPrefetchStreamed && kG + 1 < kStreamed) load_streamed<kG + 1, kKStep>(at, group[(kG + 1) % 2]);
-        if constexpr (!Cfg::kPrefetchStreamed && kG > 0) load_streamed<kG, kKStep>(at, group[kG % 2]);
-        mma<kG>(acc, whole, group[kG % 2]);
-      });
-    });
-  }
-};
+  });
+}
 
 /// Computes tile (tile_m, tile_n) of problem `batch_index`: the device routine the kernel wrapper
 /// (and later batched and grouped wrappers) maps onto.
@@ -250,24 +236,19 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   int const warp_col = warp_n * Cfg::kWarpN;
   // Per-lane shared addresses of the two load columns (tensorop_layout.hpp); every fragment load
   // of a stage is one of them plus a compile-time offset.
-  using Warp = WarpMma<Cfg, TileA, TileB>;
-  typename Warp::Operands lanes;  // stage 0's
+  std::uint32_t a_lane[2], b_lane[2];
 #pragma unroll
   for (int l = 0; l < 2; ++l) {
-    lanes.a[l] = arch::shared_address(smem_a) + 8u * (TileA::lane_offset(g, t, l) + TileA::offset(warp_row, 0));
-    lanes.b[l] = arch::shared_address(smem_b) + 8u * (TileB::lane_offset(g, t, l) + TileB::offset(warp_col, 0));
+    a_lane[l] = arch::shared_address(smem_a) + 8u * (TileA::lane_offset(g, t, l) + TileA::offset(warp_row, 0));
+    b_lane[l] = arch::shared_address(smem_b) + 8u * (TileB::lane_offset(g, t, l) + TileB::offset(warp_col, 0));
   }
-  // Stages rotate by a counter, not k_tile % kStages: a 64-bit modulo by 3 sat between the barrier
-  // and the first fragment load of every tile.
-  auto at_stage = [&](int stage) {
-    typename Warp::Operands at;
+  auto stage_lanes = [&](std::int64_t k_tile, std::uint32_t (&a_stage)[2], std::uint32_t (&b_stage)[2]) {
+    std::uint32_t const stage = std::uint32_t(k_tile % Cfg::kStages);
     for (int l = 0; l < 2; ++l) {
-      at.a[l] = lanes.a[l] + std::uint32_t(stage) * (8u * Cfg::kStageElementsA);
-      at.b[l] = lanes.b[l] + std::uint32_t(stage) * (8u * Cfg::kStageElementsB);
+      a_stage[l] = a_lane[l] + stage * (8u * Cfg::kStageElementsA);
+      b_stage[l] = b_lane[l] + stage * (8u * Cfg::kStageElementsB);
     }
-    return at;
   };
-  auto next_stage = [](int stage) { return stage + 1 == Cfg::kStages ? 0 : stage + 1; };
 
   if constexpr (!Cfg::kFragmentPrefetch) {
     // Prologue: kStages-1 tiles in flight; one commit per stage keeps the group count uniform.
@@ -276,25 +257,23 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
       if (s < k_tiles) load_stage(s, s);
       arch::cp_async_commit();
     }
-    int read_stage = 0, write_stage = Cfg::kStages - 1;
     for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
       arch::cp_async_wait<Cfg::kStages - 2>();
       __syncthreads();  // tile kt visible to all; everyone is done reading the stage refilled next
-      if (kt + Cfg::kStages - 1 < k_tiles) load_stage(kt + Cfg::kStages - 1, write_stage);
+      std::int64_t const next = kt + Cfg::kStages - 1;
+      if (next < k_tiles) load_stage(next, int(next % Cfg::kStages));
       arch::cp_async_commit();
-      Warp::stage(acc, at_stage(read_stage));
-      read_stage = next_stage(read_stage);
-      write_stage = next_stage(write_stage);
+      std::uint32_t a_stage[2], b_stage[2];
+      stage_lanes(kt, a_stage, b_stage);
+      warp_tile_mma<Cfg, TileA, TileB>(acc, a_stage, b_stage);
     }
   } else {
     // Two-level prefetch (seed 000 §2.4): the next k step's fragments are loaded while the current
-    // step's last streamed group multiplies. At a tile's last step that means waiting for the next
+    // step's last column pair multiplies. At a tile's last step that means waiting for the next
     // tile there, before the last MMAs rather than after them; by then every lane has issued its
     // last read of the current tile, so its stage is refilled at once (kStages tiles in flight).
-    // The held groups ping-pong between two buffers, tile by tile (two tiles per loop trip), so
-    // the next step's never have to be copied into place.
-    constexpr int kKSteps = Cfg::kBK / Cfg::kMmaK;
-    static_assert(Warp::kStreamed % 2 == 0, "streamed groups alternate buffers; a step's first group reuses buffer 0");
+    constexpr int kKSteps = Cfg::kBK / Cfg::kMmaK, kPairs = Cfg::kFragsN / 2;
+    static_assert(kPairs % 2 == 0, "column pairs alternate buffers; the next step's first pair reuses buffer 0");
 #pragma unroll
     for (int s = 0; s < Cfg::kStages; ++s) {
       if (s < k_tiles) load_stage(s, s);
@@ -302,48 +281,48 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
     }
     arch::cp_async_wait<Cfg::kStages - 1>();
     __syncthreads();
-    double whole[2][Warp::kWhole][8];
-    double group[2][8];
-    Warp::template load_whole<0>(lanes, whole[0]);
-    Warp::template load_streamed<0, 0>(lanes, group[0]);
-    int read_stage = 0;
-    // Tile kt, whose held groups of step 0 are in whole[kBuffer]; the last step's loads of tile
-    // kt+1 go to whole[1 - kBuffer].
-    auto tile = [&](auto buffer, std::int64_t kt) {
-      constexpr int kBuffer = decltype(buffer)::value;
-      typename Warp::Operands const at = at_stage(read_stage);
+    double a[Cfg::kFragsM][8];
+    double b[2][8];
+    {
+      std::uint32_t a_stage[2], b_stage[2];
+      stage_lanes(0, a_stage, b_stage);
+      load_a_fragments<Cfg, TileA, 0>(a_stage, a);
+      load_group<TileB, 0, 0>(b_stage, b[0]);
+    }
+    for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
+      std::uint32_t a_stage[2], b_stage[2];
+      stage_lanes(kt, a_stage, b_stage);
       static_for<kKSteps>([&](auto kstep) {
         constexpr int kS = decltype(kstep)::value;
-        // Steps alternate buffers too, so step kS reads whole[(kBuffer + kS) % 2].
-        constexpr int kNow = (kBuffer + kS) % 2, kNext = 1 - kNow;
-        static_for<Warp::kStreamed>([&](auto grp) {
-          constexpr int kG = decltype(grp)::value;
-          if constexpr (kG + 1 < Warp::kStreamed) {
-            Warp::template load_streamed<kG + 1, kS * Cfg::kMmaK>(at, group[(kG + 1) % 2]);
-          } else if constexpr (kS + 1 < kKSteps) {
-            Warp::template load_whole<(kS + 1) * Cfg::kMmaK>(at, whole[kNext]);
-            Warp::template load_streamed<0, (kS + 1) * Cfg::kMmaK>(at, group[0]);
+        static_for<kPairs>([&](auto pair) {
+          constexpr int kP = decltype(pair)::value;
+          if constexpr (kP + 1 < kPairs) {
+            load_group<TileB, kP + 1, kS * Cfg::kMmaK>(b_stage, b[(kP + 1) % 2]);
+            mma_column_pair<Cfg, kP>(acc, a, b[kP % 2]);
           } else {
-            arch::cp_async_wait<Cfg::kStages - 2>();
-            __syncthreads();  // tile kt+1 visible; every lane has issued its reads of tile kt
-            if (kt + Cfg::kStages < k_tiles) load_stage(kt + Cfg::kStages, read_stage);
-            arch::cp_async_commit();
-            read_stage = next_stage(read_stage);
-            if (kt + 1 < k_tiles) {
-              typename Warp::Operands const at_next = at_stage(read_stage);
-              Warp::template load_whole<0>(at_next, whole[kNext]);
-              Warp::template load_streamed<0, 0>(at_next, group[0]);
+            double a_next[Cfg::kFragsM][8];
+            if constexpr (kS + 1 < kKSteps) {
+              load_a_fragments<Cfg, TileA, (kS + 1) * Cfg::kMmaK>(a_stage, a_next);
+              load_group<TileB, 0, (kS + 1) * Cfg::kMmaK>(b_stage, b[0]);
+            } else {
+              arch::cp_async_wait<Cfg::kStages - 2>();
+              __syncthreads();  // tile kt+1 visible; every lane has issued its reads of tile kt
+              if (kt + Cfg::kStages < k_tiles) load_stage(kt + Cfg::kStages, int(kt % Cfg::kStages));
+              arch::cp_async_commit();
+              if (kt + 1 < k_tiles) {
+                std::uint32_t a_next_stage[2], b_next_stage[2];
+                stage_lanes(kt + 1, a_next_stage, b_next_stage);
+                load_a_fragments<Cfg, TileA, 0>(a_next_stage, a_next);
+                load_group<TileB, 0, 0>(b_next_stage, b[0]);
+              }
             }
+            mma_column_pair<Cfg, kP>(acc, a, b[kP % 2]);
+            static_for<Cfg::kFragsM>([&](auto i) {
+              static_for<8>([&](auto e) { a[decltype(i)::value][decltype(e)::value] = a_next[i][e]; });
+            });
           }
-          Warp::template mma<kG>(acc, whole[kNow], group[kG % 2]);
         });
       });
-    };
-    // A tile with an odd number of k steps hands the next tile the other buffer.
-    constexpr int kHandOver = kKSteps % 2;
-    for (std::int64_t kt = 0; kt < k_tiles; kt += 2) {
-      tile(std::integral_constant<int, 0>{}, kt);
-      if (kt + 1 < k_tiles) tile(std::integral_constant<int, kHandOver>{}, kt + 1);
     }
   }
   arch::cp_async_wait<0>();

@@ -60,7 +60,8 @@ struct TensorOpConfig {
   static constexpr bool valid() {
     return kBM % kWarpM == 0 && kBN % kWarpN == 0 && kWarpM % kMmaM == 0 && kWarpN % (2 * kMmaN) == 0 &&
            kBK % kMmaK == 0 && kStages >= 2 && kThreads <= 1024 && kBlocksPerSm * smem_bytes() <= 227 * 1024 &&
-           accumulators_per_thread() <= 64 && (kBM * kBK / 2) % kThreads == 0 && (kBN * kBK / 2) % kThreads == 0;
+           accumulators_per_thread() <= 64 && (kBM * kBK / 2) % kThreads == 0 && (kBN * kBK / 2) % kThreads == 0 &&
+           !(kFragmentPrefetch && kStreamA);  // the two-level prefetch streams B
   }
 
   static std::string name() {
