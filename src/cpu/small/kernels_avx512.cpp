@@ -1,9 +1,10 @@
 /*! \file
     \brief The small-GEMM kernels for AVX-512 (F, VL, DQ); this file is compiled with those flags.
 */
-// GCC 12 warns inside its own _mm512_permute_ps/_mm512_permutex_pd (an undefined pass-through
-// operand it creates itself); nothing of ours is uninitialized.
+// GCC 12 warns inside its own _mm512_permute_ps/_mm512_permutex_pd/_mm512_alignr_epi64 (an
+// undefined pass-through operand it creates itself); nothing of ours is uninitialized.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
 #include "cpu/small/small_kernels.inl"
@@ -34,6 +35,11 @@ struct Avx512F64 {
   static Reg mul(Reg a, Reg b) { return _mm512_mul_pd(a, b); }
   template <int kSelect>
   static Reg permute(Reg v) { return _mm512_permutex_pd(v, kSelect); }  // within each group of 4
+  /// Lanes [0, kLanes) moved to [W - kLanes, W) (the others: don't care).
+  template <int kLanes>
+  static Reg rotate_up(Reg v) {
+    return _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(v), _mm512_castpd_si512(v), kLanes));
+  }
 };
 
 struct Avx512F32 {
@@ -55,6 +61,10 @@ struct Avx512F32 {
   static Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
   template <int kSelect>
   static Reg permute(Reg v) { return _mm512_permute_ps(v, kSelect); }  // within each group of 4
+  template <int kLanes>
+  static Reg rotate_up(Reg v) {
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(v), _mm512_castps_si512(v), kLanes));
+  }
 };
 
 /// 256- and 128-bit vectors with AVX-512VL masks, for columns of at most 4 (f64) or 8 (f32)
@@ -75,6 +85,10 @@ struct Avx512VlF64x4 {
   static Reg broadcast(double x) { return _mm256_set1_pd(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_pd(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm256_mul_pd(a, b); }
+  template <int kLanes>
+  static Reg rotate_up(Reg v) {
+    return _mm256_castsi256_pd(_mm256_alignr_epi64(_mm256_castpd_si256(v), _mm256_castpd_si256(v), kLanes));
+  }
 };
 
 struct Avx512VlF64x2 {
@@ -93,6 +107,10 @@ struct Avx512VlF64x2 {
   static Reg broadcast(double x) { return _mm_set1_pd(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm_fmadd_pd(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm_mul_pd(a, b); }
+  template <int kLanes>
+  static Reg rotate_up(Reg v) {
+    return _mm_castsi128_pd(_mm_alignr_epi64(_mm_castpd_si128(v), _mm_castpd_si128(v), kLanes));
+  }
 };
 
 struct Avx512VlF32x8 {
@@ -111,6 +129,10 @@ struct Avx512VlF32x8 {
   static Reg broadcast(float x) { return _mm256_set1_ps(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm256_mul_ps(a, b); }
+  template <int kLanes>
+  static Reg rotate_up(Reg v) {
+    return _mm256_castsi256_ps(_mm256_alignr_epi32(_mm256_castps_si256(v), _mm256_castps_si256(v), kLanes));
+  }
 };
 
 struct Avx512VlF32x4 {
@@ -129,6 +151,10 @@ struct Avx512VlF32x4 {
   static Reg broadcast(float x) { return _mm_set1_ps(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm_fmadd_ps(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm_mul_ps(a, b); }
+  template <int kLanes>
+  static Reg rotate_up(Reg v) {
+    return _mm_castsi128_ps(_mm_alignr_epi32(_mm_castps_si128(v), _mm_castps_si128(v), kLanes));
+  }
 };
 
 /// Vector width by column length: the narrowest vector that holds the column, up to 512 bits.

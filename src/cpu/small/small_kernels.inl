@@ -30,6 +30,24 @@ constexpr int block_columns(int row_vectors) {
   return nb < V::kMaxBlockColumns ? nb : V::kMaxBlockColumns;
 }
 
+/// Stores the first kTail lanes of `v` at p. Where the ISA can rotate lanes, the vector is stored
+/// end-aligned: rotated up by W - kTail lanes and stored, masked to its top kTail lanes, at
+/// p + kTail - W, so the store's byte range ends where the column ends. A masked store whose range
+/// (masked-out lanes included) reaches into the next column or problem blocks every later load
+/// that overlaps it until the store has retired and committed: that put each column's C load
+/// behind the previous column's store, in a chain, at every m that is not a multiple of the width.
+/// Loads extend forward (masked-out lanes past the column end), stores backward: no overlap.
+template <class V, int kTail, class Mask>
+inline void store_tail(typename V::T* p, typename V::Reg v, Mask tail_mask) {
+  if constexpr (requires { V::template rotate_up<kTail>(v); }) {
+    constexpr unsigned kAll = (1u << V::kWidth) - 1u;
+    constexpr unsigned kTop = kAll & ~((1u << (V::kWidth - kTail)) - 1u);
+    V::store(p - (V::kWidth - kTail), V::template rotate_up<kTail>(v), decltype(tail_mask)(kTop));
+  } else {
+    V::store(p, v, tail_mask);
+  }
+}
+
 /// C(0:MR, 0:NB) = alpha * A(0:MR, 0:k) * B(0:k, 0:NB) + beta * C. K > 0: k is compile-time.
 template <class V, int MR, int NB, int K>
 inline void block(int k_runtime, typename V::T alpha, typename V::T const* A, std::int64_t lda,
@@ -71,7 +89,7 @@ inline void block(int k_runtime, typename V::T alpha, typename V::T const* A, st
       bool const masked = v == kVectors - 1 && kTail != V::kWidth;
       Reg result = V::mul(alpha_v, acc[v][j]);
       if (beta != typename V::T(0)) result = V::fma(beta_v, masked ? V::load(c, tail_mask) : V::load(c), result);
-      if (masked) V::store(c, result, tail_mask);
+      if (masked) store_tail<V, kTail>(c, result, tail_mask);
       else V::store(c, result);
     }
   }

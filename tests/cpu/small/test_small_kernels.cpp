@@ -1,14 +1,19 @@
 /*! \file
     \brief The small-GEMM kernel tables of every ISA this CPU runs (AVX-512 and AVX2 both, where
     present), called directly: sizes 1..32 in m with a spread of n and k, alpha/beta cases, padded
-    leading dimensions with poisoned padding, beta = 0 with NaN-filled C.
+    leading dimensions with poisoned padding, beta = 0 with NaN-filled C; strided runs of several
+    problems with guards around C.
 */
 #include "cpu/small/small_kernels.hpp"
 #include "support/gemm_check.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gemmkit::test {
@@ -102,6 +107,86 @@ TYPED_TEST(SmallKernels, PackedKernelsRunWholeVectorsAndTheRemainder) {
                              TypeParam(beta), ops.C.data(), s, s * s);
           EXPECT_TRUE(check_result(p, 1.5, beta, ops.A, ops.B, C0, ops.C, reference))
               << t.name << " size " << s << " batch " << batch << " beta " << beta;
+        }
+      }
+    }
+  }
+}
+
+/// One strided run of `count` problems through the table's kernel (the path the batched variant
+/// takes for untransposed strided batches), C with guard elements before its first and after its
+/// last element, padded ld and gaps between problems all poisoned: every C element checked against
+/// a double-precision reference, and nothing outside the C windows written (the kernels store
+/// masked tails end-aligned, reaching back before a column's start, so the guard before C matters).
+template <typename T>
+::testing::AssertionResult check_strided_run(cpu::SmallKernelTable<T> const& table, int m, int n, int k,
+                                             std::int64_t count, std::int64_t ld_pad, std::int64_t gap, double alpha,
+                                             double beta) {
+  std::int64_t const lda = m + ld_pad, ldb = k + ld_pad, ldc = m + ld_pad;
+  std::int64_t const stride_a = lda * k + gap, stride_b = ldb * n + gap, stride_c = ldc * n + gap;
+  constexpr std::int64_t kGuard = 64;
+  std::mt19937_64 rng = fresh_generator();
+  auto filled = [&](std::int64_t size) {
+    std::vector<T> v(static_cast<std::size_t>(size));
+    for (T& x : v) x = random_value<T>(rng);
+    return v;
+  };
+  std::vector<T> const A = filled(stride_a * count), B = filled(stride_b * count);
+  std::vector<T> C(std::size_t(2 * kGuard + stride_c * count), poison_value<T>());
+  T* const c0 = C.data() + kGuard;
+  auto in_window = [&](std::int64_t e) {  // e: offset from c0
+    if (e < 0 || e >= stride_c * count) return false;
+    std::int64_t const within = e % stride_c;
+    return within < ldc * n && within % ldc < m;
+  };
+  for (std::int64_t e = 0; e < stride_c * count; ++e)
+    if (in_window(e)) c0[e] = beta == 0.0 ? std::numeric_limits<T>::quiet_NaN() : random_value<T>(rng);
+  std::vector<T> const C_before = C;
+
+  cpu::SmallGemmFn<T> const kernel = table.lookup(m, n, k);
+  if (kernel == nullptr) return ::testing::AssertionFailure() << "no kernel";
+  kernel(count, n, k, T(alpha), A.data(), lda, stride_a, B.data(), ldb, stride_b, T(beta), c0, ldc, stride_c);
+
+  double const eps = std::numeric_limits<T>::epsilon();
+  for (std::int64_t e = -kGuard; e < stride_c * count + kGuard; ++e) {
+    std::size_t const at = std::size_t(e + kGuard);
+    if (!in_window(e)) {
+      if (!same_bits(C[at], C_before[at]))
+        return ::testing::AssertionFailure() << "element " << e << " outside C's windows written";
+      continue;
+    }
+    std::int64_t const b = e / stride_c, i = e % stride_c % ldc, j = e % stride_c / ldc;
+    double sum = 0.0, magnitude = 0.0;
+    for (int l = 0; l < k; ++l) {
+      double const a = double(A[std::size_t(b * stride_a + i + l * lda)]);
+      double const product = a * double(B[std::size_t(b * stride_b + l + j * ldb)]);
+      sum += product;
+      magnitude += std::abs(product);
+    }
+    double const c_in = beta == 0.0 ? 0.0 : double(C_before[at]);
+    double const expected = alpha * sum + (beta == 0.0 ? 0.0 : beta * c_in);
+    double const tolerance = 4.0 * (k + 2) * eps * (std::abs(alpha) * magnitude + std::abs(beta * c_in));
+    if (!(std::abs(double(C[at]) - expected) <= tolerance))
+      return ::testing::AssertionFailure() << "problem " << b << " C(" << i << "," << j << ") = " << C[at]
+                                           << ", expected " << expected;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TYPED_TEST(SmallKernels, StridedRunsWriteOnlyTheirWindows) {
+  auto const tables = tables_this_cpu_runs<TypeParam>();
+  if (tables.empty()) GTEST_SKIP() << "CPU has neither AVX-512 nor AVX2+FMA";
+  for (auto const& t : tables) {
+    for (int m = 1; m <= cpu::kSmallMax; ++m) {
+      for (auto const& [n, k] : {std::pair{m, m}, std::pair{3, 7}, std::pair{17, 2}}) {
+        for (std::int64_t ld_pad : {0, 3}) {
+          for (std::int64_t gap : {0, 5}) {
+            for (double beta : {0.0, 1.0, -0.5}) {
+              EXPECT_TRUE(check_strided_run(*t.table, m, n, k, 4, ld_pad, gap, 0.75, beta))
+                  << t.name << " m=" << m << " n=" << n << " k=" << k << " ld_pad=" << ld_pad << " gap=" << gap
+                  << " beta=" << beta;
+            }
+          }
         }
       }
     }
