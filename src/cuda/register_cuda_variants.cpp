@@ -42,7 +42,9 @@ void add_kernel(Registry& registry, std::string id, VariantKind kind, std::strin
 template <typename Cfg>
 void add_dgemm_tensorop(Registry& registry) {
   add_kernel<double>(registry, "dgemm_tensorop_" + Cfg::name(), VariantKind::kProduction,
-                     "FP64 tensor cores (m16n8k16 on sm_90, m8n8k4 on sm_80), cp.async ring",
+                     Cfg::kMmaK == 8 ? "FP64 tensor cores (m16n8k8 on sm_90, m8n8k4 on sm_80), cp.async ring, "
+                                       "fragments double-buffered per k step"
+                                     : "FP64 tensor cores (m16n8k16 on sm_90, m8n8k4 on sm_80), cp.async ring",
                      gemm::launch_dgemm_tensorop<Cfg>, gemm::dgemm_tensorop_can_implement<Cfg>);
 }
 

@@ -37,4 +37,28 @@ __device__ __forceinline__ void mma_f64_m16n8k16(double (&c)[4], double const (&
 #endif
 }
 
+/// D(16x8) += A(16x8) * B(8x8): a[i] = A(g + 8*(i%2), t + 4*(i/2)), i < 4; b[i] = B(t + 4*i, g),
+/// i < 2; c as above. One `mma.sync.m16n8k8` on sm_90, four m8n8k4 on sm_80.
+__device__ __forceinline__ void mma_f64_m16n8k8(double (&c)[4], double const (&a)[4], double const (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#pragma unroll
+  for (int q = 0; q < 2; ++q) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                   : "+d"(c[2 * r]), "+d"(c[2 * r + 1])
+                   : "d"(a[2 * q + r]), "d"(b[q]));
+    }
+  }
+#else
+  __trap();
+#endif
+}
+
 }  // namespace gemmkit::arch

@@ -18,6 +18,7 @@
 #include "cuda/kernel_params.hpp"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace gemmkit::gemm {
 
@@ -28,7 +29,7 @@ namespace gemmkit::gemm {
 /// offset apart under the swizzle; partial chunks zero-fill.
 template <typename Cfg, int kMn, bool kKContiguous, int kVec>
 struct TileLoader {
-  using Tile = SwizzledTile<kMn, Cfg::kBK, kKContiguous>;
+  using Tile = SwizzledTile<kMn, Cfg::kBK, kKContiguous, Cfg::kMmaK>;
   static constexpr int kRunLength = kKContiguous ? Cfg::kBK : kMn;  // contiguous extent in global
   static constexpr int kRuns = kKContiguous ? kMn : Cfg::kBK;
   static constexpr int kChunksPerRun = kRunLength / kVec;
@@ -73,6 +74,16 @@ struct TileLoader {
     }
   }
 
+  /// Queues the k-tile at `src` (this thread's first chunk), known to lie wholly inside the matrix.
+  __device__ __forceinline__ void load_whole(double* stage_smem, double const* src) const {
+    std::int64_t const pass_step = std::int64_t(kRunStep) * ld + kAlongStep;
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      arch::cp_async<kVec * 8>(stage_smem + smem_offset(pass), src, kVec * 8);
+      src += pass_step;
+    }
+  }
+
   /// Queues k-tile `k_tile` into `stage_smem`; k_left = elements of K left from the tile start.
   /// A tile wholly inside the matrix copies whole chunks unchecked: the per-chunk bounds were most
   /// of the mainloop's integer instructions (ncu SASS at 8192); edge tiles take the checked path.
@@ -80,11 +91,7 @@ struct TileLoader {
     double const* src = origin + k_tile * k_tile_step;
     std::int64_t const pass_step = std::int64_t(kRunStep) * ld + kAlongStep;
     if (mn_left >= kMn && k_left >= Cfg::kBK) {
-#pragma unroll
-      for (int pass = 0; pass < kPasses; ++pass) {
-        arch::cp_async<kVec * 8>(stage_smem + smem_offset(pass), src, kVec * 8);
-        src += pass_step;
-      }
+      load_whole(stage_smem, src);
       return;
     }
     std::int64_t const run_limit = kKContiguous ? mn_left : k_left;
@@ -103,22 +110,23 @@ struct TileLoader {
 
 /// A lane's values of one 16-wide group of an operand for one k step: v[h][c] (tensorop_layout.hpp).
 template <typename Tile, int kGroup, int kKStep>
-__device__ __forceinline__ void load_group(std::uint32_t const (&lane_base)[2], double (&v)[8]) {
-  static_for<4>([&](auto l) {
+__device__ __forceinline__ void load_group(std::uint32_t const (&lane_base)[2], double (&v)[Tile::kValues]) {
+  static_for<Tile::kLoads>([&](auto l) {
     constexpr int kL = decltype(l)::value;
     constexpr int kOffset = 8 * Tile::group_offset(kGroup, kKStep, kL);
-    arch::load_shared_f64x2<kOffset>(lane_base[kL % 2], v[Tile::value_slot(kL, 0)], v[Tile::value_slot(kL, 1)]);
+    arch::load_shared_f64x2<kOffset>(lane_base[Tile::base_of(kKStep, kL)], v[Tile::value_slot(kL, 0)],
+                                     v[Tile::value_slot(kL, 1)]);
   });
 }
 
 /// The A fragment of row block kGroup for one k step, in MMA register order.
 template <typename TileA, int kGroup, int kKStep>
-__device__ __forceinline__ void load_a_fragment(std::uint32_t const (&a_lane)[2], double (&a)[8]) {
-  double v[8];
+__device__ __forceinline__ void load_a_fragment(std::uint32_t const (&a_lane)[2], double (&a)[TileA::kValues]) {
+  double v[TileA::kValues];
   load_group<TileA, kGroup, kKStep>(a_lane, v);
-  static_for<8>([&](auto slot) {  // slot = 4h + c holds v[h][c]
+  static_for<TileA::kValues>([&](auto slot) {  // slot = kPerRow * h + c holds v[h][c]
     constexpr int kSlot = decltype(slot)::value;
-    a[FragmentMap::a_register(kSlot / 4, kSlot % 4)] = v[kSlot];
+    a[FragmentMap::a_register(kSlot / TileA::kPerRow, kSlot % TileA::kPerRow)] = v[kSlot];
   });
 }
 
@@ -186,6 +194,36 @@ __device__ __forceinline__ void warp_tile_mma(double (&acc)[Cfg::kFragsM][Cfg::k
   });
 }
 
+/// The m16n8k8 mainloop's fragments for a warp: B's column pairs (values v[h][c]) for two k steps
+/// (8 deep), this one's and the next one's, and A's row blocks (MMA register order) once. A row
+/// block's next-step fragment loads one row block of MMAs after its last MMA was issued, so no
+/// load waits for an MMA to have read the registers it overwrites, in half the registers of two
+/// whole steps.
+template <typename Cfg, typename TileA, typename TileB>
+struct FragmentsK8 {
+  static constexpr int kRows = Cfg::kFragsM, kPairs = Cfg::kFragsN / 2;
+  double a[kRows][4];
+  double b[2][kPairs][4];
+
+  template <int kRow, int kKStep>
+  __device__ __forceinline__ void load_a(std::uint32_t const (&a_lane)[2]) {
+    load_a_fragment<TileA, kRow, kKStep>(a_lane, a[kRow]);
+  }
+  template <int kBuffer, int kPair, int kKStep>
+  __device__ __forceinline__ void load_b(std::uint32_t const (&b_lane)[2]) {
+    load_group<TileB, kPair, kKStep>(b_lane, b[kBuffer][kPair]);
+  }
+  /// The MMAs of row block kRow against every column block of buffer kBuffer.
+  template <int kBuffer, int kRow>
+  __device__ __forceinline__ void mma_row(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4]) const {
+    static_for<Cfg::kFragsN>([&](auto j) {
+      constexpr int kJ = decltype(j)::value;  // column block kJ is member kJ % 2 of pair kJ / 2
+      double const fragment[2] = {b[kBuffer][kJ / 2][2 * (kJ % 2)], b[kBuffer][kJ / 2][2 * (kJ % 2) + 1]};
+      arch::mma_f64_m16n8k8(acc[kRow][kJ], a[kRow], fragment);
+    });
+  }
+};
+
 /// Computes tile (tile_m, tile_n) of problem `batch_index`: the device routine the kernel wrapper
 /// (and later batched and grouped wrappers) maps onto.
 template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
@@ -193,8 +231,8 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
                               std::int64_t batch_index, double* smem) {
   constexpr bool kAK = kTransA;   // A^T in memory is K-contiguous
   constexpr bool kBK_ = !kTransB; // B untransposed is K-contiguous
-  using TileA = SwizzledTile<Cfg::kBM, Cfg::kBK, kAK>;
-  using TileB = SwizzledTile<Cfg::kBN, Cfg::kBK, kBK_>;
+  using TileA = SwizzledTile<Cfg::kBM, Cfg::kBK, kAK, Cfg::kMmaK>;
+  using TileB = SwizzledTile<Cfg::kBN, Cfg::kBK, kBK_, Cfg::kMmaK>;
   double* smem_a = smem;                                                // (STAGES, A tile)
   double* smem_b = smem + Cfg::kStages * Cfg::kStageElementsA;          // (STAGES, B tile)
 
@@ -250,7 +288,82 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
     }
   };
 
-  if constexpr (!Cfg::kFragmentPrefetch) {
+  if constexpr (Cfg::kMmaK == 8) {
+    // m16n8k8: a whole k step's fragments fit twice in registers, so step s+1 loads into the other
+    // buffer, row block by row block, between step s's MMAs, and no load waits for an MMA to have
+    // read the registers it overwrites. At a tile's last step the wait and barrier for the next
+    // tile come first (this warp's MMAs of the step before are still in the pipe), then that
+    // step's MMAs with the next tile's first loads between them (kStages tiles in flight).
+    // Blocks wholly inside the matrix run a copy of the loop whose copies are unchecked and walk
+    // two pointers: with the edge state dead there, the double-buffered fragments fit in 255
+    // registers.
+    constexpr int kSteps = Cfg::kBK / 8;
+    using Fragments = FragmentsK8<Cfg, TileA, TileB>;
+    constexpr int kRows = Fragments::kRows, kPairs = Fragments::kPairs;
+    static_assert(kRows >= 2 && kPairs <= kRows, "row blocks 1.. carry the next step's loads");
+    auto mainloop = [&](auto checked) {
+      constexpr bool kChecked = decltype(checked)::value;
+      double const* a_src = load_a.origin;  // the next k-tile's chunks, unchecked loop only
+      double const* b_src = load_b.origin;
+      auto queue = [&](std::int64_t k_tile, int stage) {
+        if constexpr (kChecked) {
+          load_stage(k_tile, stage);
+        } else {
+          load_a.load_whole(smem_a + stage * Cfg::kStageElementsA, a_src);
+          load_b.load_whole(smem_b + stage * Cfg::kStageElementsB, b_src);
+          a_src += load_a.k_tile_step;
+          b_src += load_b.k_tile_step;
+        }
+      };
+#pragma unroll
+      for (int s = 0; s < Cfg::kStages; ++s) {
+        if (s < k_tiles) queue(s, s);
+        arch::cp_async_commit();
+      }
+      arch::cp_async_wait<Cfg::kStages - 1>();
+      __syncthreads();
+      Fragments f;
+      // Step 0 of tile 0: every row block but the last (loaded after row block 0's MMAs), all pairs.
+      static_for<kRows - 1>([&](auto i) { f.template load_a<decltype(i)::value, 0>(a_lane); });
+      static_for<kPairs>([&](auto q) { f.template load_b<0, decltype(q)::value, 0>(b_lane); });
+      int read_stage = 0;
+      std::uint32_t a_stage[2] = {a_lane[0], a_lane[1]}, b_stage[2] = {b_lane[0], b_lane[1]};
+      for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
+        static_for<kSteps>([&](auto s) {
+          constexpr int kS = decltype(s)::value, kNow = kS % 2, kNext = 1 - kNow;
+          constexpr int kNextStep = (kS + 1) % kSteps * 8;  // k offset of the next step in its tile
+          f.template mma_row<kNow, 0>(acc);
+          f.template load_a<kRows - 1, kS * 8>(a_stage);  // this step's last row block
+          bool more = true;
+          if constexpr (kS + 1 == kSteps) {
+            arch::cp_async_wait<Cfg::kStages - 2>();
+            __syncthreads();  // tile kt+1 visible; every lane has issued its reads of tile kt
+            if (kt + Cfg::kStages < k_tiles) queue(kt + Cfg::kStages, read_stage);
+            arch::cp_async_commit();
+            read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
+            for (int l = 0; l < 2; ++l) {
+              a_stage[l] = a_lane[l] + std::uint32_t(read_stage) * (8u * Cfg::kStageElementsA);
+              b_stage[l] = b_lane[l] + std::uint32_t(read_stage) * (8u * Cfg::kStageElementsB);
+            }
+            more = kt + 1 < k_tiles;
+          }
+          static_for<kRows - 1>([&](auto r) {
+            constexpr int kI = decltype(r)::value + 1;
+            f.template mma_row<kNow, kI>(acc);
+            if (more) {
+              f.template load_a<kI - 1, kNextStep>(a_stage);  // its MMAs were issued a row block ago
+              if constexpr (kI - 1 < kPairs) f.template load_b<kNext, kI - 1, kNextStep>(b_stage);
+            }
+          });
+        });
+      }
+    };
+    if (p.m - m0 >= Cfg::kBM && p.n - n0 >= Cfg::kBN && k_count % Cfg::kBK == 0) {
+      mainloop(std::false_type{});
+    } else {
+      mainloop(std::true_type{});
+    }
+  } else if constexpr (!Cfg::kFragmentPrefetch) {
     // Prologue: kStages-1 tiles in flight; one commit per stage keeps the group count uniform.
 #pragma unroll
     for (int s = 0; s < Cfg::kStages - 1; ++s) {

@@ -34,7 +34,10 @@ using DgemmTensorOpConfigs = std::tuple<TensorOpConfig<128, 128, 16, 32, 64, 3>,
                                         TensorOpConfig<128, 128, 16, 32, 64, 4, 1, true>, //
                                         TensorOpConfig<128, 64, 16, 64, 32, 3, 2>, //
                                         TensorOpConfig<128, 64, 16, 64, 32, 4, 2>, //
-                                        TensorOpConfig<64, 128, 16, 32, 64, 4, 2>>;
+                                        TensorOpConfig<64, 128, 16, 32, 64, 4, 2>, //
+                                        TensorOpConfig<128, 64, 16, 64, 32, 3, 2, false, 8>, //
+                                        TensorOpConfig<128, 64, 16, 64, 32, 4, 2, false, 8>, //
+                                        TensorOpConfig<64, 64, 16, 32, 32, 4, 3, false, 8>>;
 inline constexpr int kDgemmTensorOpConfigCount = std::tuple_size_v<DgemmTensorOpConfigs>;
 
 /// Launches the kernel instance matching the problem's transposes and operand alignment.

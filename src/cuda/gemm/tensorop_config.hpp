@@ -13,7 +13,7 @@ namespace gemmkit::gemm {
 /// slices through a kStages-deep cp.async ring; each warp owns a kWarpM x kWarpN sub-tile made of
 /// 16x8x16 MMAs.
 template <int BM_, int BN_, int BK_, int WarpM_, int WarpN_, int Stages_, int BlocksPerSm_ = 1,
-          bool FragmentPrefetch_ = false>
+          bool FragmentPrefetch_ = false, int MmaK_ = 16>
 struct TensorOpConfig {
   static constexpr int kBM = BM_;          ///< rows of C per block
   static constexpr int kBN = BN_;          ///< columns of C per block
@@ -27,7 +27,10 @@ struct TensorOpConfig {
   /// across tile boundaries too (one more set of A fragments live).
   static constexpr bool kFragmentPrefetch = FragmentPrefetch_;
 
-  static constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
+  /// The MMA's depth: 16 (m16n8k16) or 8 (m16n8k8, half the fragment registers per k step, so a
+  /// whole step's fragments double-buffer: the next step's load while this step's MMAs run, with
+  /// no register read by an MMA reloaded behind it; cuBLAS's 8192 kernel has this shape).
+  static constexpr int kMmaM = 16, kMmaN = 8, kMmaK = MmaK_;
   static constexpr int kWarpsM = kBM / kWarpM;
   static constexpr int kWarpsN = kBN / kWarpN;
   static constexpr int kWarps = kWarpsM * kWarpsN;
@@ -59,6 +62,7 @@ struct TensorOpConfig {
 
   static constexpr bool valid() {
     return kBM % kWarpM == 0 && kBN % kWarpN == 0 && kWarpM % kMmaM == 0 && kWarpN % (2 * kMmaN) == 0 &&
+           (kMmaK == 16 || (kMmaK == 8 && !kFragmentPrefetch && (kBK / kMmaK) % 2 == 0)) &&
            kBK % kMmaK == 0 && kStages >= 2 && kThreads <= 1024 && kBlocksPerSm * smem_bytes() <= 227 * 1024 &&
            accumulators_per_thread() <= 64 && (kBM * kBK / 2) % kThreads == 0 && (kBN * kBK / 2) % kThreads == 0 &&
            !(kFragmentPrefetch && kStreamA);  // the two-level prefetch streams B
@@ -68,7 +72,7 @@ struct TensorOpConfig {
     return std::to_string(kBM) + "x" + std::to_string(kBN) + "x" + std::to_string(kBK) + "_w" +
            std::to_string(kWarpM) + "x" + std::to_string(kWarpN) + "_s" + std::to_string(kStages) +
            (kBlocksPerSm > 1 ? "_b" + std::to_string(kBlocksPerSm) : std::string()) +
-           (kFragmentPrefetch ? "_pf" : "");
+           (kFragmentPrefetch ? "_pf" : "") + (kMmaK == 8 ? "_k8" : "");
   }
 };
 

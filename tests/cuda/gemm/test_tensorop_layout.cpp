@@ -16,10 +16,11 @@ namespace {
 
 constexpr int kLanes = 32;
 
-template <int kRows, int kDepth, bool kKContiguous>
+template <int kRows, int kDepth, bool kKContiguous, int kMmaK = 16>
 void check_tile() {
-  using Tile = SwizzledTile<kRows, kDepth, kKContiguous>;
-  SCOPED_TRACE(::testing::Message() << kRows << "x" << kDepth << (kKContiguous ? " K-contiguous" : " MN-contiguous"));
+  using Tile = SwizzledTile<kRows, kDepth, kKContiguous, kMmaK>;
+  SCOPED_TRACE(::testing::Message() << kRows << "x" << kDepth << (kKContiguous ? " K-contiguous" : " MN-contiguous")
+                                    << " k" << kMmaK);
 
   // A bijection onto the stage, keeping the pairs the copies and loads move as 16-byte chunks.
   std::vector<int> hits(Tile::kElements, 0);
@@ -40,18 +41,18 @@ void check_tile() {
 
   for (int warp_base = 0; warp_base < kRows; warp_base += 16) {
     for (int group = 0; warp_base + 16 * group < kRows; ++group) {
-      for (int k_step = 0; k_step < kDepth; k_step += 16) {
-        for (int l = 0; l < 4; ++l) {
+      for (int k_step = 0; k_step < kDepth; k_step += kMmaK) {
+        for (int l = 0; l < Tile::kLoads; ++l) {
           std::array<int, kLanes> chunk{};
           for (int lane = 0; lane < kLanes; ++lane) {
             int const g = lane / 4, t = lane % 4;
             // What the kernel computes: lane part (with the warp's base) plus a constant.
-            int const address = Tile::lane_offset(g, t, l) + Tile::offset(warp_base, 0) +
+            int const address = Tile::lane_offset(g, t, Tile::base_of(k_step, l)) + Tile::offset(warp_base, 0) +
                                 Tile::group_offset(group, k_step, l);
             for (int which = 0; which < 2; ++which) {
               int const slot = Tile::value_slot(l, which);
-              int const mn = warp_base + 16 * group + FragmentMap::mn(g, slot / 4);
-              int const k = k_step + FragmentMap::k(t, slot % 4);
+              int const mn = warp_base + 16 * group + FragmentMap::mn(g, slot / Tile::kPerRow);
+              int const k = k_step + FragmentMap::k(t, slot % Tile::kPerRow, kMmaK);
               ASSERT_EQ(address + which, Tile::offset(mn, k)) << "lane " << lane << " load " << l;
             }
             chunk[lane] = address / 2;
@@ -75,6 +76,18 @@ TEST(TensorOpLayout, KContiguousTiles) {
   check_tile<128, 32, true>();
 }
 
+TEST(TensorOpLayout, KContiguousTilesForK8) {
+  check_tile<64, 16, true, 8>();
+  check_tile<128, 16, true, 8>();
+  check_tile<128, 32, true, 8>();
+}
+
+TEST(TensorOpLayout, MnContiguousTilesForK8) {
+  check_tile<64, 16, false, 8>();
+  check_tile<128, 16, false, 8>();
+  check_tile<64, 32, false, 8>();
+}
+
 TEST(TensorOpLayout, MnContiguousTiles) {
   check_tile<64, 16, false>();
   check_tile<128, 16, false>();
@@ -82,38 +95,41 @@ TEST(TensorOpLayout, MnContiguousTiles) {
   check_tile<128, 32, false>();
 }
 
-/// One m16n8k16 per B-pair member, with the PTX ISA's fragment layout, fed through the renamed
-/// values: the accumulators, renamed back with c_row/c_column, must equal A(16x16) * B(16x16).
-TEST(TensorOpLayout, RenamedFragmentsComputeTheProduct) {
+/// One m16n8k{kMmaK} per B-pair member, with the PTX ISA's fragment layout, fed through the
+/// renamed values: the accumulators, renamed back with c_row/c_column, must equal A(16 x kMmaK) *
+/// B(kMmaK x 16).
+template <int kMmaK>
+void check_renamed_product() {
+  constexpr int kPerRow = kMmaK / 4, kARegs = kMmaK / 2, kBRegs = kMmaK / 4;
   auto a_value = [](int m, int k) { return double((m * 7 + k * 3) % 11 - 5); };
   auto b_value = [](int k, int n) { return double((k * 5 + n * 2) % 13 - 6); };
-  // Values a lane holds: v[h][c] = X(2g + h, 4t + c).
-  auto a_held = [&](int g, int t, int h, int c) { return a_value(FragmentMap::mn(g, h), FragmentMap::k(t, c)); };
-  auto b_held = [&](int g, int t, int h, int c) { return b_value(FragmentMap::k(t, c), FragmentMap::mn(g, h)); };
+  // Values a lane holds: v[h][c] = X(2g + h, kPerRow * t + c).
+  auto a_held = [&](int g, int t, int h, int c) { return a_value(FragmentMap::mn(g, h), FragmentMap::k(t, c, kMmaK)); };
+  auto b_held = [&](int g, int t, int h, int c) { return b_value(FragmentMap::k(t, c, kMmaK), FragmentMap::mn(g, h)); };
 
   double result[16][16] = {};
   for (int member = 0; member < 2; ++member) {
     // Gather the per-lane registers the kernel passes to the MMA.
-    double a_reg[kLanes][8], b_reg[kLanes][4];
+    double a_reg[kLanes][kARegs], b_reg[kLanes][kBRegs];
     for (int lane = 0; lane < kLanes; ++lane) {
       int const g = lane / 4, t = lane % 4;
       for (int h = 0; h < 2; ++h)
-        for (int c = 0; c < 4; ++c) a_reg[lane][FragmentMap::a_register(h, c)] = a_held(g, t, h, c);
-      for (int c = 0; c < 4; ++c) b_reg[lane][c] = b_held(g, t, member, c);
+        for (int c = 0; c < kPerRow; ++c) a_reg[lane][FragmentMap::a_register(h, c)] = a_held(g, t, h, c);
+      for (int c = 0; c < kPerRow; ++c) b_reg[lane][c] = b_held(g, t, member, c);
     }
     // The MMA as the PTX ISA defines it: a[i] = A(g + 8(i%2), t + 4(i/2)), b[i] = B(t + 4i, g),
     // c[i] = C(g + 8(i/2), 2t + i%2).
-    double mma_a[16][16], mma_b[16][8];
+    double mma_a[16][kMmaK], mma_b[kMmaK][8];
     for (int lane = 0; lane < kLanes; ++lane) {
       int const g = lane / 4, t = lane % 4;
-      for (int i = 0; i < 8; ++i) mma_a[g + 8 * (i % 2)][t + 4 * (i / 2)] = a_reg[lane][i];
-      for (int i = 0; i < 4; ++i) mma_b[t + 4 * i][g] = b_reg[lane][i];
+      for (int i = 0; i < kARegs; ++i) mma_a[g + 8 * (i % 2)][t + 4 * (i / 2)] = a_reg[lane][i];
+      for (int i = 0; i < kBRegs; ++i) mma_b[t + 4 * i][g] = b_reg[lane][i];
     }
     for (int lane = 0; lane < kLanes; ++lane) {
       int const g = lane / 4, t = lane % 4;
       for (int e = 0; e < 4; ++e) {
         double sum = 0;
-        for (int kk = 0; kk < 16; ++kk) sum += mma_a[g + 8 * (e / 2)][kk] * mma_b[kk][2 * t + e % 2];
+        for (int kk = 0; kk < kMmaK; ++kk) sum += mma_a[g + 8 * (e / 2)][kk] * mma_b[kk][2 * t + e % 2];
         result[FragmentMap::c_row(g, e)][FragmentMap::c_column(t, e, member)] += sum + 1000.0;  // +1000: each once
       }
     }
@@ -121,11 +137,14 @@ TEST(TensorOpLayout, RenamedFragmentsComputeTheProduct) {
   for (int m = 0; m < 16; ++m) {
     for (int n = 0; n < 16; ++n) {
       double expected = 1000.0;
-      for (int k = 0; k < 16; ++k) expected += a_value(m, k) * b_value(k, n);
+      for (int k = 0; k < kMmaK; ++k) expected += a_value(m, k) * b_value(k, n);
       EXPECT_EQ(result[m][n], expected) << "C(" << m << ", " << n << ")";
     }
   }
 }
+
+TEST(TensorOpLayout, RenamedFragmentsComputeTheProduct) { check_renamed_product<16>(); }
+TEST(TensorOpLayout, RenamedFragmentsComputeTheProductForK8) { check_renamed_product<8>(); }
 
 }  // namespace
 }  // namespace gemmkit::gemm
