@@ -38,7 +38,7 @@ constexpr int block_columns(int row_vectors) {
 /// behind the previous column's store, in a chain, at every m that is not a multiple of the width.
 /// Loads extend forward (masked-out lanes past the column end), stores backward: no overlap.
 template <class V, int kTail, class Mask>
-inline void store_tail(typename V::T* p, typename V::Reg v, Mask tail_mask) {
+[[gnu::always_inline]] inline void store_tail(typename V::T* p, typename V::Reg v, Mask tail_mask) {
   if constexpr (requires { V::template rotate_up<kTail>(v); }) {
     constexpr unsigned kAll = (1u << V::kWidth) - 1u;
     constexpr unsigned kTop = kAll & ~((1u << (V::kWidth - kTail)) - 1u);
@@ -50,7 +50,7 @@ inline void store_tail(typename V::T* p, typename V::Reg v, Mask tail_mask) {
 
 /// C(0:MR, 0:NB) = alpha * A(0:MR, 0:k) * B(0:k, 0:NB) + beta * C. K > 0: k is compile-time.
 template <class V, int MR, int NB, int K>
-inline void block(int k_runtime, typename V::T alpha, typename V::T const* A, std::int64_t lda,
+[[gnu::always_inline]] inline void block(int k_runtime, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                   typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C, std::int64_t ldc) {
   using Reg = typename V::Reg;
   constexpr int kVectors = (MR + V::kWidth - 1) / V::kWidth;
@@ -64,7 +64,7 @@ inline void block(int k_runtime, typename V::T alpha, typename V::T const* A, st
 #pragma GCC unroll 16
     for (int j = 0; j < NB; ++j) acc[v][j] = V::zero();
 
-  for (int l = 0; l < k_count; ++l) {
+  auto const step = [&](int l) __attribute__((always_inline)) {
     Reg a[kVectors];
 #pragma GCC unroll 8
     for (int v = 0; v < kVectors; ++v) {
@@ -77,6 +77,14 @@ inline void block(int k_runtime, typename V::T alpha, typename V::T const* A, st
 #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) acc[v][j] = V::fma(a[v], b, acc[v][j]);
     }
+  };
+  // A compile-time k of up to 16 is unrolled whole (GCC left k = 7, 8 and 12 as loops: a counter,
+  // a compare and a branch per step, and address arithmetic it could not fold).
+  if constexpr (K > 0 && K <= 16) {
+#pragma GCC unroll 16
+    for (int l = 0; l < K; ++l) step(l);
+  } else {
+    for (int l = 0; l < k_count; ++l) step(l);
   }
 
   Reg const alpha_v = V::broadcast(alpha);
@@ -97,7 +105,7 @@ inline void block(int k_runtime, typename V::T alpha, typename V::T const* A, st
 
 /// Runs `block` for a remainder of `columns` < NB columns, as a compile-time column count.
 template <class V, int MR, int NB, int K>
-inline void tail_columns(int columns, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
+[[gnu::always_inline]] inline void tail_columns(int columns, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                          typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
                          std::int64_t ldc) {
   if constexpr (NB > 0) {
@@ -111,7 +119,7 @@ inline void tail_columns(int columns, int k, typename V::T alpha, typename V::T 
 
 /// All columns for rows [0, MR): full NB-column blocks, then the remainder.
 template <class V, int MR, int N, int K>
-inline void row_block(int n_runtime, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
+[[gnu::always_inline]] inline void row_block(int n_runtime, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                       typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
                       std::int64_t ldc) {
   constexpr int kNB = block_columns<V>(row_vectors<V>(MR));
@@ -123,7 +131,7 @@ inline void row_block(int n_runtime, int k, typename V::T alpha, typename V::T c
 
 /// The whole problem: rows in blocks of kRowVectors vectors, the last block possibly shorter.
 template <class V, int M, int N, int K, int Row0 = 0>
-inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
+[[gnu::always_inline]] inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                        typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
                        std::int64_t ldc) {
   constexpr int kRows = row_vectors<V>(M - Row0) * V::kWidth;
