@@ -300,7 +300,7 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
     constexpr int kSteps = Cfg::kBK / 8;
     using Fragments = FragmentsK8<Cfg, TileA, TileB>;
     constexpr int kRows = Fragments::kRows, kPairs = Fragments::kPairs;
-    static_assert(kRows >= 2 && kPairs <= kRows, "row blocks 1.. carry the next step's loads");
+    static_assert(kRows >= 2, "row blocks 1.. carry the next step's loads");
     auto mainloop = [&](auto checked) {
       constexpr bool kChecked = decltype(checked)::value;
       double const* a_src = load_a.origin;  // the next k-tile's chunks, unchecked loop only
@@ -352,7 +352,13 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
             f.template mma_row<kNow, kI>(acc);
             if (more) {
               f.template load_a<kI - 1, kNextStep>(a_stage);  // its MMAs were issued a row block ago
-              if constexpr (kI - 1 < kPairs) f.template load_b<kNext, kI - 1, kNextStep>(b_stage);
+              // Pair kI - 1 here; the last row block takes whatever pairs are left.
+              static_for<kPairs>([&](auto q) {
+                constexpr int kQ = decltype(q)::value;
+                if constexpr (kQ == kI - 1 || (kI == kRows - 1 && kQ > kI - 1)) {
+                  f.template load_b<kNext, kQ, kNextStep>(b_stage);
+                }
+              });
             }
           });
         });
