@@ -94,7 +94,8 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   # every registered config; about 4 minutes on the H100.
   racecheck_default='*tensorop_32x32x16_w16x16_s3_b8_*:*tensorop_64x64x16_w32x32_s4_b3_*:*GpuSmall*'
   racecheck_default+=':*tensorop_64x128x16_w32x32_s4_b2_*:*tensorop_128x128x16_w32x64_s4_*:*Deterministic*'
-  racecheck_default+='-*_pf_*:*_splitk_*:*_tile*'  # gtest: after '-', what to leave out
+  racecheck_default+=':*tensorop_128x64x16_w64x32_s3_b2_k8_*:*tensorop_64x64x16_w32x32_s4_b3_k8_*:*tensorop_128x64x16_w64x32_s4_b2_k8_*'
+  racecheck_default+='-*_pf_*:*_splitk_*:*_tile*:*257x129*:*batch3*'  # gtest: after '-', what to leave out
   if want racecheck; then
     stage "compute-sanitizer racecheck on a subset"
     timeout "$sanitizer_limit_s" compute-sanitizer --tool racecheck --error-exitcode 3 "$gpu_tests" \
@@ -187,7 +188,7 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
     # per-instruction counters (stall samples included) of each: what cuBLAS's main loop does that ours
     # does not. Then the SM clock and power while each side runs for a while (power throttling).
     stage "ncu: FP64 tensor-core kernels and cuBLAS DGEMM at 8192, full set"
-    for variant in ${GEMMKIT_NCU_DGEMM_VARIANTS:-dgemm_tensorop_64x64x16_w32x32_s4_b3 dgemm_tensorop_128x128x16_w32x64_s4}; do
+    for variant in ${GEMMKIT_NCU_DGEMM_VARIANTS:-dgemm_tensorop_128x64x16_w64x32_s3_b2_k8}; do
       timeout 240 ncu --kernel-name regex:"gemm" --launch-skip 6 --launch-count 2 --set full \
         --import-source no -f -o "$out/ncu-$variant" \
         "$bench_bin" gemm --m 8192 --dtype f64 --variants "$variant" --reps 1 --warmup 2 --no-verify \
@@ -202,7 +203,7 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
     nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active \
       --format=csv -lms 100 > "$out/clocks-dgemm.csv" 2>&1 &
     smi_pid=$!
-    for variant in dgemm_tensorop_64x64x16_w32x32_s4_b3 cublas_dgemm; do  # about 6 s each, one side at a time
+    for variant in dgemm_tensorop_128x64x16_w64x32_s3_b2_k8 cublas_dgemm; do  # about 6 s each, one side at a time
       echo "# $variant from $(date -u +%H:%M:%S.%N)" >> "$out/clocks-dgemm-bench.txt"
       "$bench_bin" gemm --m 8192 --dtype f64 --variants "$variant" --peer none --reps 30 --target-ms 200 \
         --no-verify >> "$out/clocks-dgemm-bench.txt" 2>&1 || status=1
