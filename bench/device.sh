@@ -13,6 +13,8 @@
 # version table with the model's bound per row) into $out/ladder.jsonl, and the SASS instruction mix
 # of the ladder steps and production kernels, whole kernel and main loop, into $out/sass-mix.jsonl.
 # sweep: every FP64 tensor-core config forced, side by side with cuBLAS (the tuner's input);
+# GEMMKIT_SWEEP_VARIANTS narrows the configs, GEMMKIT_SWEEP_SIZES (squares) or GEMMKIT_SWEEP_SHAPES (a
+# --shapes file) sets the sizes;
 # sgemm / sgemm-sweep (not default steps): the same shape set in FP32 with the selection's pick, and
 # every FP32 SIMT config forced, each next to cuBLAS;
 # ncu: Nsight Compute sections of the production kernel at 8192 (what limits it).
@@ -147,9 +149,10 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   fi
   if want sweep; then
     stage "sweep: every FP64 tensor-core config vs cuBLAS"
+    sweep_sizes=(--m "${GEMMKIT_SWEEP_SIZES:-1024,2048,4096,8192,4097}")
+    [[ -n "${GEMMKIT_SWEEP_SHAPES:-}" ]] && sweep_sizes=(--shapes "$GEMMKIT_SWEEP_SHAPES")
     "$bench_bin" gemm --suite dgemm-sweep --variants "${GEMMKIT_SWEEP_VARIANTS:-dgemm_tensorop_*}" \
-      --m "${GEMMKIT_SWEEP_SIZES:-1024,2048,4096,8192,4097}" \
-      --json "$out/sweep.jsonl" || status=1
+      "${sweep_sizes[@]}" --json "$out/sweep.jsonl" || status=1
   fi
   if want sgemm; then
     stage "gemmkit-bench gemm --suite sgemm (the DGEMM issue's shape set in FP32) vs cuBLAS"

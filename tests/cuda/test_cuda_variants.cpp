@@ -73,6 +73,9 @@ std::vector<CaseGroup> cuda_case_groups() {
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (add_tile_groups<std::tuple_element_t<I, gemm::SgemmSimtConfigs>>(groups), ...);
   }(std::make_index_sequence<gemm::kSgemmSimtConfigCount>{});
+  // Even sides past a tile that are no multiple of it: the last tile shifts in to end at the edge
+  // and copies with 16 bytes (edge_tile_origin), its K ending in a partial k-tile.
+  for (Shape const& s : {Shape{130, 136, 1000}, Shape{258, 70, 77}}) groups.push_back(shape_group("edge_" + shape_name(s), s));
   // Long K over few tiles: the split-K variants divide K into several slices here.
   for (Shape const& s : {Shape{65, 33, 1999}, Shape{17, 130, 1031}}) groups.push_back(shape_group("longk_" + shape_name(s), s));
   for (Shape const& s : {Shape{t + 1, 2 * t + 1, k_drain}, Shape{97, 37, 61}}) {

@@ -89,13 +89,25 @@ struct TileLoader {
   /// of the mainloop's integer instructions (ncu SASS at 8192); edge tiles take the checked path.
   __device__ __forceinline__ void load(double* stage_smem, std::int64_t k_tile, std::int64_t k_left) const {
     double const* src = origin + k_tile * k_tile_step;
-    std::int64_t const pass_step = std::int64_t(kRunStep) * ld + kAlongStep;
     if (mn_left >= kMn && k_left >= Cfg::kBK) {
       load_whole(stage_smem, src);
       return;
     }
-    std::int64_t const run_limit = kKContiguous ? mn_left : k_left;
-    std::int64_t const along_limit = kKContiguous ? k_left : mn_left;
+    load_checked(stage_smem, src, mn_left, k_left);
+  }
+
+  /// Queues the last, partial k-tile of a tile whose rows of C's side all lie inside the matrix.
+  __device__ __forceinline__ void load_k_tail(double* stage_smem, double const* src, std::int64_t k_left) const {
+    load_checked(stage_smem, src, kMn, k_left);
+  }
+
+  /// Queues the k-tile at `src` chunk by chunk: whole, partial or zero-filled against the rows of
+  /// C's side (mn_left_) and the elements of K (k_left) left in the matrix.
+  __device__ __forceinline__ void load_checked(double* stage_smem, double const* src, std::int64_t mn_left_,
+                                               std::int64_t k_left) const {
+    std::int64_t const pass_step = std::int64_t(kRunStep) * ld + kAlongStep;
+    std::int64_t const run_limit = kKContiguous ? mn_left_ : k_left;
+    std::int64_t const along_limit = kKContiguous ? k_left : mn_left_;
 #pragma unroll
     for (int pass = 0; pass < kPasses; ++pass) {
       int const run = run0 + pass * kRunStep;
@@ -224,6 +236,18 @@ struct FragmentsK8 {
   }
 };
 
+/// Where a tile of kExtent rows (or columns) starting at `own` begins its copies and MMAs: at
+/// `own`, or for the last tile when the matrix is at least a tile wide, at size - kExtent, so it
+/// ends at the edge and copies whole chunks (it recomputes part of its neighbour and stores only
+/// its own). kEvenOrigin: the operand copies 16-byte chunks along this side, so the origin must
+/// stay even.
+template <int kExtent, bool kEvenOrigin>
+__device__ __forceinline__ std::int64_t edge_tile_origin(std::int64_t own, std::int64_t size) {
+  if (own + kExtent <= size || size < kExtent) return own;
+  std::int64_t const end_aligned = size - kExtent;
+  return kEvenOrigin && end_aligned % 2 != 0 ? own : end_aligned;
+}
+
 /// Computes tile (tile_m, tile_n) of problem `batch_index`: the device routine the kernel wrapper
 /// (and later batched and grouped wrappers) maps onto.
 template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
@@ -244,8 +268,10 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   int const warp_m = warp % Cfg::kWarpsM;
   int const warp_n = warp / Cfg::kWarpsM;
 
-  std::int64_t const m0 = tile_m * Cfg::kBM;
-  std::int64_t const n0 = tile_n * Cfg::kBN;
+  std::int64_t const m_own = tile_m * Cfg::kBM;  // the rows and columns of C this tile stores
+  std::int64_t const n_own = tile_n * Cfg::kBN;
+  std::int64_t const m0 = edge_tile_origin<Cfg::kBM, !kAK && kVecA == 2>(m_own, p.m);
+  std::int64_t const n0 = edge_tile_origin<Cfg::kBN, !kBK_ && kVecB == 2>(n_own, p.n);
   // Split-K: this block's slice [k_begin, k_begin + k_count); otherwise the whole K of its batch entry.
   std::int64_t const k_begin = p.split_k_slice > 0 ? batch_index * p.split_k_slice : 0;
   std::int64_t const k_count = p.split_k_slice > 0 ? min(p.split_k_slice, p.k - k_begin) : p.k;
@@ -294,9 +320,9 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
     // read the registers it overwrites. At a tile's last step the wait and barrier for the next
     // tile come first (this warp's MMAs of the step before are still in the pipe), then that
     // step's MMAs with the next tile's first loads between them (kStages tiles in flight).
-    // Blocks wholly inside the matrix run a copy of the loop whose copies are unchecked and walk
-    // two pointers: with the edge state dead there, the double-buffered fragments fit in 255
-    // registers.
+    // Blocks wholly inside the matrix (edge tiles shifted in: edge_tile_origin) run a copy of the
+    // loop whose copies are unchecked and walk two pointers, a partial last k-tile aside: with the
+    // edge state dead there, the double-buffered fragments fit in 255 registers.
     constexpr int kSteps = Cfg::kBK / 8;
     using Fragments = FragmentsK8<Cfg, TileA, TileB>;
     constexpr int kRows = Fragments::kRows, kPairs = Fragments::kPairs;
@@ -308,6 +334,9 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
       auto queue = [&](std::int64_t k_tile, int stage) {
         if constexpr (kChecked) {
           load_stage(k_tile, stage);
+        } else if (std::int64_t const k_left = k_count - k_tile * Cfg::kBK; k_left < Cfg::kBK) {
+          load_a.load_k_tail(smem_a + stage * Cfg::kStageElementsA, a_src, k_left);
+          load_b.load_k_tail(smem_b + stage * Cfg::kStageElementsB, b_src, k_left);
         } else {
           load_a.load_whole(smem_a + stage * Cfg::kStageElementsA, a_src);
           load_b.load_whole(smem_b + stage * Cfg::kStageElementsB, b_src);
@@ -364,7 +393,7 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
         });
       }
     };
-    if (p.m - m0 >= Cfg::kBM && p.n - n0 >= Cfg::kBN && k_count % Cfg::kBK == 0) {
+    if (p.m - m0 >= Cfg::kBM && p.n - n0 >= Cfg::kBN) {
       mainloop(std::false_type{});
     } else {
       mainloop(std::true_type{});
@@ -449,22 +478,25 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   // Each lane holds, per A fragment i and B pair p, rows 2g, 2g+1 by columns 4t .. 4t+3 of the
   // 16 x 16 block: the two rows are adjacent in memory, so they store as one 16-byte access.
   double* C = p.C + batch_index * p.stride_c;
-  bool const c_pairs_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 2 == 0;
+  // A shifted edge tile stores only rows from m_own and columns from n_own.
+  bool const c_pairs_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 2 == 0 && m0 % 2 == 0;
 #pragma unroll
   for (int i = 0; i < Cfg::kFragsM; ++i) {
     std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 0);
+    bool const first_row = row >= m_own && row < p.m;
+    bool const second_row = row + 1 >= m_own && row + 1 < p.m;
 #pragma unroll
     for (int j = 0; j < Cfg::kFragsN; ++j) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {  // e = 0, 1: row 2g; e + 2: row 2g + 1
         std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, e, j % 2);
-        if (col >= p.n || row >= p.m) continue;
+        if (col < n_own || col >= p.n) continue;
         double* c = C + row + col * p.ldc;
-        if (row + 1 < p.m && c_pairs_aligned) {
+        if (first_row && second_row && c_pairs_aligned) {
           store_c_pair(p, c, acc[i][j][e], acc[i][j][e + 2]);
         } else {
-          store_c(p, c, acc[i][j][e]);
-          if (row + 1 < p.m) store_c(p, c + 1, acc[i][j][e + 2]);
+          if (first_row) store_c(p, c, acc[i][j][e]);
+          if (second_row) store_c(p, c + 1, acc[i][j][e + 2]);
         }
       }
     }
