@@ -61,7 +61,7 @@ struct TileLoader {
     run0 = thread / threads_per_run;
     along0 = (thread % threads_per_run) * kVec;
     origin = tile_origin + std::int64_t(run0) * ld + along0;
-    k_tile_step = kKContiguous ? Cfg::kBK : std::int64_t(Cfg::kBK) * ld;
+    k_tile_step = k_step(Cfg::kBK);
   }
 
   __device__ __forceinline__ int smem_offset(int pass) const {
@@ -96,10 +96,14 @@ struct TileLoader {
     load_checked(stage_smem, src, mn_left, k_left);
   }
 
-  /// Queues the last, partial k-tile of a tile whose rows of C's side all lie inside the matrix.
-  __device__ __forceinline__ void load_k_tail(double* stage_smem, double const* src, std::int64_t k_left) const {
+  /// Queues a partial k-tile (k_left < BK elements from `src`) of a tile whose rows of C's side all
+  /// lie inside the matrix.
+  __device__ __forceinline__ void load_k_part(double* stage_smem, double const* src, std::int64_t k_left) const {
     load_checked(stage_smem, src, kMn, k_left);
   }
+
+  /// Elements between two positions `k` apart along K.
+  __device__ __forceinline__ std::int64_t k_step(std::int64_t k) const { return kKContiguous ? k : k * ld; }
 
   /// Queues the k-tile at `src` chunk by chunk: whole, partial or zero-filled against the rows of
   /// C's side (mn_left_) and the elements of K (k_left) left in the matrix.
@@ -236,18 +240,6 @@ struct FragmentsK8 {
   }
 };
 
-/// Where a tile of kExtent rows (or columns) starting at `own` begins its copies and MMAs: at
-/// `own`, or for the last tile when the matrix is at least a tile wide, at size - kExtent, so it
-/// ends at the edge and copies whole chunks (it recomputes part of its neighbour and stores only
-/// its own). kEvenOrigin: the operand copies 16-byte chunks along this side, so the origin must
-/// stay even.
-template <int kExtent, bool kEvenOrigin>
-__device__ __forceinline__ std::int64_t edge_tile_origin(std::int64_t own, std::int64_t size) {
-  if (own + kExtent <= size || size < kExtent) return own;
-  std::int64_t const end_aligned = size - kExtent;
-  return kEvenOrigin && end_aligned % 2 != 0 ? own : end_aligned;
-}
-
 /// Computes tile (tile_m, tile_n) of problem `batch_index`: the device routine the kernel wrapper
 /// (and later batched and grouped wrappers) maps onto.
 template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
@@ -270,8 +262,8 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
 
   std::int64_t const m_own = tile_m * Cfg::kBM;  // the rows and columns of C this tile stores
   std::int64_t const n_own = tile_n * Cfg::kBN;
-  std::int64_t const m0 = edge_tile_origin<Cfg::kBM, !kAK && kVecA == 2>(m_own, p.m);
-  std::int64_t const n0 = edge_tile_origin<Cfg::kBN, !kBK_ && kVecB == 2>(n_own, p.n);
+  std::int64_t const m0 = edge_tile_origin<Cfg::kBM, kAK ? 1 : kVecA>(m_own, p.m);
+  std::int64_t const n0 = edge_tile_origin<Cfg::kBN, kBK_ ? 1 : kVecB>(n_own, p.n);
   // Split-K: this block's slice [k_begin, k_begin + k_count); otherwise the whole K of its batch entry.
   std::int64_t const k_begin = p.split_k_slice > 0 ? batch_index * p.split_k_slice : 0;
   std::int64_t const k_count = p.split_k_slice > 0 ? min(p.split_k_slice, p.k - k_begin) : p.k;
@@ -321,8 +313,11 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
     // tile come first (this warp's MMAs of the step before are still in the pipe), then that
     // step's MMAs with the next tile's first loads between them (kStages tiles in flight).
     // Blocks wholly inside the matrix (edge tiles shifted in: edge_tile_origin) run a copy of the
-    // loop whose copies are unchecked and walk two pointers, a partial last k-tile aside: with the
-    // edge state dead there, the double-buffered fragments fit in 255 registers.
+    // loop whose copies are unchecked and walk two pointers: with the edge state dead there, the
+    // double-buffered fragments fit in 255 registers. There a partial k-tile comes first, copied
+    // in the prologue, so the loop has no tail case (a check in it cost 3 % at 4096 and 8192);
+    // the later k-tiles then start off the BK grid, which 16-byte copies along K allow when the
+    // partial tile is even.
     constexpr int kSteps = Cfg::kBK / 8;
     using Fragments = FragmentsK8<Cfg, TileA, TileB>;
     constexpr int kRows = Fragments::kRows, kPairs = Fragments::kPairs;
@@ -334,9 +329,6 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
       auto queue = [&](std::int64_t k_tile, int stage) {
         if constexpr (kChecked) {
           load_stage(k_tile, stage);
-        } else if (std::int64_t const k_left = k_count - k_tile * Cfg::kBK; k_left < Cfg::kBK) {
-          load_a.load_k_tail(smem_a + stage * Cfg::kStageElementsA, a_src, k_left);
-          load_b.load_k_tail(smem_b + stage * Cfg::kStageElementsB, b_src, k_left);
         } else {
           load_a.load_whole(smem_a + stage * Cfg::kStageElementsA, a_src);
           load_b.load_whole(smem_b + stage * Cfg::kStageElementsB, b_src);
@@ -344,9 +336,17 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
           b_src += load_b.k_tile_step;
         }
       };
+      std::int64_t const k_first = k_count - (k_tiles - 1) * Cfg::kBK;  // K of the first k-tile
 #pragma unroll
       for (int s = 0; s < Cfg::kStages; ++s) {
-        if (s < k_tiles) queue(s, s);
+        if (!kChecked && s == 0 && k_first < Cfg::kBK) {
+          load_a.load_k_part(smem_a, a_src, k_first);
+          load_b.load_k_part(smem_b, b_src, k_first);
+          a_src += load_a.k_step(k_first);
+          b_src += load_b.k_step(k_first);
+        } else if (s < k_tiles) {
+          queue(s, s);
+        }
         arch::cp_async_commit();
       }
       arch::cp_async_wait<Cfg::kStages - 1>();
@@ -393,7 +393,9 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
         });
       }
     };
-    if (p.m - m0 >= Cfg::kBM && p.n - n0 >= Cfg::kBN) {
+    constexpr bool kEvenKStart = (kAK && kVecA == 2) || (kBK_ && kVecB == 2);
+    std::int64_t const k_part = k_count % Cfg::kBK;
+    if (p.m - m0 >= Cfg::kBM && p.n - n0 >= Cfg::kBN && (!kEvenKStart || k_part % 2 == 0)) {
       mainloop(std::false_type{});
     } else {
       mainloop(std::true_type{});

@@ -103,8 +103,10 @@ __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std
   int const row0 = warp_m * Cfg::kWarpM + 4 * lane_m;  // the lane's first row within the tile
   int const col0 = warp_n * Cfg::kWarpN + 4 * lane_n;
 
-  std::int64_t const m0 = tile_m * Cfg::kBM;
-  std::int64_t const n0 = tile_n * Cfg::kBN;
+  std::int64_t const m_own = tile_m * Cfg::kBM;  // the rows and columns of C this tile stores
+  std::int64_t const n_own = tile_n * Cfg::kBN;
+  std::int64_t const m0 = edge_tile_origin<Cfg::kBM, kAK ? 1 : kVecA>(m_own, p.m);
+  std::int64_t const n0 = edge_tile_origin<Cfg::kBN, kBK_ ? 1 : kVecB>(n_own, p.n);
   // Split-K: this block's slice [k_begin, k_begin + k_count); otherwise the whole K of its batch entry.
   std::int64_t const k_begin = p.split_k_slice > 0 ? batch_index * p.split_k_slice : 0;
   std::int64_t const k_count = p.split_k_slice > 0 ? min(p.split_k_slice, p.k - k_begin) : p.k;
@@ -175,23 +177,24 @@ __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std
 
   // Lane element (i, j) is row row0 + (i/4)*kSubStrideM + i%4, column col0 + (j/4)*kSubStrideN + j%4:
   // the four rows of a sub-block are adjacent in column-major C (one 16-byte store).
+  // A shifted edge tile (edge_tile_origin) stores only rows from m_own and columns from n_own.
   float* C = p.C + batch_index * p.stride_c;
-  bool const c_vector_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 4 == 0;
+  bool const c_vector_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 4 == 0 && m0 % 4 == 0;
 #pragma unroll
   for (int si = 0; si < Cfg::kSubM; ++si) {
     std::int64_t const row = m0 + row0 + si * Cfg::kSubStrideM;
-    if (row >= p.m) continue;
+    if (row >= p.m || row + 3 < m_own) continue;
 #pragma unroll
     for (int j = 0; j < Cfg::kThreadN; ++j) {
       std::int64_t const col = n0 + col0 + (j / 4) * Cfg::kSubStrideN + j % 4;
-      if (col >= p.n) continue;
+      if (col < n_own || col >= p.n) continue;
       float* c = C + row + col * p.ldc;
-      if (row + 3 < p.m && c_vector_aligned) {
+      if (row >= m_own && row + 3 < p.m && c_vector_aligned) {
         store_c_quad(p, c, acc[4 * si + 0][j], acc[4 * si + 1][j], acc[4 * si + 2][j], acc[4 * si + 3][j]);
       } else {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          if (row + e < p.m) store_c(p, c + e, acc[4 * si + e][j]);
+          if (row + e >= m_own && row + e < p.m) store_c(p, c + e, acc[4 * si + e][j]);
         }
       }
     }

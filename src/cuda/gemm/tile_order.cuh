@@ -1,6 +1,6 @@
 /*! \file
-    \brief Device helpers every tiled GEMM kernel shares: compile-time loops and the order in which
-    blocks walk the tiles of C.
+    \brief Device helpers every tiled GEMM kernel shares: compile-time loops, the order in which
+    blocks walk the tiles of C and where an edge tile starts.
 */
 #pragma once
 
@@ -31,5 +31,17 @@ struct TileOrder {
     tile_n = in_group / rows;
   }
 };
+
+/// Where a tile of kExtent rows (or columns) that stores from `own` starts its copies and MMAs: at
+/// `own`, or for the last tile when the matrix is at least a tile wide, at size - kExtent, so it
+/// ends at the edge and copies whole chunks (it recomputes part of its neighbour and stores only
+/// its own). kVec: the elements per copy chunk along this side (1 when the operand is contiguous
+/// along K); the start keeps to whole chunks or stays at `own`.
+template <int kExtent, int kVec>
+__device__ __forceinline__ std::int64_t edge_tile_origin(std::int64_t own, std::int64_t size) {
+  if (own + kExtent <= size || size < kExtent) return own;
+  std::int64_t const end_aligned = size - kExtent;
+  return end_aligned % kVec != 0 ? own : end_aligned;
+}
 
 }  // namespace gemmkit::gemm
