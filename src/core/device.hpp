@@ -18,6 +18,8 @@ enum class MemoryLocation { kHost, kDevice };
 int device_count();
 /// Compute capability major*10+minor of a device, or 0. Read once per process: it never changes.
 int compute_capability(int device);
+/// Streaming multiprocessors of a device, or 0; read once per process like the capability.
+int multiprocessor_count(int device);
 
 /// Where a pointer lives; managed memory counts as device. Host for a non-CUDA build.
 MemoryLocation locate(void const* pointer);

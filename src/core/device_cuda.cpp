@@ -69,23 +69,39 @@ int device_count() {
   return count;
 }
 
-int compute_capability(int device) {
-  // Asked on every GPU call (variants' initialize); two attribute queries each time cost more than
-  // the whole table, read once.
-  static std::vector<int> const capabilities = [] {
-    std::vector<int> out(std::size_t(device_count()), 0);
+namespace {
+
+struct DeviceTraits {
+  int compute_capability = 0;
+  int multiprocessors = 0;
+};
+
+/// Asked on every GPU call (variants' initialize, selection); attribute queries each time cost more
+/// than the whole table, read once.
+DeviceTraits device_traits(int device) {
+  static std::vector<DeviceTraits> const traits = [] {
+    std::vector<DeviceTraits> out(static_cast<std::size_t>(device_count()));
     for (int d = 0; d < int(out.size()); ++d) {
-      int major = 0, minor = 0;
+      int major = 0, minor = 0, multiprocessors = 0;
       if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) == cudaSuccess &&
           cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d) == cudaSuccess) {
-        out[std::size_t(d)] = major * 10 + minor;
+        out[std::size_t(d)].compute_capability = major * 10 + minor;
+      }
+      if (cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, d) == cudaSuccess) {
+        out[std::size_t(d)].multiprocessors = multiprocessors;
       }
     }
     cudaGetLastError();
     return out;
   }();
-  return device >= 0 && device < int(capabilities.size()) ? capabilities[std::size_t(device)] : 0;
+  return device >= 0 && device < int(traits.size()) ? traits[std::size_t(device)] : DeviceTraits{};
 }
+
+}  // namespace
+
+int compute_capability(int device) { return device_traits(device).compute_capability; }
+
+int multiprocessor_count(int device) { return device_traits(device).multiprocessors; }
 
 MemoryLocation locate(void const* pointer) {
   if (pointer == nullptr || device_count() == 0) return MemoryLocation::kHost;

@@ -8,6 +8,7 @@ namespace gemmkit {
 
 int device_count() { return 0; }
 int compute_capability(int) { return 0; }
+int multiprocessor_count(int) { return 0; }
 MemoryLocation locate(void const*) { return MemoryLocation::kHost; }
 std::string use_device(int) { return "gemmkit was built without CUDA"; }
 std::string scale_c_device(GemmProblem const&, double, void*, ExecutionContext const&) {

@@ -64,7 +64,9 @@ gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform 
     *out = v;
     return GK_SUCCESS;
   }
-  *out = registry.select(problem, backend, backend == Platform::kCuda ? compute_capability(ctx.device) : 0);
+  bool const gpu = backend == Platform::kCuda;
+  *out = registry.select(problem, backend, gpu ? compute_capability(ctx.device) : 0,
+                         gpu ? multiprocessor_count(ctx.device) : 0);
   if (*out == nullptr) {
     return fail(ctx, GK_NOT_SUPPORTED,
                 std::string("no registered ") + to_string(backend) + " variant for " + to_string(problem.dtype) +
@@ -188,8 +190,12 @@ gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, 
       if (gk_status s = choose_backend(ctx, first, reads_ab, &backend); s != GK_SUCCESS) return s;
       // Host matrices the GPU pipeline takes go problem by problem, below.
       bool const host_resident = backend == Platform::kCpu && wants_host_resident(ctx, first.problem);
-      int const cc = backend == Platform::kCuda ? compute_capability(ctx.device) : 0;
-      if (GemmVariant const* v = host_resident ? nullptr : Registry::instance().select(p, backend, cc); v != nullptr) {
+      bool const gpu = backend == Platform::kCuda;
+      GemmVariant const* v =
+          host_resident ? nullptr
+                        : Registry::instance().select(p, backend, gpu ? compute_capability(ctx.device) : 0,
+                                                      gpu ? multiprocessor_count(ctx.device) : 0);
+      if (v != nullptr) {
         ExecutionContext const exec{ctx.stream, ctx.device};
         if (backend == Platform::kCuda) {
           if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);

@@ -19,6 +19,13 @@ inline std::size_t size_of(Dtype dtype) { return dtype == Dtype::kF64 ? 8 : 4; }
 inline bool is_transposed(gk_op op) { return op != GK_OP_N; }
 inline char op_letter(gk_op op) { return op == GK_OP_N ? 'n' : (op == GK_OP_T ? 't' : 'c'); }
 
+/// Blocks over the slots of the waves that run them (the last wave may run part empty).
+inline double wave_efficiency(std::int64_t blocks, std::int64_t blocks_per_wave) {
+  if (blocks <= 0 || blocks_per_wave <= 0) return 0.0;
+  std::int64_t const waves = (blocks + blocks_per_wave - 1) / blocks_per_wave;
+  return double(blocks) / double(waves * blocks_per_wave);
+}
+
 /// Column-major problem: C(m x n) = alpha * op(A) * op(B) + beta * C, repeated batch times at the
 /// given element strides. Row-major calls are rewritten to this form before they get here.
 struct GemmProblem {

@@ -25,10 +25,11 @@ constexpr int kMinSm = 80;  // the build carries sm_80 and sm_90a machine code
 template <typename T>
 void add_kernel(Registry& registry, std::string id, VariantKind kind, std::string summary,
                 cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t),
-                FunctionVariant::CanImplement can_implement = {}) {
+                FunctionVariant::CanImplement can_implement = {}, TileGeometry tiles = {}) {
   constexpr Dtype dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
   registry.add(std::make_unique<FunctionVariant>(
-      VariantInfo{std::move(id), dtype, Platform::kCuda, kind, kMinSm, std::move(summary)}, std::move(can_implement),
+      VariantInfo{std::move(id), dtype, Platform::kCuda, kind, kMinSm, std::move(summary), false, tiles},
+      std::move(can_implement),
       [launch](GemmArguments const& args, void*, ExecutionContext const& exec) {
         return launch(make_params<T>(args), static_cast<cudaStream_t>(exec.stream)) == cudaSuccess
                    ? GK_SUCCESS
@@ -45,14 +46,16 @@ void add_dgemm_tensorop(Registry& registry) {
                      Cfg::kMmaK == 8 ? "FP64 tensor cores (m16n8k8 on sm_90, m8n8k4 on sm_80), cp.async ring, "
                                        "fragments double-buffered per k step"
                                      : "FP64 tensor cores (m16n8k16 on sm_90, m8n8k4 on sm_80), cp.async ring",
-                     gemm::launch_dgemm_tensorop<Cfg>, gemm::dgemm_tensorop_can_implement<Cfg>);
+                     gemm::launch_dgemm_tensorop<Cfg>, gemm::dgemm_tensorop_can_implement<Cfg>,
+                     TileGeometry{Cfg::kBM, Cfg::kBN, Cfg::kBlocksPerSm});
 }
 
 template <typename Cfg>
 void add_sgemm_simt(Registry& registry) {
   add_kernel<float>(registry, "sgemm_simt_" + Cfg::name(), VariantKind::kProduction,
                     "FP32 FFMA (exact single precision), cp.async ring, 128-bit fragments double-buffered",
-                    gemm::launch_sgemm_simt<Cfg>, gemm::sgemm_simt_can_implement<Cfg>);
+                    gemm::launch_sgemm_simt<Cfg>, gemm::sgemm_simt_can_implement<Cfg>,
+                    TileGeometry{Cfg::kBM, Cfg::kBN, Cfg::kBlocksPerSm});
 }
 
 /// The split-K form of a tiled kernel; its workspace holds one partial m x n result per slice

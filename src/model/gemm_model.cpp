@@ -3,6 +3,8 @@
 */
 #include "model/gemm_model.hpp"
 
+#include "core/problem.hpp"
+
 #include <algorithm>
 
 namespace gemmkit::model {
@@ -36,8 +38,7 @@ Prediction predict(MachineDescription const& machine, TileConfig const& c, std::
 
   std::int64_t const tiles = ((m + c.bm - 1) / c.bm) * ((n + c.bn - 1) / c.bn);
   std::int64_t const slots = std::int64_t(machine.sm_count) * std::max(1, p.resident_blocks);
-  std::int64_t const waves = (tiles + slots - 1) / slots;
-  p.wave_efficiency = waves > 0 ? double(tiles) / double(waves * slots) : 0.0;
+  p.wave_efficiency = wave_efficiency(tiles, slots);
   // Partial tiles at the edges compute padding: count only the useful fraction.
   double const useful = double(m) * double(n) /
                         (double((m + c.bm - 1) / c.bm * c.bm) * double((n + c.bn - 1) / c.bn * c.bn));

@@ -680,7 +680,7 @@ class Worker {
                                                  std::to_string(s.depth) + " blocks");
         return false;
       }
-      if (v == nullptr) v = Registry::instance().select(kp, Platform::kCuda, cc);
+      if (v == nullptr) v = Registry::instance().select(kp, Platform::kCuda, cc, multiprocessor_count(device_));
       if (v == nullptr) {
         job_.failure.raise(GK_NOT_SUPPORTED, std::string("no registered CUDA ") + to_string(kp.dtype) +
                                                  " kernel for the host-resident blocks on device " +

@@ -18,6 +18,16 @@ enum class VariantKind {
   kReference    ///< higher-precision reference, for checks only
 };
 
+/// How a tiled GPU kernel covers C: tile_m x tile_n per block, blocks_per_sm resident on each
+/// multiprocessor (all 0 for a variant that is not one block per tile).
+struct TileGeometry {
+  int tile_m = 0, tile_n = 0, blocks_per_sm = 0;
+};
+
+/// Tiles over the blocks the launch's waves hold (the last wave may run part empty): 1 when the
+/// geometry or the multiprocessor count is unknown.
+double wave_efficiency(TileGeometry const& tiles, GemmProblem const& problem, int multiprocessors);
+
 struct VariantInfo {
   std::string id;        ///< spells the config, e.g. "dgemm_ladder02_tiled16"
   Dtype dtype;
@@ -26,6 +36,7 @@ struct VariantInfo {
   int min_sm = 0;        ///< lowest compute capability (major*10+minor) for CUDA variants
   std::string summary;   ///< one line for `gemmkit-bench list`
   bool pointer_array = false;  ///< runs pointer-array problems (GemmProblem::pointer_array) in one call
+  TileGeometry tiles{};        ///< for the selection table's wave rule
 };
 
 /// Lifecycle per DESIGN.md: can_implement -> workspace_bytes -> initialize -> run. Implementations

@@ -52,13 +52,15 @@ GemmVariant const* Registry::find(std::string_view id) const {
   return nullptr;
 }
 
-GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend, int compute_capability) const {
+GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend, int compute_capability,
+                                    int multiprocessors) const {
   for (std::size_t i = 0; i < rules_.size(); ++i) {
     SelectionRule const& rule = rules_[i];
     if (rule.backend != backend || rule.dtype != problem.dtype || !rule.admits(problem)) continue;
     GemmVariant const* v = rule_variants_[i];
     if (v == nullptr || (problem.pointer_array && !v->info().pointer_array)) continue;
     if (compute_capability != 0 && v->info().min_sm > compute_capability) continue;
+    if (rule.min_wave_eff != 0 && wave_efficiency(v->info().tiles, problem, multiprocessors) < rule.min_wave_eff) continue;
     if (v->can_implement(problem) == GK_SUCCESS) return v;
   }
   return nullptr;
@@ -80,6 +82,12 @@ void Registry::set_rules(std::vector<SelectionRule> rules) {
 void Registry::resolve_rules() {
   rule_variants_.resize(rules_.size());
   for (std::size_t i = 0; i < rules_.size(); ++i) rule_variants_[i] = find(rules_[i].variant_id);
+}
+
+double wave_efficiency(TileGeometry const& tiles, GemmProblem const& p, int multiprocessors) {
+  if (tiles.tile_m <= 0 || tiles.tile_n <= 0 || tiles.blocks_per_sm <= 0 || multiprocessors <= 0) return 1.0;
+  std::int64_t const blocks = (p.m + tiles.tile_m - 1) / tiles.tile_m * ((p.n + tiles.tile_n - 1) / tiles.tile_n) * p.batch;
+  return wave_efficiency(blocks, std::int64_t(multiprocessors) * tiles.blocks_per_sm);
 }
 
 bool SelectionRule::admits(GemmProblem const& p) const {
@@ -132,7 +140,7 @@ std::vector<SelectionRule> parse_selection_table(std::string_view csv) {
       }
       for (std::string const& c : columns) {
         if (c != "backend" && c != "dtype" && c != "variant" && c != "max_work" && c != "max_mn" && c != "min_k" &&
-            c != "aligned" && c != "trans") {
+            c != "min_wave_eff" && c != "aligned" && c != "trans") {
           throw bad("unknown column '" + c + "'");
         }
       }
@@ -161,6 +169,8 @@ std::vector<SelectionRule> parse_selection_table(std::string_view csv) {
         rule.max_mn = bound(f[i], "max_mn");
       } else if (c == "min_k") {
         rule.min_k = bound(f[i], "min_k");
+      } else if (c == "min_wave_eff") {
+        rule.min_wave_eff = bound(f[i], "min_wave_eff");
       } else if (c == "trans") {
         if (f[i] != "*" && f[i] != "nn" && f[i] != "nt" && f[i] != "tn" && f[i] != "tt") {
           throw bad("trans must be nn, nt, tn, tt or *, got '" + f[i] + "'");

@@ -25,6 +25,7 @@ struct SelectionRule {
   double max_mn = 0;    ///< m*n at most
   double min_k = 0;     ///< k at least
   Alignment alignment = Alignment::kAny;
+  double min_wave_eff = 0;  ///< the variant's wave_efficiency on the selecting GPU at least
   std::string trans = "*";  ///< "nn", "nt", "tn", "tt" (A then B; conjugate counts as t) or "*"
   std::string variant_id;
 
@@ -40,8 +41,10 @@ class Registry {
   GemmVariant const* find(std::string_view id) const;
   /// The variant the selection table picks for this problem, or nullptr if no rule matches.
   /// With a compute capability (major*10+minor), rules whose variant needs more are passed over,
-  /// so GPUs without FP64 tensor cores fall through to the SIMT rows.
-  GemmVariant const* select(GemmProblem const& problem, Platform backend, int compute_capability = 0) const;
+  /// so GPUs without FP64 tensor cores fall through to the SIMT rows; with a multiprocessor count,
+  /// rules whose variant would leave more of its last wave empty than min_wave_eff allows.
+  GemmVariant const* select(GemmProblem const& problem, Platform backend, int compute_capability = 0,
+                            int multiprocessors = 0) const;
   std::vector<SelectionRule> const& rules() const { return rules_; }
 
   void add(std::unique_ptr<GemmVariant> variant);
@@ -57,7 +60,8 @@ class Registry {
 };
 
 /// Parses the CSV selection table. The header line names the columns: backend, dtype and variant
-/// are required; max_work, max_mn, min_k (numbers or *) and aligned (yes, no or *) are optional.
+/// are required; max_work, max_mn, min_k, min_wave_eff (numbers or *), aligned (yes, no or *) and
+/// trans are optional.
 /// Throws std::invalid_argument naming the line on a malformed header or row.
 std::vector<SelectionRule> parse_selection_table(std::string_view csv);
 

@@ -243,6 +243,29 @@ TEST(RegistrySelect, VariantsNeedingANewerGpuArePassedOver) {
   EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_tensor_cores");  // no capability given: no check
 }
 
+TEST(RegistrySelect, WaveRulePassesOverVariantsWithALastWaveTooEmpty) {
+  Registry r;
+  for (auto const& [id, tile] : {std::pair<std::string, int>{"dgemm_large_tiles", 128}, {"dgemm_small_tiles", 64}}) {
+    r.add(std::make_unique<FunctionVariant>(
+        VariantInfo{id, Dtype::kF64, Platform::kCpu, VariantKind::kProduction, 0, "toy", false, TileGeometry{tile, tile, 1}},
+        [](GemmProblem const&) { return true; },
+        [](GemmArguments const&, void*, ExecutionContext const&) { return GK_SUCCESS; }));
+  }
+  r.set_rules(parse_selection_table(
+      "backend,dtype,min_wave_eff,variant\ncpu,f64,0.9,dgemm_large_tiles\ncpu,f64,*,dgemm_small_tiles\n"));
+  constexpr int kMultiprocessors = 4;
+  auto const full = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 512, 384, 8);  // 4 x 3 large tiles: 3 full waves
+  EXPECT_EQ(r.select(full, Platform::kCpu, 0, kMultiprocessors)->info().id, "dgemm_large_tiles");
+  auto const ragged = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 640, 640, 8);  // 25 tiles in 7 waves: 0.89
+  EXPECT_NEAR(wave_efficiency(TileGeometry{128, 128, 1}, ragged, kMultiprocessors), 25.0 / 28.0, 1e-12);
+  EXPECT_EQ(r.select(ragged, Platform::kCpu, 0, kMultiprocessors)->info().id, "dgemm_small_tiles");
+  EXPECT_EQ(r.select(ragged, Platform::kCpu)->info().id, "dgemm_large_tiles");  // no multiprocessor count: no check
+  auto const batched = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 640, 640, 8, 0, 3);  // 75 tiles in 19 waves
+  EXPECT_NEAR(wave_efficiency(TileGeometry{128, 128, 1}, batched, kMultiprocessors), 75.0 / 76.0, 1e-12);
+  EXPECT_EQ(r.select(batched, Platform::kCpu, 0, kMultiprocessors)->info().id, "dgemm_large_tiles");
+  EXPECT_EQ(wave_efficiency(TileGeometry{}, ragged, kMultiprocessors), 1.0);  // not a tiled kernel
+}
+
 TEST(RegistrySelect, TransColumnMatchesBothOperands) {
   Registry r;
   r.add(toy_variant("dgemm_tn", 1 << 30));
