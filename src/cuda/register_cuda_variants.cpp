@@ -184,6 +184,7 @@ void register_cuda_variants(Registry& registry) {
     (add_sgemm_simt<std::tuple_element_t<I, gemm::SgemmSimtConfigs>>(registry), ...);
   }(std::make_index_sequence<gemm::kSgemmSimtConfigCount>{});
   add_dgemm_tensorop_split_k<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
+  add_dgemm_tensorop_split_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
   add_sgemm_simt_split_k<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);         // 64x64x16 s3 b5
   add_small_batched<double>(registry);
   add_small_batched<float>(registry);
