@@ -14,7 +14,7 @@
 # of the ladder steps and production kernels, whole kernel and main loop, into $out/sass-mix.jsonl.
 # sweep: every FP64 tensor-core config forced, side by side with cuBLAS (the tuner's input);
 # GEMMKIT_SWEEP_VARIANTS narrows the configs, GEMMKIT_SWEEP_SIZES (squares) or GEMMKIT_SWEEP_SHAPES (a
-# --shapes file) sets the sizes;
+# --shapes file) sets the sizes, for sgemm-sweep too (GEMMKIT_SGEMM_SWEEP_VARIANTS narrows its configs);
 # sgemm / sgemm-sweep (not default steps): the same shape set in FP32 with the selection's pick, and
 # every FP32 SIMT config forced, each next to cuBLAS;
 # ncu: Nsight Compute sections of the production kernel at 8192 (what limits it).
@@ -147,10 +147,10 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
     # shellcheck disable=SC2086  # the extra arguments are meant to split
     "$bench_bin" batched ${GEMMKIT_BATCHED_ARGS:-} --json "$out/batched.jsonl" || status=1
   fi
+  sweep_sizes=(--m "${GEMMKIT_SWEEP_SIZES:-1024,2048,4096,8192,4097}")
+  [[ -n "${GEMMKIT_SWEEP_SHAPES:-}" ]] && sweep_sizes=(--shapes "$GEMMKIT_SWEEP_SHAPES")
   if want sweep; then
     stage "sweep: every FP64 tensor-core config vs cuBLAS"
-    sweep_sizes=(--m "${GEMMKIT_SWEEP_SIZES:-1024,2048,4096,8192,4097}")
-    [[ -n "${GEMMKIT_SWEEP_SHAPES:-}" ]] && sweep_sizes=(--shapes "$GEMMKIT_SWEEP_SHAPES")
     "$bench_bin" gemm --suite dgemm-sweep --variants "${GEMMKIT_SWEEP_VARIANTS:-dgemm_tensorop_*}" \
       "${sweep_sizes[@]}" --json "$out/sweep.jsonl" || status=1
   fi
@@ -160,8 +160,8 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   fi
   if want sgemm-sweep; then
     stage "sgemm-sweep: every FP32 SIMT config vs cuBLAS"
-    "$bench_bin" gemm --suite sgemm-sweep --dtype f32 --variants "sgemm_simt_*" \
-      --m "${GEMMKIT_SWEEP_SIZES:-1024,2048,4096,8192,4097}" --json "$out/sgemm-sweep.jsonl" || status=1
+    "$bench_bin" gemm --suite sgemm-sweep --dtype f32 --variants "${GEMMKIT_SGEMM_SWEEP_VARIANTS:-sgemm_simt_*}" \
+      "${sweep_sizes[@]}" --json "$out/sgemm-sweep.jsonl" || status=1
   fi
   if want sass; then
     stage "SASS instruction mix of the tensor-core and small batched kernels"

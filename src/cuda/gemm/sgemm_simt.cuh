@@ -107,16 +107,12 @@ __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std
   std::int64_t const n_own = tile_n * Cfg::kBN;
   std::int64_t const m0 = edge_tile_origin<Cfg::kBM, kAK ? 1 : kVecA>(m_own, p.m);
   std::int64_t const n0 = edge_tile_origin<Cfg::kBN, kBK_ ? 1 : kVecB>(n_own, p.n);
-  // Split-K: this block's slice [k_begin, k_begin + k_count); otherwise the whole K of its batch entry.
-  std::int64_t const k_begin = p.split_k_slice > 0 ? batch_index * p.split_k_slice : 0;
-  std::int64_t const k_count = p.split_k_slice > 0 ? min(p.split_k_slice, p.k - k_begin) : p.k;
-  std::int64_t const operand_batch = p.split_k_slice > 0 ? 0 : batch_index;
-  float const* A = p.A + operand_batch * p.stride_a + (kAK ? m0 * p.lda + k_begin : m0 + k_begin * p.lda);
-  float const* B = p.B + operand_batch * p.stride_b + (kBK_ ? n0 * p.ldb + k_begin : n0 + k_begin * p.ldb);
+  BlockOperands<float> const operands = block_operands<kAK, kBK_>(p, m0, n0, batch_index);
+  std::int64_t const k_count = operands.k_count;
   std::int64_t const k_tiles = (k_count + Cfg::kBK - 1) / Cfg::kBK;
 
-  SimtTileLoader<Cfg, Cfg::kBM, Cfg::kPitchA, kAK, kAK ? 1 : kVecA> const load_a(A, p.lda, p.m - m0, thread);
-  SimtTileLoader<Cfg, Cfg::kBN, Cfg::kPitchB, kBK_, kBK_ ? 1 : kVecB> const load_b(B, p.ldb, p.n - n0, thread);
+  SimtTileLoader<Cfg, Cfg::kBM, Cfg::kPitchA, kAK, kAK ? 1 : kVecA> const load_a(operands.A, p.lda, p.m - m0, thread);
+  SimtTileLoader<Cfg, Cfg::kBN, Cfg::kPitchB, kBK_, kBK_ ? 1 : kVecB> const load_b(operands.B, p.ldb, p.n - n0, thread);
   auto load_stage = [&](std::int64_t k_tile, int stage) {
     std::int64_t const k_left = k_count - k_tile * Cfg::kBK;
     load_a.load(smem_a + stage * Cfg::kStageElementsA, k_tile, k_left);

@@ -1,8 +1,10 @@
 /*! \file
     \brief Device helpers every tiled GEMM kernel shares: compile-time loops, the order in which
-    blocks walk the tiles of C and where an edge tile starts.
+    blocks walk the tiles of C, where an edge tile starts and what a block reads.
 */
 #pragma once
+
+#include "cuda/kernel_params.hpp"
 
 #include <cstdint>
 #include <utility>
@@ -42,6 +44,28 @@ __device__ __forceinline__ std::int64_t edge_tile_origin(std::int64_t own, std::
   if (own + kExtent <= size || size < kExtent) return own;
   std::int64_t const end_aligned = size - kExtent;
   return end_aligned % kVec != 0 ? own : end_aligned;
+}
+
+/// What the block of tile (m0, n0) of entry `batch_index` reads: the start of its A and B tiles
+/// and the elements of K it covers. Under split-K, grid.z numbers the slices of one problem's K
+/// (every slice reads the same A and B); otherwise it is the batch entry, whole K.
+template <typename T>
+struct BlockOperands {
+  T const* A;
+  T const* B;
+  std::int64_t k_count;
+};
+
+/// kAK / kBK: A / B is contiguous along K in memory (A transposed, B not).
+template <bool kAK, bool kBK, typename T>
+__device__ __forceinline__ BlockOperands<T> block_operands(KernelParams<T> const& p, std::int64_t m0, std::int64_t n0,
+                                                           std::int64_t batch_index) {
+  bool const split = p.split_k_slice > 0;
+  std::int64_t const k_begin = split ? batch_index * p.split_k_slice : 0;
+  std::int64_t const operand_batch = split ? 0 : batch_index;
+  return {p.A + operand_batch * p.stride_a + (kAK ? m0 * p.lda + k_begin : m0 + k_begin * p.lda),
+          p.B + operand_batch * p.stride_b + (kBK ? n0 * p.ldb + k_begin : n0 + k_begin * p.ldb),
+          split ? min(p.split_k_slice, p.k - k_begin) : p.k};
 }
 
 }  // namespace gemmkit::gemm
