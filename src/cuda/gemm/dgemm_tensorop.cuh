@@ -1,10 +1,12 @@
 /*! \file
-    \brief The FP64 tensor-core GEMM: multistage cp.async mainloop, 16x8x16 MMAs, grouped tile order.
+    \brief The FP64 tensor-core GEMM: multistage cp.async mainloop, 16x8x16 or 16x8x8 MMAs, grouped
+    tile order.
 
     Template parameters say everything that changes the code: the tile config, whether each operand
     is K-contiguous in memory (A transposed, B not transposed) and the copy width (16 bytes when the
-    operand's base and leading dimension allow it, else 8). Edges are handled by zero-filling
-    cp.async, so the mainloop has no tail case.
+    operand's base and leading dimension allow it, else 8). A last tile shifts in to end at the
+    matrix edge (edge_tile_origin), so it copies whole chunks; what stays partial (a matrix side
+    under a tile, a partial k-tile) zero-fills with cp.async, so the mainloop has no tail case.
 */
 #pragma once
 

@@ -6,8 +6,9 @@
     Template parameters say everything that changes the code: the tile config, the transposes and
     the copy width of the operands that are contiguous along M or N (16 bytes when base and leading
     dimension allow it, else 4). K-contiguous operands (A transposed, B not) are copied element by
-    element into the k-major tile, which transposes them on the way; edges zero-fill, so the
-    mainloop has no tail case.
+    element into the k-major tile, which transposes them on the way. A last tile shifts in to end
+    at the matrix edge (edge_tile_origin); what stays partial zero-fills, so the mainloop has no
+    tail case.
 */
 #pragma once
 
