@@ -47,8 +47,15 @@ gk_status choose_backend(gk_context_st& ctx, GemmArguments const& args, bool rea
   return GK_SUCCESS;
 }
 
+/// The selection table's pick for a problem on `backend`; on the GPU, for the context's device (its
+/// compute capability and multiprocessor count).
+GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem const& problem, Platform backend) {
+  bool const gpu = backend == Platform::kCuda;
+  return Registry::instance().select(problem, backend, gpu ? compute_capability(ctx.device) : 0,
+                                     gpu ? multiprocessor_count(ctx.device) : 0);
+}
+
 gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform backend, GemmVariant const** out) {
-  Registry const& registry = Registry::instance();
   if (!ctx.forced_variant.empty()) {
     GemmVariant const* v = ctx.forced_variant_found;
     if (v == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "no registered variant named '" + ctx.forced_variant + "'");
@@ -64,9 +71,7 @@ gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform 
     *out = v;
     return GK_SUCCESS;
   }
-  bool const gpu = backend == Platform::kCuda;
-  *out = registry.select(problem, backend, gpu ? compute_capability(ctx.device) : 0,
-                         gpu ? multiprocessor_count(ctx.device) : 0);
+  *out = select_for_context(ctx, problem, backend);
   if (*out == nullptr) {
     return fail(ctx, GK_NOT_SUPPORTED,
                 std::string("no registered ") + to_string(backend) + " variant for " + to_string(problem.dtype) +
@@ -190,12 +195,7 @@ gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, 
       if (gk_status s = choose_backend(ctx, first, reads_ab, &backend); s != GK_SUCCESS) return s;
       // Host matrices the GPU pipeline takes go problem by problem, below.
       bool const host_resident = backend == Platform::kCpu && wants_host_resident(ctx, first.problem);
-      bool const gpu = backend == Platform::kCuda;
-      GemmVariant const* v =
-          host_resident ? nullptr
-                        : Registry::instance().select(p, backend, gpu ? compute_capability(ctx.device) : 0,
-                                                      gpu ? multiprocessor_count(ctx.device) : 0);
-      if (v != nullptr) {
+      if (GemmVariant const* v = host_resident ? nullptr : select_for_context(ctx, p, backend); v != nullptr) {
         ExecutionContext const exec{ctx.stream, ctx.device};
         if (backend == Platform::kCuda) {
           if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
