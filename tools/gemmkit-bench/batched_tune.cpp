@@ -1,7 +1,8 @@
 /*! \file
     \brief `batched --tune`: the device tuner of the small batched GPU kernel. For each precision
-           and size bucket, a packed batch of fresh random operands (beta = 1, the bandwidth-bound
-           case) runs every candidate shape; the median of the launches picks the table's row.
+           and bucket, a packed batch of fresh random operands of the bucket's sizes (beta = 1, the
+           bandwidth-bound case) runs every candidate shape; the median of the launches picks the
+           table's row.
 */
 #include "batched_tune.hpp"
 
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -34,7 +36,7 @@ std::string cuda_text(cudaError_t e, char const* what) {
   return e == cudaSuccess ? std::string() : std::string(what) + ": " + cudaGetErrorString(e);
 }
 
-/// Device buffers of one size bucket's batch, freed on scope exit.
+/// Device buffers of one bucket's batch, freed on scope exit.
 template <typename T>
 struct TuneBatch {
   T* a = nullptr;
@@ -54,36 +56,33 @@ struct CandidateTime {
   std::string error;
 };
 
-/// Times every candidate of bucket `size` on ~`bytes` of packed operands; returns the rows.
+/// Times every candidate of `bucket` on ~`bytes` of packed operands of its sizes; returns the rows.
 template <typename T>
-std::vector<CandidateTime> time_bucket(int size, std::int64_t bytes, int reps, cudaStream_t stream,
+std::vector<CandidateTime> time_bucket(small::SmallBucket bucket, std::int64_t bytes, int reps, cudaStream_t stream,
                                        std::int64_t* batch, std::string* error) {
   std::vector<CandidateTime> rows;
-  std::int64_t const per_problem = std::int64_t(size) * size;
+  int const m = bucket.m, n = bucket.n, k = bucket.k;
+  std::int64_t const per_a = std::int64_t(m) * k, per_b = std::int64_t(k) * n, per_c = std::int64_t(m) * n;
   TuneBatch<T> data;
-  data.batch = std::max<std::int64_t>(1, bytes / (3 * per_problem * std::int64_t(sizeof(T))));
+  data.batch = std::max<std::int64_t>(1, bytes / ((per_a + per_b + per_c) * std::int64_t(sizeof(T))));
   *batch = data.batch;
-  std::int64_t const count = data.batch * per_problem;
-  for (T** p : {&data.a, &data.b, &data.c}) {
-    if (std::string e = cuda_text(cudaMalloc(reinterpret_cast<void**>(p), count * sizeof(T)), "cudaMalloc"); !e.empty()) {
-      *error = e;
-      return rows;
-    }
-  }
   std::uint64_t seed = 20261121;
-  for (T* p : {data.a, data.b, data.c}) {
-    if (std::string e = cuda_text(fill_random_device(p, count, ++seed, stream), "fill"); !e.empty()) {
+  for (auto [p, per_problem] : {std::pair{&data.a, per_a}, std::pair{&data.b, per_b}, std::pair{&data.c, per_c}}) {
+    std::int64_t const count = data.batch * per_problem;
+    std::string e = cuda_text(cudaMalloc(reinterpret_cast<void**>(p), count * sizeof(T)), "cudaMalloc");
+    if (e.empty()) e = cuda_text(fill_random_device(*p, count, ++seed, stream), "fill");
+    if (!e.empty()) {
       *error = e;
       return rows;
     }
   }
-  small::SmallBatchParams<T> params{KernelParams<T>{size, size, size, T(1), T(1), data.a, size, per_problem, data.b, size,
-                                                    per_problem, data.c, size, per_problem, data.batch, false, false}};
+  small::SmallBatchParams<T> params{KernelParams<T>{m, n, k, T(1), T(1), data.a, m, per_a, data.b, k, per_b, data.c, m,
+                                                    per_c, data.batch, false, false}};
   cudaEvent_t start = nullptr, stop = nullptr;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
   for (small::SmallCandidateInfo const& cand : small::small_candidates()) {
-    if (cand.size != size) continue;
+    if (!(cand.bucket == bucket)) continue;
     CandidateTime row{cand, {}, {}};
     std::vector<double> ms;
     for (int rep = 0; rep <= reps && row.error.empty(); ++rep) {  // rep 0 warms up
@@ -118,43 +117,46 @@ int run_batched_tune(Options const& o) {
   std::int64_t const bytes = o.bytes > 0 ? o.bytes : (std::int64_t(1) << 30);
   int const reps = o.reps > 0 ? o.reps : 7;
   std::ostringstream table;
-  table << "# Which candidate shape (small_batched_config.hpp) each size bucket of the small batched GPU kernel\n"
-        << "# runs: rows x columns of C per thread and problems per block. Written by `gemmkit-bench batched --tune`\n"
+  table << "# Which candidate shape (small_batched_config.hpp) each bucket (m x n x k) of the small batched GPU\n"
+        << "# kernel runs: rows x columns of C per thread and problems per block. Written by `gemmkit-bench batched --tune`\n"
         << "# (fastest median of " << reps << " launches over " << (bytes >> 20) << " MiB of packed operands, beta = 1) on\n"
         << "# " << machine.gpu->name << ", driver " << machine.driver << ", commit " << machine.commit << ".\n"
-        << "dtype,size,rows_per_thread,cols_per_thread,problems_per_block\n";
+        << "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block\n";
   int failures = 0;
-  std::printf("%-5s %4s %4s %4s %5s %7s %10s %9s  %s\n", "dtype", "size", "rows", "cols", "probs", "threads", "ms median", "GB/s",
-              "");
+  std::printf("%-5s %-8s %4s %4s %5s %7s %10s %9s  %s\n", "dtype", "bucket", "rows", "cols", "probs", "threads", "ms median",
+              "GB/s", "");
   for (char const* dtype : {"f64", "f32"}) {
     bool const f64 = dtype[1] == '6';
     Dtype const type = f64 ? Dtype::kF64 : Dtype::kF32;
     if (!o.dtypes.empty() && std::find(o.dtypes.begin(), o.dtypes.end(), type) == o.dtypes.end()) continue;
-    for (int size : small::kSmallSizes) {
+    for (small::SmallBucket const& bucket : small::small_buckets()) {
+      std::string const name =
+          std::to_string(bucket.m) + "x" + std::to_string(bucket.n) + "x" + std::to_string(bucket.k);
       std::string error;
       std::int64_t batch = 0;
-      std::vector<CandidateTime> const rows = f64 ? time_bucket<double>(size, bytes, reps, stream, &batch, &error)
-                                                  : time_bucket<float>(size, bytes, reps, stream, &batch, &error);
+      std::vector<CandidateTime> const rows = f64 ? time_bucket<double>(bucket, bytes, reps, stream, &batch, &error)
+                                                  : time_bucket<float>(bucket, bytes, reps, stream, &batch, &error);
       if (!error.empty()) {
-        std::printf("%-5s %4d  %s\n", dtype, size, error.c_str());
+        std::printf("%-5s %-8s  %s\n", dtype, name.c_str(), error.c_str());
         ++failures;
         continue;
       }
+      // Bytes moved: A and B read, C read and written.
+      double const moved = double(f64 ? 8 : 4) * double(batch) *
+                           (double(bucket.m) * bucket.k + double(bucket.k) * bucket.n + 2.0 * bucket.m * bucket.n);
       CandidateTime const* best = nullptr;
       for (CandidateTime const& r : rows) {
-        // Bytes moved: A and B read, C read and written.
-        double const moved = 4.0 * double(size) * size * double(f64 ? 8 : 4) * double(batch);
-        std::printf("%-5s %4d %4d %4d %5d %7d %10.4f %9.1f  %s\n", dtype, size, r.candidate.rows_per_thread,
-                    r.candidate.cols_per_thread, r.candidate.problems_per_block, r.candidate.threads, r.ms.median, moved / (r.ms.median * 1e6),
-                    r.error.c_str());
+        std::printf("%-5s %-8s %4d %4d %5d %7d %10.4f %9.1f  %s\n", dtype, name.c_str(), r.candidate.rows_per_thread,
+                    r.candidate.cols_per_thread, r.candidate.problems_per_block, r.candidate.threads, r.ms.median,
+                    moved / (r.ms.median * 1e6), r.error.c_str());
         if (r.error.empty() && (best == nullptr || r.ms.median < best->ms.median)) best = &r;
       }
       if (best == nullptr) {
         ++failures;
         continue;
       }
-      table << dtype << ',' << size << ',' << best->candidate.rows_per_thread << ','
-            << best->candidate.cols_per_thread << ',' << best->candidate.problems_per_block << '\n';
+      table << dtype << ',' << bucket.m << ',' << bucket.n << ',' << bucket.k << ',' << best->candidate.rows_per_thread
+            << ',' << best->candidate.cols_per_thread << ',' << best->candidate.problems_per_block << '\n';
     }
   }
   cudaStreamDestroy(stream);

@@ -1,13 +1,14 @@
 /*! \file
     \brief The small batched GPU kernel (seed 003 §4.2, the shared-memory design, pipelined): each
     block walks groups of kProblemsPerBlock problems; A and B of the next group are copied into
-    shared memory with cp.async (coalesced across the group's problems, zero-padded to kSize) and
+    shared memory with cp.async (coalesced across the group's problems, zero-padded to the bucket's
+    M x N x K) and
     its C is loaded into registers while the current group is multiplied from the other stage, each
     thread holding a register block of C over K. Shared memory holds op(A) k-major and op(B)
     column-major (transposes are applied by the copy), so a thread's rows and each column's k values
-    come in vector loads; packed untransposed operands of the bucket's exact size are copied as they
-    are, 16 bytes a copy. Global memory sees A and B read once, C
-    read once (beta != 0) and written once.
+    come in vector loads; packed untransposed operands of the bucket's exact sizes are copied as they
+    are, 16 bytes a copy. Global memory sees A and B read once, C read once (beta != 0) and written
+    once.
 */
 #pragma once
 
@@ -25,27 +26,30 @@ __device__ __forceinline__ T* operand_of(T* base, T* const* array, std::int64_t 
   return array != nullptr ? array[b] : base + b * stride;
 }
 
-/// Starts copying one stored operand (stored_rows x stored_cols, column-major, leading dimension
-/// ld) of the group's problems into `tile` (kSize x kPitch per problem), one element per copy:
-/// stored element (i, j) goes to slot i + j * kPitch, or j + i * kPitch when `swap` (the copy
-/// transposes). Slots past the stored size or the batch are zeroed, so the unrolled K loop needs no
-/// predicate. Neighbouring threads copy neighbouring global addresses.
-template <typename Shape, typename T>
+/// Starts copying one stored operand (column-major, leading dimension ld) of the group's problems
+/// into its tiles (kTileElements per problem, pitch kPitch), one element per copy. The tile holds
+/// the operand as kLines lines of kLineLength contiguous elements: stored element (i, j) goes to
+/// slot i + j * kPitch, or j + i * kPitch when `swap` (the copy transposes; the stored operand is
+/// then kLines x kLineLength). Slots past the stored size or the batch are zeroed, so the unrolled
+/// K loop needs no predicate. Neighbouring threads copy neighbouring global addresses.
+template <typename Shape, int kLineLength, int kLines, int kPitch, int kTileElements, typename T>
 __device__ __forceinline__ void stage_operand(T* tile, T const* base, T const* const* array, std::int64_t ld,
                                               std::int64_t stride, int stored_rows, int stored_cols, bool swap,
                                               std::int64_t first, std::int64_t batch) {
-  constexpr int S = Shape::kSize;
-  constexpr int kElements = Shape::kProblemsPerBlock * S * S;
-  int const i_step = swap ? Shape::kPitch : 1, j_step = swap ? 1 : Shape::kPitch;
+  constexpr int kPerProblem = kLineLength * kLines;
+  constexpr int kElements = Shape::kProblemsPerBlock * kPerProblem;
+  int const i_step = swap ? kPitch : 1, j_step = swap ? 1 : kPitch;
 #pragma unroll 4  // cp.async holds no registers: a short unroll keeps addresses out of the register file
   for (int pass = 0; pass < (kElements + Shape::kThreads - 1) / Shape::kThreads; ++pass) {
     int const e = int(threadIdx.x) + pass * Shape::kThreads;
     if (kElements % Shape::kThreads != 0 && e >= kElements) break;
-    int const local = e / (S * S);
-    int const i = e % S;        // stored row
-    int const j = (e / S) % S;  // stored column
+    int const local = e / kPerProblem;
+    int const in_problem = e % kPerProblem;
+    // Stored rows run along the tile's lines, or across them when the copy transposes.
+    int const i = swap ? in_problem % kLines : in_problem % kLineLength;
+    int const j = swap ? in_problem / kLines : in_problem / kLineLength;
     std::int64_t const problem = first + local;
-    T* slot = tile + local * Shape::kTileElements + i * i_step + j * j_step;
+    T* slot = tile + local * kTileElements + i * i_step + j * j_step;
     if (problem < batch && i < stored_rows && j < stored_cols) {
       arch::cp_async<int(sizeof(T))>(slot, operand_of(base, array, stride, problem) + i + j * ld, int(sizeof(T)));
     } else {
@@ -54,15 +58,16 @@ __device__ __forceinline__ void stage_operand(T* tile, T const* base, T const* c
   }
 }
 
-/// Starts copying the group's span of a packed operand of exactly the bucket's size (problem b's
-/// kSize x kSize matrix at base + b * kSize^2, 16-byte aligned) as it is, 16 bytes per copy: the
-/// tile is then column-major with pitch kSize. Copies past the batch's end are zero-filled.
-template <typename Shape, typename T>
+/// Starts copying the group's span of a packed operand of exactly the bucket's sizes (problem b's
+/// kPerProblem elements at base + b * kPerProblem, 16-byte aligned) as it is, 16 bytes per copy:
+/// the tile then has the operand's own leading dimension as pitch. Copies past the batch's end are
+/// zero-filled.
+template <typename Shape, int kPerProblem, typename T>
 __device__ __forceinline__ void stage_span(T* tile, T const* base, std::int64_t first, std::int64_t batch) {
-  constexpr int S = Shape::kSize, kPerCopy = 16 / int(sizeof(T));
-  constexpr int kCopies = Shape::kProblemsPerBlock * S * S / kPerCopy;
-  T const* const span = base + first * (S * S);
-  std::int64_t const span_end = (batch - first) * (S * S);  // elements of the batch from the span on
+  constexpr int kPerCopy = 16 / int(sizeof(T));
+  constexpr int kCopies = Shape::kProblemsPerBlock * kPerProblem / kPerCopy;
+  T const* const span = base + first * kPerProblem;
+  std::int64_t const span_end = (batch - first) * kPerProblem;  // elements of the batch from the span on
 #pragma unroll 4
   for (int pass = 0; pass < (kCopies + Shape::kThreads - 1) / Shape::kThreads; ++pass) {
     int const copy = int(threadIdx.x) + pass * Shape::kThreads;
@@ -155,33 +160,33 @@ __device__ __forceinline__ void load_contiguous(T (&out)[kCount], T const* from)
 }
 
 /// op(A) op(B) of this thread's register block from its problem's shared tiles: op(A) k-major
-/// (a[k * kPitch + row]) and op(B) column-major (b[col * kPitch + k]), so the thread's rows come in
-/// vectors along the row and each of its columns in vectors along k.
-template <typename Shape, int kPitch, typename T>
+/// (a[k * kPitchA + row]) and op(B) column-major (b[col * kPitchB + k]), so the thread's rows come
+/// in vectors along the row and each of its columns in vectors along k.
+template <typename Shape, int kPitchA, int kPitchB, typename T>
 __device__ __forceinline__ void multiply_block(T (&acc)[Shape::kRowsPerThread][Shape::kColsPerThread], T const* a,
                                                T const* b, ThreadBlockOfC<Shape> const& t) {
-  constexpr int S = Shape::kSize;
+  constexpr int K = Shape::kK;
   constexpr int kRows = Shape::kRowsPerThread, kCols = Shape::kColsPerThread;
-  constexpr int kRowWidth = vector_width<T>(kRows, kPitch);
-  constexpr int kDepth = vector_width<T>(S, kPitch);  // k values per load of a column of op(B)
+  constexpr int kRowWidth = vector_width<T>(kRows, kPitchA);
+  constexpr int kDepth = vector_width<T>(K, kPitchB);  // k values per load of a column of op(B)
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
 #pragma unroll
     for (int q = 0; q < kCols; ++q) acc[r][q] = T(0);
   }
   a += t.row0;
-  b += t.col0 * kPitch;
+  b += t.col0 * kPitchB;
   // Zero padding past k: no predicate in the loop. Partly unrolled: a full unroll lets the
   // scheduler hoist every load of the tile into registers and spill.
 #pragma unroll(kDepth >= 4 ? 2 : 8 / kDepth)
-  for (int k0 = 0; k0 < S; k0 += kDepth) {
+  for (int k0 = 0; k0 < K; k0 += kDepth) {
     T b_values[kCols][kDepth];
 #pragma unroll
-    for (int q = 0; q < kCols; ++q) load_contiguous<kDepth, kDepth>(b_values[q], b + q * kPitch + k0);
+    for (int q = 0; q < kCols; ++q) load_contiguous<kDepth, kDepth>(b_values[q], b + q * kPitchB + k0);
 #pragma unroll
     for (int u = 0; u < kDepth; ++u) {
       T a_values[kRows];
-      load_contiguous<kRows, kRowWidth>(a_values, a + (k0 + u) * kPitch);
+      load_contiguous<kRows, kRowWidth>(a_values, a + (k0 + u) * kPitchA);
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
 #pragma unroll
@@ -195,34 +200,38 @@ template <typename Shape, typename T>
 __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_per_sm<T>()) small_batched_kernel(SmallBatchParams<T> const params) {
   static_assert(Shape::valid());
   constexpr int kRows = Shape::kRowsPerThread, kCols = Shape::kColsPerThread;
+  constexpr int M = Shape::kM, N = Shape::kN, K = Shape::kK;
   KernelParams<T> const& p = params.gemm;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* const stages = reinterpret_cast<T*>(shared_bytes);
-  constexpr int kOperand = Shape::kProblemsPerBlock * Shape::kTileElements;
+  constexpr int kOperandA = Shape::kOperandElementsA;  // op(B)'s tiles start here in a stage
 
-  constexpr int S = Shape::kSize;
   std::int64_t const groups = (p.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
-  // Packed, untransposed problems of exactly the bucket's size whose group spans are 16-byte
-  // aligned: copied as they are, 16 bytes a copy (tiles of pitch kSize); else element by element.
-  constexpr bool kSpansAligned = Shape::kProblemsPerBlock * S * S * sizeof(T) % 16 == 0;
+  // Packed, untransposed problems of exactly the bucket's sizes whose group spans are 16-byte
+  // aligned: copied as they are, 16 bytes a copy (tiles of pitch M for A, K for B); else element by
+  // element.
+  constexpr bool kSpansAligned = Shape::kProblemsPerBlock * M * K * sizeof(T) % 16 == 0 &&
+                                 Shape::kProblemsPerBlock * K * N * sizeof(T) % 16 == 0;
   bool const as_spans = kSpansAligned && params.A_array == nullptr && params.B_array == nullptr && !p.trans_a &&
-                        !p.trans_b && p.m == S && p.n == S && p.k == S && p.lda == S && p.ldb == S &&
-                        p.stride_a == S * S && p.stride_b == S * S &&
+                        !p.trans_b && p.m == M && p.n == N && p.k == K && p.lda == M && p.ldb == K &&
+                        p.stride_a == M * K && p.stride_b == K * N &&
                         reinterpret_cast<std::uintptr_t>(p.A) % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.B) % 16 == 0;
   auto stage_group = [&](std::int64_t group, int stage) {
     T* const tiles = stages + stage * Shape::kStageElements;
     std::int64_t const first = group * Shape::kProblemsPerBlock;
     if (as_spans) {
-      stage_span<Shape>(tiles, p.A, first, p.batch);
-      stage_span<Shape>(tiles + kOperand, p.B, first, p.batch);
+      stage_span<Shape, M * K>(tiles, p.A, first, p.batch);
+      stage_span<Shape, K * N>(tiles + kOperandA, p.B, first, p.batch);
       return;
     }
     int const a_rows = p.trans_a ? int(p.k) : int(p.m), a_cols = p.trans_a ? int(p.m) : int(p.k);
     int const b_rows = p.trans_b ? int(p.n) : int(p.k), b_cols = p.trans_b ? int(p.k) : int(p.n);
-    // Slots: op(A) row + k * pitch, op(B) k + column * pitch.
-    stage_operand<Shape>(tiles, p.A, params.A_array, p.lda, p.stride_a, a_rows, a_cols, p.trans_a, first, p.batch);
-    stage_operand<Shape>(tiles + kOperand, p.B, params.B_array, p.ldb, p.stride_b, b_rows, b_cols, p.trans_b, first,
-                         p.batch);
+    // op(A): K lines of M rows; op(B): N lines of K values.
+    stage_operand<Shape, M, K, Shape::kPitchA, Shape::kTileElementsA>(tiles, p.A, params.A_array, p.lda, p.stride_a,
+                                                                      a_rows, a_cols, p.trans_a, first, p.batch);
+    stage_operand<Shape, K, N, Shape::kPitchB, Shape::kTileElementsB>(tiles + kOperandA, p.B, params.B_array, p.ldb,
+                                                                      p.stride_b, b_rows, b_cols, p.trans_b, first,
+                                                                      p.batch);
   };
   auto problem_of = [](std::int64_t group, int local) { return group * Shape::kProblemsPerBlock + local; };
 
@@ -245,11 +254,10 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
       T const* tiles = stages + stage * Shape::kStageElements;
       T acc[kRows][kCols];
       if (as_spans) {
-        T const* a = tiles + t.local * S * S;
-        multiply_block<Shape, S>(acc, a, a + kOperand, t);
+        multiply_block<Shape, M, K>(acc, tiles + t.local * M * K, tiles + kOperandA + t.local * K * N, t);
       } else {
-        T const* a = tiles + t.local * Shape::kTileElements;
-        multiply_block<Shape, Shape::kPitch>(acc, a, a + kOperand, t);
+        multiply_block<Shape, Shape::kPitchA, Shape::kPitchB>(acc, tiles + t.local * Shape::kTileElementsA,
+                                                              tiles + kOperandA + t.local * Shape::kTileElementsB, t);
       }
       T* c = operand_of(p.C, params.C_array, p.stride_c, problem);
 #pragma unroll

@@ -1,41 +1,57 @@
 /*! \file
-    \brief Shapes of the small batched GPU kernel (seed 003 §4.2) as data: for each size bucket,
-    the register block of C per thread and problems per thread block (the seed's thread-block
-    aggregation, tba).
+    \brief Shapes of the small batched GPU kernel (seed 003 §4.2) as data: for each bucket of sizes
+    M x N x K, the register block of C per thread and problems per thread block (the seed's
+    thread-block aggregation, tba).
 
-    A problem with max(m, n, k) <= kSize runs in the kernel of the smallest bucket that holds it,
-    fully unrolled to kSize (shared memory zero-padded past m, n, k). Which candidate shape a
+    A problem with m <= M, n <= N, k <= K runs in the kernel of a bucket that holds it, fully
+    unrolled to the bucket's sizes (shared memory zero-padded past m, n, k). The buckets are the
+    square sizes of the issue and every M x N x K with sides in {2, 4, 8, 16, 32}; among those that
+    hold a problem, the one that moves the fewest padded elements runs it. Which candidate shape a
     bucket uses is data: small_tuning.csv, written by the device tuner.
 */
 #pragma once
 
 #include <cstddef>
+#include <iterator>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 
 namespace gemmkit::small {
 
-/// One bucket: sizes up to kSize; each thread computes kRowsPerThread x kColsPerThread elements
-/// of C (rows kRowGroups apart and columns kColGroups apart, so neighbouring threads touch
-/// neighbouring rows); kProblemsPerBlock problems share a block so tiny sizes still fill it.
-template <int kSize_, int kRowsPerThread_, int kColsPerThread_, int kProblemsPerBlock_>
+/// Shared-memory pitch of an operand tile whose contiguous side holds `length` elements: a
+/// multiple of 4 (whole 16-byte vectors for both precisions) but not of 8, so the copy's
+/// transposed stores spread over 8 banks and not 1 or 2.
+constexpr int tile_pitch(int length) {
+  int const whole_vectors = (length + 3) / 4 * 4;
+  return whole_vectors % 8 == 0 ? whole_vectors + 4 : whole_vectors;
+}
+
+/// One bucket: problems up to kM x kN x kK; each thread computes kRowsPerThread x kColsPerThread
+/// elements of C (contiguous rows and columns, so they load as vectors); kProblemsPerBlock problems
+/// share a block so tiny sizes still fill it.
+template <int kM_, int kN_, int kK_, int kRowsPerThread_, int kColsPerThread_, int kProblemsPerBlock_>
 struct SmallShape {
-  static constexpr int kSize = kSize_;
+  static constexpr int kM = kM_;
+  static constexpr int kN = kN_;
+  static constexpr int kK = kK_;
   static constexpr int kRowsPerThread = kRowsPerThread_;
   static constexpr int kColsPerThread = kColsPerThread_;
   static constexpr int kProblemsPerBlock = kProblemsPerBlock_;
-  static constexpr int kRowGroups = kSize / kRowsPerThread;
-  static constexpr int kColGroups = kSize / kColsPerThread;
+  static constexpr int kRowGroups = kM / kRowsPerThread;
+  static constexpr int kColGroups = kN / kColsPerThread;
   static constexpr int kThreadsPerProblem = kRowGroups * kColGroups;
   static constexpr int kComputeThreads = kThreadsPerProblem * kProblemsPerBlock;
   /// Whole warps; the threads past kComputeThreads only copy.
   static constexpr int kThreads = (kComputeThreads + 31) / 32 * 32;
-  /// Shared-memory pitch of the element-by-element tiles (k of op(A), columns of op(B)), in
-  /// elements: a multiple of 4 (whole 16-byte vectors for both precisions) but not of 8, so the
-  /// copy's transposed stores spread over 8 banks and not 1 or 2.
-  static constexpr int kPitch = (kSize + 3) / 4 * 4 % 8 == 0 ? (kSize + 3) / 4 * 4 + 4 : (kSize + 3) / 4 * 4;
-  static constexpr int kTileElements = kSize * kPitch;  ///< one operand of one problem
+  /// op(A) is held k-major (kK lines of kM rows), op(B) column-major (kN lines of kK values).
+  static constexpr int kPitchA = tile_pitch(kM);
+  static constexpr int kPitchB = tile_pitch(kK);
+  static constexpr int kTileElementsA = kK * kPitchA;  ///< op(A) of one problem
+  static constexpr int kTileElementsB = kN * kPitchB;  ///< op(B) of one problem
+  static constexpr int kOperandElementsA = kProblemsPerBlock * kTileElementsA;
   /// A and B of the block's problems: one stage of the copy pipeline (C goes through registers).
-  static constexpr int kStageElements = 2 * kProblemsPerBlock * kTileElements;
+  static constexpr int kStageElements = kOperandElementsA + kProblemsPerBlock * kTileElementsB;
   /// Two stages: the next problems' operands arrive while these are multiplied.
   static constexpr int kStages = 2;
   template <typename T>
@@ -54,34 +70,68 @@ struct SmallShape {
   }
 
   static constexpr bool valid() {
-    return kSize % kRowsPerThread == 0 && kSize % kColsPerThread == 0 && kThreads <= 1024 && kSize <= 32;
+    return kM % kRowsPerThread == 0 && kN % kColsPerThread == 0 && kThreads <= 1024 && kM <= 32 && kN <= 32 &&
+           kK <= 32;
   }
 };
 
-/// Every shape a size bucket may run, grouped by size, smallest first: the tuner times them all
-/// on the device and small_tuning.csv names the one each (precision, size) uses. Per bucket: about
+/// A square bucket of side kSize.
+template <int kSize, int kRowsPerThread, int kColsPerThread, int kProblemsPerBlock>
+using SquareShape = SmallShape<kSize, kSize, kSize, kRowsPerThread, kColsPerThread, kProblemsPerBlock>;
+
+/// The sides of the power-of-two buckets (every M x N x K of them is a bucket).
+inline constexpr int kGridSides[] = {2, 4, 8, 16, 32};
+inline constexpr int kGridSideCount = int(std::size(kGridSides));
+
+/// The shape a non-square power-of-two bucket runs: 2 x 2 register blocks, and problems per
+/// block for about 256 threads (at most 128 problems).
+template <int kM, int kN, int kK>
+struct GridShapeOf {
+  static constexpr int kThreadsPerProblem = (kM / 2) * (kN / 2);
+  static constexpr int kWanted = 256 / kThreadsPerProblem;
+  static constexpr int kProblems = kWanted < 1 ? 1 : (kWanted > 128 ? 128 : kWanted);
+  using type = SmallShape<kM, kN, kK, 2, 2, kProblems>;
+};
+
+/// Bucket I of the grid (M fastest) as a one-element tuple, or an empty one where it is square
+/// (the square buckets have their own candidates below).
+template <std::size_t I, int kM = kGridSides[I % kGridSideCount], int kN = kGridSides[I / kGridSideCount % kGridSideCount],
+          int kK = kGridSides[I / (kGridSideCount * kGridSideCount)]>
+using GridEntry = std::conditional_t<kM == kN && kN == kK, std::tuple<>, std::tuple<typename GridShapeOf<kM, kN, kK>::type>>;
+
+template <std::size_t... I>
+auto grid_shapes(std::index_sequence<I...>) -> decltype(std::tuple_cat(std::declval<GridEntry<I>>()...));
+
+/// One shape per non-square power-of-two bucket.
+using GridCandidates =
+    decltype(grid_shapes(std::make_index_sequence<kGridSideCount * kGridSideCount * kGridSideCount>{}));
+
+/// Every shape a square bucket may run, grouped by size, smallest first: the tuner times them all
+/// on the device and small_tuning.csv names the one each (precision, bucket) uses. Per bucket: about
 /// 128 to 512 threads, register blocks from 1x1 (tiny sizes: every thread copies and stores) to
 /// 4x4 (large sizes: fewer shared-memory reads per multiply-add).
-using SmallCandidates = std::tuple<
-    SmallShape<2, 1, 1, 64>, SmallShape<2, 1, 1, 128>, SmallShape<2, 1, 1, 256>, SmallShape<2, 2, 1, 128>, SmallShape<2, 2, 2, 256>,
-    SmallShape<3, 1, 1, 56>, SmallShape<3, 3, 1, 64>, SmallShape<3, 3, 1, 128>, SmallShape<3, 3, 3, 256>,
-    SmallShape<4, 1, 1, 32>, SmallShape<4, 1, 1, 64>, SmallShape<4, 2, 2, 64>, SmallShape<4, 2, 2, 128>, SmallShape<4, 4, 1, 64>, SmallShape<4, 4, 4, 256>,
-    SmallShape<5, 1, 1, 20>, SmallShape<5, 1, 1, 40>, SmallShape<5, 5, 1, 50>,
-    SmallShape<6, 1, 1, 14>, SmallShape<6, 2, 2, 28>, SmallShape<6, 2, 2, 56>, SmallShape<6, 3, 3, 64>, SmallShape<6, 6, 1, 42>,
-    SmallShape<7, 1, 1, 10>, SmallShape<7, 1, 1, 20>, SmallShape<7, 7, 1, 36>,
-    SmallShape<8, 1, 1, 4>, SmallShape<8, 1, 1, 8>, SmallShape<8, 2, 2, 16>, SmallShape<8, 2, 2, 32>, SmallShape<8, 4, 2, 32>,
-    SmallShape<8, 2, 4, 32>, SmallShape<8, 4, 4, 32>,
-    SmallShape<10, 2, 2, 5>, SmallShape<10, 2, 2, 10>, SmallShape<10, 1, 1, 5>, SmallShape<10, 2, 1, 10>, SmallShape<10, 5, 2, 20>,
-    SmallShape<12, 2, 2, 4>, SmallShape<12, 2, 2, 7>, SmallShape<12, 1, 1, 3>, SmallShape<12, 2, 1, 4>, SmallShape<12, 4, 2, 8>,
-    SmallShape<16, 2, 2, 2>, SmallShape<16, 2, 2, 4>, SmallShape<16, 1, 2, 4>, SmallShape<16, 4, 4, 8>, SmallShape<16, 2, 4, 4>, SmallShape<16, 4, 2, 4>,
-    SmallShape<20, 2, 2, 1>, SmallShape<20, 2, 2, 2>, SmallShape<20, 1, 2, 2>, SmallShape<20, 4, 4, 4>, SmallShape<20, 1, 1, 1>,
-    SmallShape<24, 2, 2, 1>, SmallShape<24, 2, 2, 2>, SmallShape<24, 1, 2, 1>, SmallShape<24, 4, 4, 4>, SmallShape<24, 3, 3, 2>,
-    SmallShape<28, 2, 2, 1>, SmallShape<28, 2, 2, 2>, SmallShape<28, 1, 2, 1>, SmallShape<28, 4, 4, 4>,
-    SmallShape<32, 2, 2, 1>, SmallShape<32, 2, 2, 2>, SmallShape<32, 1, 2, 1>, SmallShape<32, 1, 1, 1>, SmallShape<32, 4, 4, 4>,
-    SmallShape<32, 2, 4, 2>>;
+using SquareCandidates = std::tuple<
+    SquareShape<2, 1, 1, 64>, SquareShape<2, 1, 1, 128>, SquareShape<2, 1, 1, 256>, SquareShape<2, 2, 1, 128>, SquareShape<2, 2, 2, 256>,
+    SquareShape<3, 1, 1, 56>, SquareShape<3, 3, 1, 64>, SquareShape<3, 3, 1, 128>, SquareShape<3, 3, 3, 256>,
+    SquareShape<4, 1, 1, 32>, SquareShape<4, 1, 1, 64>, SquareShape<4, 2, 2, 64>, SquareShape<4, 2, 2, 128>, SquareShape<4, 4, 1, 64>, SquareShape<4, 4, 4, 256>,
+    SquareShape<5, 1, 1, 20>, SquareShape<5, 1, 1, 40>, SquareShape<5, 5, 1, 50>,
+    SquareShape<6, 1, 1, 14>, SquareShape<6, 2, 2, 28>, SquareShape<6, 2, 2, 56>, SquareShape<6, 3, 3, 64>, SquareShape<6, 6, 1, 42>,
+    SquareShape<7, 1, 1, 10>, SquareShape<7, 1, 1, 20>, SquareShape<7, 7, 1, 36>,
+    SquareShape<8, 1, 1, 4>, SquareShape<8, 1, 1, 8>, SquareShape<8, 2, 2, 16>, SquareShape<8, 2, 2, 32>, SquareShape<8, 4, 2, 32>,
+    SquareShape<8, 2, 4, 32>, SquareShape<8, 4, 4, 32>,
+    SquareShape<10, 2, 2, 5>, SquareShape<10, 2, 2, 10>, SquareShape<10, 1, 1, 5>, SquareShape<10, 2, 1, 10>, SquareShape<10, 5, 2, 20>,
+    SquareShape<12, 2, 2, 4>, SquareShape<12, 2, 2, 7>, SquareShape<12, 1, 1, 3>, SquareShape<12, 2, 1, 4>, SquareShape<12, 4, 2, 8>,
+    SquareShape<16, 2, 2, 2>, SquareShape<16, 2, 2, 4>, SquareShape<16, 1, 2, 4>, SquareShape<16, 4, 4, 8>, SquareShape<16, 2, 4, 4>, SquareShape<16, 4, 2, 4>,
+    SquareShape<20, 2, 2, 1>, SquareShape<20, 2, 2, 2>, SquareShape<20, 1, 2, 2>, SquareShape<20, 4, 4, 4>, SquareShape<20, 1, 1, 1>,
+    SquareShape<24, 2, 2, 1>, SquareShape<24, 2, 2, 2>, SquareShape<24, 1, 2, 1>, SquareShape<24, 4, 4, 4>, SquareShape<24, 3, 3, 2>,
+    SquareShape<28, 2, 2, 1>, SquareShape<28, 2, 2, 2>, SquareShape<28, 1, 2, 1>, SquareShape<28, 4, 4, 4>,
+    SquareShape<32, 2, 2, 1>, SquareShape<32, 2, 2, 2>, SquareShape<32, 1, 2, 1>, SquareShape<32, 1, 1, 1>, SquareShape<32, 4, 4, 4>,
+    SquareShape<32, 2, 4, 2>>;
+/// Every candidate: the square buckets' first, then the grid's.
+using SmallCandidates = decltype(std::tuple_cat(std::declval<SquareCandidates>(), std::declval<GridCandidates>()));
 inline constexpr int kSmallCandidateCount = std::tuple_size_v<SmallCandidates>;
 
-/// The bucket sizes: the issue's sizes 2 .. 32 (a problem runs in the smallest that holds it).
+/// The square bucket sizes: the issue's sizes 2 .. 32.
 inline constexpr int kSmallSizes[] = {2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 28, 32};
 
 inline constexpr int kSmallMaxSize = 32;

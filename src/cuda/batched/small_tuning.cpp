@@ -1,5 +1,6 @@
 /*! \file
-    \brief The small batched kernel's tuning table: candidate descriptions and the parsed CSV.
+    \brief The small batched kernel's buckets and tuning table: candidate descriptions, the bucket
+    lookup and the parsed CSV.
 */
 #include "cuda/batched/small_tuning.hpp"
 
@@ -17,7 +18,9 @@ std::vector<SmallCandidateInfo> const& small_candidates() {
   static std::vector<SmallCandidateInfo> const all = [] {
     std::vector<SmallCandidateInfo> out;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((out.push_back({int(I), std::tuple_element_t<I, SmallCandidates>::kSize,
+      ((out.push_back({int(I),
+                       SmallBucket{std::tuple_element_t<I, SmallCandidates>::kM, std::tuple_element_t<I, SmallCandidates>::kN,
+                                   std::tuple_element_t<I, SmallCandidates>::kK},
                        std::tuple_element_t<I, SmallCandidates>::kRowsPerThread,
                        std::tuple_element_t<I, SmallCandidates>::kColsPerThread,
                        std::tuple_element_t<I, SmallCandidates>::kProblemsPerBlock,
@@ -29,19 +32,36 @@ std::vector<SmallCandidateInfo> const& small_candidates() {
   return all;
 }
 
-int small_bucket_size(int m, int n, int k) {
-  int const size = std::max({m, n, k});
-  for (int bucket : kSmallSizes) {
-    if (size <= bucket) return bucket;
+std::vector<SmallBucket> const& small_buckets() {
+  static std::vector<SmallBucket> const all = [] {
+    std::vector<SmallBucket> out;
+    for (SmallCandidateInfo const& c : small_candidates()) {
+      if (std::find(out.begin(), out.end(), c.bucket) == out.end()) out.push_back(c.bucket);
+    }
+    return out;
+  }();
+  return all;
+}
+
+SmallBucket small_bucket_for(int m, int n, int k) {
+  SmallBucket best;
+  auto padded_elements = [](SmallBucket const& b) { return b.m * b.k + b.k * b.n + b.m * b.n; };
+  auto padded_volume = [](SmallBucket const& b) { return b.m * b.n * b.k; };
+  for (SmallBucket const& b : small_buckets()) {
+    if (b.m < m || b.n < n || b.k < k) continue;
+    if (!best.valid() || padded_elements(b) < padded_elements(best) ||
+        (padded_elements(b) == padded_elements(best) && padded_volume(b) < padded_volume(best))) {
+      best = b;
+    }
   }
-  return -1;
+  return best;
 }
 
 namespace {
 
 int find_candidate(SmallTuningRow const& row) {
   for (SmallCandidateInfo const& c : small_candidates()) {
-    if (c.size == row.size && c.rows_per_thread == row.rows_per_thread && c.cols_per_thread == row.cols_per_thread &&
+    if (c.bucket == row.bucket && c.rows_per_thread == row.rows_per_thread && c.cols_per_thread == row.cols_per_thread &&
         c.problems_per_block == row.problems_per_block) {
       return c.index;
     }
@@ -61,7 +81,7 @@ std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv) {
     ++number;
     if (line.empty() || line[0] == '#') continue;
     if (header) {
-      if (line != "dtype,size,rows_per_thread,cols_per_thread,problems_per_block") {
+      if (line != "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block") {
         throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": unexpected header");
       }
       header = false;
@@ -72,7 +92,7 @@ std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv) {
     char comma = 0;
     SmallTuningRow row{};
     std::getline(fields, dtype, ',');
-    if (!(fields >> row.size >> comma >> row.rows_per_thread >> comma >> row.cols_per_thread >> comma >> row.problems_per_block) ||
+    if (!(fields >> row.bucket.m >> comma >> row.bucket.n >> comma >> row.bucket.k >> comma >> row.rows_per_thread >> comma >> row.cols_per_thread >> comma >> row.problems_per_block) ||
         (dtype != "f64" && dtype != "f32")) {
       throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": malformed '" + line + "'");
     }
@@ -86,15 +106,13 @@ std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv) {
   return rows;
 }
 
-int small_tuned_candidate(int element_bytes, int size) {
+int small_tuned_candidate(int element_bytes, SmallBucket bucket) {
   static std::vector<SmallTuningRow> const table = parse_small_tuning(kSmallTuningCsv);
   for (SmallTuningRow const& row : table) {
-    if (row.element_bytes == element_bytes && row.size == size) {
-      return find_candidate(row);
-    }
+    if (row.element_bytes == element_bytes && row.bucket == bucket) return find_candidate(row);
   }
   for (SmallCandidateInfo const& c : small_candidates()) {
-    if (c.size == size) return c.index;
+    if (c.bucket == bucket) return c.index;
   }
   return -1;
 }

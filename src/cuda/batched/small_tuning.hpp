@@ -1,6 +1,7 @@
 /*! \file
-    \brief Which candidate shape each size bucket of the small batched GPU kernel runs, read from
-    small_tuning.csv (compiled in); plain C++, so the table can be checked without a device.
+    \brief Which bucket holds a small batched problem and which candidate shape each bucket runs,
+    read from small_tuning.csv (compiled in); plain C++, so the table can be checked without a
+    device.
 */
 #pragma once
 
@@ -10,10 +11,17 @@
 
 namespace gemmkit::small {
 
+/// A bucket of the small batched kernel: problems with m <= m, n <= n, k <= k of it.
+struct SmallBucket {
+  int m = 0, n = 0, k = 0;
+  bool valid() const { return m > 0; }
+  friend bool operator==(SmallBucket const&, SmallBucket const&) = default;
+};
+
 /// One candidate of SmallCandidates, described at run time (for the tuner and the table).
 struct SmallCandidateInfo {
-  int index;               ///< position in SmallCandidates
-  int size;                ///< bucket: problems with max(m, n, k) <= size
+  int index;  ///< position in SmallCandidates
+  SmallBucket bucket;
   int rows_per_thread;
   int cols_per_thread;
   int problems_per_block;
@@ -23,21 +31,26 @@ struct SmallCandidateInfo {
 /// Every candidate, in SmallCandidates order.
 std::vector<SmallCandidateInfo> const& small_candidates();
 
-/// The smallest bucket size holding max(m, n, k), or -1 past 32.
-int small_bucket_size(int m, int n, int k);
+/// Every bucket some candidate runs, each once, in candidate order.
+std::vector<SmallBucket> const& small_buckets();
+
+/// The bucket that runs an m x n x k problem: of those that hold it, the one whose padded tiles
+/// (M*K + K*N + M*N elements) are smallest, then the fewest padded multiply-adds; invalid past 32.
+SmallBucket small_bucket_for(int m, int n, int k);
 
 /// One row of small_tuning.csv.
 struct SmallTuningRow {
   int element_bytes;  ///< 8 (f64) or 4 (f32)
-  int size, rows_per_thread, cols_per_thread, problems_per_block;
+  SmallBucket bucket;
+  int rows_per_thread, cols_per_thread, problems_per_block;
 };
 
 /// Parses the table's text; throws std::invalid_argument naming the line on a malformed row or a
 /// row that names no candidate.
 std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv);
 
-/// The candidate index the compiled-in table picks for this precision and bucket size (the
-/// bucket's first candidate when the table has no row for it).
-int small_tuned_candidate(int element_bytes, int size);
+/// The candidate index the compiled-in table picks for this precision and bucket (the bucket's
+/// first candidate when the table has no row for it; -1 for no such bucket).
+int small_tuned_candidate(int element_bytes, SmallBucket bucket);
 
 }  // namespace gemmkit::small

@@ -73,6 +73,19 @@ TEST_P(GpuSmall, BatchesSpanningManyBlocks) {
   }
 }
 
+TEST_P(GpuSmall, NonSquareBucketsPackedAndStrided) {
+  // Exact power-of-two buckets (packed: the 16-byte span copy), one smaller, all transposes,
+  // batches that leave the last block partial.
+  for (auto [m, n, k] : {std::tuple{4, 8, 4}, {8, 4, 16}, {16, 8, 32}, {32, 16, 8}, {2, 32, 4}, {32, 2, 32}, {16, 32, 2}}) {
+    EXPECT_TRUE(check(m, n, k, GK_OP_N, GK_OP_N, 1.0, 1.0, 0, 1001));
+    EXPECT_TRUE(check(m, n, k, GK_OP_N, GK_OP_N, -2.0, 0.0, 0, 77));
+    EXPECT_TRUE(check(m - 1, n, k - 1, GK_OP_N, GK_OP_N, 0.5, -1.0, 0, 131));
+    EXPECT_TRUE(check(m, n, k, GK_OP_T, GK_OP_N, 1.0, 0.5, 1, 33));
+    EXPECT_TRUE(check(m, n, k, GK_OP_N, GK_OP_T, 1.0, 0.5, 2, 33));
+    EXPECT_TRUE(check(m, n, k, GK_OP_T, GK_OP_C, 1.5, 0.0, 0, 33));
+  }
+}
+
 TEST_P(GpuSmall, DeclinesPast32) {
   GemmProblem p = make_problem(variant_->info().dtype, GK_OP_N, GK_OP_N, 33, 8, 8);
   EXPECT_NE(variant_->can_implement(p), GK_SUCCESS);
@@ -144,7 +157,7 @@ TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
 }
 
 
-/// Every candidate shape the tuner may pick, launched directly: exact bucket size and one smaller,
+/// Every candidate shape the tuner may pick, launched directly: exact bucket sizes and smaller ones,
 /// all four transposes, beta = 0 on a C full of NaN (must not leak) and beta != 0, several
 /// blocks' worth of problems with the last group partial.
 template <typename T>
@@ -152,7 +165,8 @@ void check_every_candidate() {
   for (small::SmallCandidateInfo const& cand : small::small_candidates()) {
     for (int mode = 0; mode < 8; ++mode) {
       bool const trans_a = mode & 1, trans_b = mode & 2, shrink = mode & 4;
-      int const m = std::max(1, cand.size - int(shrink)), n = cand.size, k = std::max(1, cand.size - 2 * int(shrink));
+      int const m = std::max(1, cand.bucket.m - int(shrink)), n = cand.bucket.n,
+                k = std::max(1, cand.bucket.k - 2 * int(shrink));
       T const alpha = T(1.5), beta = mode % 3 == 0 ? T(0) : T(-0.5);
       std::int64_t const batch = 2 * cand.problems_per_block + 3;
       std::mt19937_64 rng(std::uint64_t(cand.index * 8 + mode));
@@ -189,7 +203,8 @@ void check_every_candidate() {
         }
       }
       double const tolerance = sizeof(T) == 8 ? 1e-12 : 1e-4;  // |C| <= 33: a few ulps per term
-      EXPECT_LT(worst, tolerance) << "candidate " << cand.index << " (size " << cand.size << ", block "
+      EXPECT_LT(worst, tolerance) << "candidate " << cand.index << " (bucket " << cand.bucket.m << "x" << cand.bucket.n
+                                  << "x" << cand.bucket.k << ", block "
                                   << cand.rows_per_thread << "x" << cand.cols_per_thread << ", problems "
                                   << cand.problems_per_block << ") " << m << "x" << n << "x" << k << " trans "
                                   << trans_a << trans_b << " beta " << beta;

@@ -1,6 +1,7 @@
 /*! \file
-    \brief The small batched kernel's tuning table on the host: every bucket of both precisions has
-    a row naming an existing candidate, bucket lookup, and the parser's refusals.
+    \brief The small batched kernel's buckets and tuning table on the host: every square size and
+    every power-of-two bucket of both precisions has a candidate, the table's rows name existing
+    candidates, bucket lookup picks the least padding, and the parser refuses bad rows.
 */
 #include "cuda/batched/small_tuning.hpp"
 #include "cuda/batched/small_tuning_data.hpp"
@@ -12,38 +13,67 @@
 namespace gemmkit::small {
 namespace {
 
-TEST(SmallTuning, EveryBucketOfBothPrecisionsHasACandidate) {
+TEST(SmallTuning, EverySquareSizeOfBothPrecisionsHasARow) {
   std::vector<SmallTuningRow> const rows = parse_small_tuning(kSmallTuningCsv);
   for (int bytes : {8, 4}) {
     for (int size : {2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 28, 32}) {
+      SmallBucket const square{size, size, size};
       bool found = false;
-      for (SmallTuningRow const& r : rows) found |= r.element_bytes == bytes && r.size == size;
+      for (SmallTuningRow const& r : rows) found |= r.element_bytes == bytes && r.bucket == square;
       EXPECT_TRUE(found) << "no row for " << bytes << "-byte elements, size " << size;
-      int const c = small_tuned_candidate(bytes, size);
-      ASSERT_GE(c, 0);
-      EXPECT_EQ(small_candidates()[c].size, size);
-      EXPECT_EQ(small_candidates()[c].threads % 32, 0);
     }
   }
 }
 
-TEST(SmallTuning, BucketIsTheSmallestThatHolds) {
-  EXPECT_EQ(small_bucket_size(1, 1, 1), 2);
-  EXPECT_EQ(small_bucket_size(2, 2, 2), 2);
-  EXPECT_EQ(small_bucket_size(9, 3, 1), 10);
-  EXPECT_EQ(small_bucket_size(4, 17, 3), 20);
-  EXPECT_EQ(small_bucket_size(32, 32, 32), 32);
-  EXPECT_EQ(small_bucket_size(8, 33, 8), -1);
+TEST(SmallTuning, EveryBucketHasACandidateOfWholeWarps) {
+  EXPECT_EQ(small_buckets().size(), 14u + 125u - 5u);  // the squares, and the grid less its 5 squares
+  for (SmallBucket const& bucket : small_buckets()) {
+    for (int bytes : {8, 4}) {
+      int const c = small_tuned_candidate(bytes, bucket);
+      ASSERT_GE(c, 0);
+      EXPECT_EQ(small_candidates()[c].bucket, bucket);
+      EXPECT_EQ(small_candidates()[c].threads % 32, 0);
+    }
+  }
+  EXPECT_EQ(small_tuned_candidate(8, SmallBucket{3, 5, 7}), -1);  // no such bucket
+}
+
+TEST(SmallTuning, BucketHoldsTheProblemWithTheLeastPadding) {
+  auto bucket = [](int m, int n, int k) { return small_bucket_for(m, n, k); };
+  EXPECT_EQ(bucket(1, 1, 1), (SmallBucket{2, 2, 2}));
+  EXPECT_EQ(bucket(5, 5, 5), (SmallBucket{5, 5, 5}));
+  EXPECT_EQ(bucket(4, 8, 4), (SmallBucket{4, 8, 4}));
+  EXPECT_EQ(bucket(32, 16, 8), (SmallBucket{32, 16, 8}));
+  EXPECT_EQ(bucket(16, 8, 32), (SmallBucket{16, 8, 32}));
+  EXPECT_EQ(bucket(6, 6, 3), (SmallBucket{6, 6, 6}));       // 108 padded elements against 8x8x4's 128
+  EXPECT_EQ(bucket(9, 3, 1), (SmallBucket{16, 4, 2}));      // 32 + 8 + 64 against 10x10x10's 300
+  EXPECT_EQ(bucket(24, 24, 8), (SmallBucket{32, 32, 8}));   // 1536 against 24x24x24's 1728
+  EXPECT_EQ(bucket(20, 20, 10), (SmallBucket{20, 20, 20}));  // 1200 against 32x32x16's 2048
+  EXPECT_EQ(bucket(32, 32, 32), (SmallBucket{32, 32, 32}));
+  EXPECT_FALSE(bucket(8, 33, 8).valid());
+  EXPECT_FALSE(bucket(8, 8, 33).valid());
+  // Whatever it picks holds the problem.
+  for (int m = 1; m <= 32; m += 3) {
+    for (int n = 1; n <= 32; n += 5) {
+      for (int k = 1; k <= 32; k += 7) {
+        SmallBucket const b = bucket(m, n, k);
+        EXPECT_TRUE(b.m >= m && b.n >= n && b.k >= k) << m << "x" << n << "x" << k;
+      }
+    }
+  }
 }
 
 TEST(SmallTuning, ParserRefusesBadRows) {
-  char const* header = "dtype,size,rows_per_thread,cols_per_thread,problems_per_block\n";
-  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,32,2,2,1\n"));
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,3,3,1\n"), std::invalid_argument);  // no such shape
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f16,32,4,4,1\n"), std::invalid_argument);
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,4,4\n"), std::invalid_argument);
-  // The old four-column header is refused, not misread.
-  EXPECT_THROW(parse_small_tuning("dtype,size,rows_per_thread,problems_per_block\nf64,32,4,1\n"), std::invalid_argument);
+  char const* header = "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block\n";
+  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,2,2,1\n"));
+  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f32,32,16,8,2,2,2\n"));
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,3,3,1\n"), std::invalid_argument);  // no such shape
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,16,8,4,4,1\n"), std::invalid_argument);
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "f16,32,32,32,4,4,1\n"), std::invalid_argument);
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,4,4\n"), std::invalid_argument);
+  // The older headers (one size per bucket) are refused, not misread.
+  EXPECT_THROW(parse_small_tuning("dtype,size,rows_per_thread,cols_per_thread,problems_per_block\nf64,32,2,2,1\n"),
+               std::invalid_argument);
   EXPECT_THROW(parse_small_tuning("size,dtype\n"), std::invalid_argument);
 }
 

@@ -1,0 +1,37 @@
+/*! \file
+    \brief The launcher of the small batched GPU kernel: picks the problem's bucket and the
+    candidate the tuning table names for it, and calls the part that holds its instance.
+*/
+#include "cuda/batched/small_batched.hpp"
+
+#include "cuda/batched/small_batched_config.hpp"
+#include "cuda/batched/small_tuning.hpp"
+
+#include <array>
+#include <utility>
+
+namespace gemmkit::small {
+
+template <typename T>
+cudaError_t launch_small_batched(SmallBatchParams<T> const& p, cudaStream_t stream, int candidate) {
+  SmallBucket const bucket = small_bucket_for(int(p.gemm.m), int(p.gemm.n), int(p.gemm.k));
+  if (!bucket.valid()) return cudaErrorInvalidValue;
+  if (candidate < 0) candidate = small_tuned_candidate(int(sizeof(T)), bucket);
+  if (candidate < 0 || candidate >= kSmallCandidateCount) return cudaErrorInvalidValue;
+  SmallBucket const& holds = small_candidates()[candidate].bucket;
+  if (holds.m < p.gemm.m || holds.n < p.gemm.n || holds.k < p.gemm.k) return cudaErrorInvalidValue;
+  int device = 0, multiprocessors = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device);
+  if (status != cudaSuccess) return status;
+  using PartLauncher = cudaError_t (*)(int, SmallBatchParams<T> const&, int, cudaStream_t);
+  static constexpr auto parts = []<int... kPart>(std::integer_sequence<int, kPart...>) {
+    return std::array<PartLauncher, sizeof...(kPart)>{launch_small_part<kPart, T>...};
+  }(std::make_integer_sequence<int, kSmallLaunchParts>{});
+  return parts[candidate % kSmallLaunchParts](candidate, p, multiprocessors, stream);
+}
+
+template cudaError_t launch_small_batched<double>(SmallBatchParams<double> const&, cudaStream_t, int);
+template cudaError_t launch_small_batched<float>(SmallBatchParams<float> const&, cudaStream_t, int);
+
+}  // namespace gemmkit::small
