@@ -21,7 +21,8 @@
 # ncu-dgemm: FP64 tensor-core kernels (GEMMKIT_NCU_DGEMM_VARIANTS) and cuBLAS's DGEMM at 8192 with the
 # full section set, raw metrics and per-instruction SASS of each; the SM clock and power under load.
 # ncu-sgemm: the FP32 SIMT kernel next to cuBLAS's SGEMM kernel at 8192, plus the SIMT kernels' SASS.
-# ncu-small: the same for the small batched kernel at the sizes furthest from the bound.
+# ncu-small: the same for the small batched kernel at the sizes furthest from the bound
+# (GEMMKIT_NCU_SMALL_CASES="f64 5;f32 7" picks them).
 # overhead (a default step): host cost per call of gk_dgemm and cuBLAS at small sizes, and of the
 # CUDA calls a gemmkit call is made of.
 # micro (a default step, about 10 s): the device micro-benchmarks (FMA and FP64 tensor-core peaks per
@@ -134,7 +135,7 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   fi
   if want tune; then
     stage "gemmkit-bench batched --tune: the small GPU kernel's shape per size (copy into src/cuda/batched/)"
-    if "$bench_bin" batched --tune --bytes 256M --tune-out "$out/small_tuning.csv"; then
+    if "$bench_bin" batched --tune --bytes 1G --tune-out "$out/small_tuning.csv"; then
       # The later steps of this run (batched) use the table just measured: it is compiled in.
       cp "$out/small_tuning.csv" src/cuda/batched/small_tuning.csv
       cmake --build "$build" -j "$(nproc)" 2>&1 | grep -E "error|FAILED" ; [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
@@ -165,8 +166,7 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   fi
   if want sass; then
     stage "SASS instruction mix of the tensor-core and small batched kernels"
-    bench/sass_summary.sh "$build"/CMakeFiles/gemmkit.dir/generated/cuda/*.o \
-      "$build"/CMakeFiles/gemmkit.dir/src/cuda/batched/*.o > "$out/sass-summary.txt" 2>&1 || status=1
+    bench/sass_summary.sh "$build"/CMakeFiles/gemmkit.dir/generated/cuda/*.o > "$out/sass-summary.txt" 2>&1 || status=1
     grep -c . "$out/sass-summary.txt"
   fi
   if want ladder; then
@@ -233,7 +233,8 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   fi
   if want ncu-small; then
     # What limits the small batched kernel where it is furthest from the bound (one launch per case).
-    for case in "f64 7" "f64 28" "f32 32" "f64 32"; do
+    IFS=';' read -ra ncu_small_cases <<< "${GEMMKIT_NCU_SMALL_CASES:-f64 7;f64 28;f32 32;f64 32}"
+    for case in "${ncu_small_cases[@]}"; do
       set -- $case
       stage "ncu: small batched kernel, $1 n = $2"
       timeout 120 ncu --kernel-name regex:small_batched_kernel --launch-skip 2 --launch-count 1 \

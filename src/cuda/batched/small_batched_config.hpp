@@ -84,11 +84,14 @@ inline constexpr int kGridSides[] = {2, 4, 8, 16, 32};
 inline constexpr int kGridSideCount = int(std::size(kGridSides));
 
 /// The shape a non-square power-of-two bucket runs: 2 x 2 register blocks, and problems per
-/// block for about 256 threads (at most 128 problems).
+/// block for about 256 threads (1 to 128 problems), no more than keep a double-precision block's
+/// two stages within 96 KiB of shared memory (two blocks per SM).
 template <int kM, int kN, int kK>
 struct GridShapeOf {
   static constexpr int kThreadsPerProblem = (kM / 2) * (kN / 2);
-  static constexpr int kWanted = 256 / kThreadsPerProblem;
+  static constexpr int kByThreads = 256 / kThreadsPerProblem;
+  static constexpr int kByShared = int((96 * 1024) / SmallShape<kM, kN, kK, 2, 2, 1>::template shared_bytes<double>());
+  static constexpr int kWanted = kByThreads < kByShared ? kByThreads : kByShared;
   static constexpr int kProblems = kWanted < 1 ? 1 : (kWanted > 128 ? 128 : kWanted);
   using type = SmallShape<kM, kN, kK, 2, 2, kProblems>;
 };

@@ -18,9 +18,12 @@ int resident_blocks_per_sm() {
   static int const blocks = [] {
     auto const kernel = small_batched_kernel<Shape, T>;
     std::size_t const bytes = Shape::template shared_bytes<T>();
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)) != cudaSuccess) return 0;
     int count = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, Shape::kThreads, bytes) != cudaSuccess) return 0;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, Shape::kThreads, bytes) != cudaSuccess) {
+      (void)cudaGetLastError();  // the launch reports it; later calls must not see it
+      return 0;
+    }
     return count;
   }();
   return blocks;
@@ -28,6 +31,7 @@ int resident_blocks_per_sm() {
 
 template <typename Shape, typename T>
 cudaError_t launch_shape(SmallBatchParams<T> const& p, int multiprocessors, cudaStream_t stream) {
+  static_assert(Shape::template shared_bytes<T>() <= 227 * 1024, "a block's stages must fit an SM's shared memory");
   // One resident wave: each block walks its groups, copying the next while multiplying this one.
   int const per_sm = resident_blocks_per_sm<Shape, T>();
   if (per_sm == 0) return cudaErrorInvalidConfiguration;
