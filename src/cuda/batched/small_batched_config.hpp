@@ -29,8 +29,10 @@ constexpr int tile_pitch(int length) {
 
 /// One bucket: problems up to kM x kN x kK; each thread computes kRowsPerThread x kColsPerThread
 /// elements of C (contiguous rows and columns, so they load as vectors); kProblemsPerBlock problems
-/// share a block so tiny sizes still fill it.
-template <int kM_, int kN_, int kK_, int kRowsPerThread_, int kColsPerThread_, int kProblemsPerBlock_>
+/// share a block so tiny sizes still fill it. kRegisterBudget: registers per thread the compiler
+/// is held to (more resident warps to hide the copies' latency, or more room for a register block).
+template <int kM_, int kN_, int kK_, int kRowsPerThread_, int kColsPerThread_, int kProblemsPerBlock_,
+          int kRegisterBudget_ = 80>
 struct SmallShape {
   static constexpr int kM = kM_;
   static constexpr int kN = kN_;
@@ -38,6 +40,7 @@ struct SmallShape {
   static constexpr int kRowsPerThread = kRowsPerThread_;
   static constexpr int kColsPerThread = kColsPerThread_;
   static constexpr int kProblemsPerBlock = kProblemsPerBlock_;
+  static constexpr int kRegisterBudget = kRegisterBudget_;
   static constexpr int kRowGroups = kM / kRowsPerThread;
   static constexpr int kColGroups = kN / kColsPerThread;
   static constexpr int kThreadsPerProblem = kRowGroups * kColGroups;
@@ -60,11 +63,11 @@ struct SmallShape {
   }
 
   /// Blocks per SM the registers are budgeted for: as many as shared memory holds (227 KiB per
-  /// SM on sm_90, 1 KiB of it reserved per block), down to 80 registers a thread.
+  /// SM on sm_90, 1 KiB of it reserved per block), down to kRegisterBudget registers a thread.
   template <typename T>
   static constexpr int min_blocks_per_sm() {
     int const by_shared = int((227 * 1024) / (shared_bytes<T>() + 1024));
-    int const by_registers = 65536 / (80 * kThreads);
+    int const by_registers = 65536 / (kRegisterBudget * kThreads);
     int const blocks = by_shared < by_registers ? by_shared : by_registers;
     return blocks > 0 ? blocks : 1;
   }
@@ -76,8 +79,8 @@ struct SmallShape {
 };
 
 /// A square bucket of side kSize.
-template <int kSize, int kRowsPerThread, int kColsPerThread, int kProblemsPerBlock>
-using SquareShape = SmallShape<kSize, kSize, kSize, kRowsPerThread, kColsPerThread, kProblemsPerBlock>;
+template <int kSize, int kRowsPerThread, int kColsPerThread, int kProblemsPerBlock, int kRegisterBudget = 80>
+using SquareShape = SmallShape<kSize, kSize, kSize, kRowsPerThread, kColsPerThread, kProblemsPerBlock, kRegisterBudget>;
 
 /// The sides of the power-of-two buckets (every M x N x K of them is a bucket).
 inline constexpr int kGridSides[] = {2, 4, 8, 16, 32};
@@ -117,17 +120,23 @@ using SquareCandidates = std::tuple<
     SquareShape<2, 1, 1, 64>, SquareShape<2, 1, 1, 128>, SquareShape<2, 1, 1, 256>, SquareShape<2, 2, 1, 128>, SquareShape<2, 2, 2, 256>,
     SquareShape<3, 1, 1, 56>, SquareShape<3, 3, 1, 64>, SquareShape<3, 3, 1, 128>, SquareShape<3, 3, 3, 256>,
     SquareShape<4, 1, 1, 32>, SquareShape<4, 1, 1, 64>, SquareShape<4, 2, 2, 64>, SquareShape<4, 2, 2, 128>, SquareShape<4, 4, 1, 64>, SquareShape<4, 4, 4, 256>,
-    SquareShape<5, 1, 1, 20>, SquareShape<5, 1, 1, 40>, SquareShape<5, 5, 1, 50>,
+    SquareShape<4, 1, 1, 32, 40>, SquareShape<4, 2, 2, 128, 64>,
+    SquareShape<5, 1, 1, 20>, SquareShape<5, 1, 1, 40>, SquareShape<5, 5, 1, 50>, SquareShape<5, 1, 1, 20, 40>,
+    SquareShape<5, 1, 1, 40, 32>,
     SquareShape<6, 1, 1, 14>, SquareShape<6, 2, 2, 28>, SquareShape<6, 2, 2, 56>, SquareShape<6, 3, 3, 64>, SquareShape<6, 6, 1, 42>,
-    SquareShape<7, 1, 1, 10>, SquareShape<7, 1, 1, 20>, SquareShape<7, 7, 1, 36>,
+    SquareShape<6, 1, 1, 14, 40>, SquareShape<6, 2, 2, 28, 64>,
+    SquareShape<7, 1, 1, 10>, SquareShape<7, 1, 1, 20>, SquareShape<7, 7, 1, 36>, SquareShape<7, 1, 1, 20, 32>,
+    SquareShape<7, 1, 1, 10, 40>,
     SquareShape<8, 1, 1, 4>, SquareShape<8, 1, 1, 8>, SquareShape<8, 2, 2, 16>, SquareShape<8, 2, 2, 32>, SquareShape<8, 4, 2, 32>,
     SquareShape<8, 2, 4, 32>, SquareShape<8, 4, 4, 32>,
     SquareShape<10, 2, 2, 5>, SquareShape<10, 2, 2, 10>, SquareShape<10, 1, 1, 5>, SquareShape<10, 2, 1, 10>, SquareShape<10, 5, 2, 20>,
+    SquareShape<10, 1, 1, 5, 40>, SquareShape<10, 2, 1, 10, 48>,
     SquareShape<12, 2, 2, 4>, SquareShape<12, 2, 2, 7>, SquareShape<12, 1, 1, 3>, SquareShape<12, 2, 1, 4>, SquareShape<12, 4, 2, 8>,
     SquareShape<16, 2, 2, 2>, SquareShape<16, 2, 2, 4>, SquareShape<16, 1, 2, 4>, SquareShape<16, 4, 4, 8>, SquareShape<16, 2, 4, 4>, SquareShape<16, 4, 2, 4>,
     SquareShape<20, 2, 2, 1>, SquareShape<20, 2, 2, 2>, SquareShape<20, 1, 2, 2>, SquareShape<20, 4, 4, 4>, SquareShape<20, 1, 1, 1>,
     SquareShape<24, 2, 2, 1>, SquareShape<24, 2, 2, 2>, SquareShape<24, 1, 2, 1>, SquareShape<24, 4, 4, 4>, SquareShape<24, 3, 3, 2>,
     SquareShape<28, 2, 2, 1>, SquareShape<28, 2, 2, 2>, SquareShape<28, 1, 2, 1>, SquareShape<28, 4, 4, 4>,
+    SquareShape<28, 2, 2, 1, 64>,
     SquareShape<32, 2, 2, 1>, SquareShape<32, 2, 2, 2>, SquareShape<32, 1, 2, 1>, SquareShape<32, 1, 1, 1>, SquareShape<32, 4, 4, 4>,
     SquareShape<32, 2, 4, 2>>;
 /// Every candidate: the square buckets' first, then the grid's.

@@ -24,6 +24,7 @@ std::vector<SmallCandidateInfo> const& small_candidates() {
                        std::tuple_element_t<I, SmallCandidates>::kRowsPerThread,
                        std::tuple_element_t<I, SmallCandidates>::kColsPerThread,
                        std::tuple_element_t<I, SmallCandidates>::kProblemsPerBlock,
+                       std::tuple_element_t<I, SmallCandidates>::kRegisterBudget,
                        std::tuple_element_t<I, SmallCandidates>::kThreads})),
        ...);
     }(std::make_index_sequence<kSmallCandidateCount>{});
@@ -62,7 +63,7 @@ namespace {
 int find_candidate(SmallTuningRow const& row) {
   for (SmallCandidateInfo const& c : small_candidates()) {
     if (c.bucket == row.bucket && c.rows_per_thread == row.rows_per_thread && c.cols_per_thread == row.cols_per_thread &&
-        c.problems_per_block == row.problems_per_block) {
+        c.problems_per_block == row.problems_per_block && c.register_budget == row.register_budget) {
       return c.index;
     }
   }
@@ -81,7 +82,7 @@ std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv) {
     ++number;
     if (line.empty() || line[0] == '#') continue;
     if (header) {
-      if (line != "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block") {
+      if (line != "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers") {
         throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": unexpected header");
       }
       header = false;
@@ -92,7 +93,8 @@ std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv) {
     char comma = 0;
     SmallTuningRow row{};
     std::getline(fields, dtype, ',');
-    if (!(fields >> row.bucket.m >> comma >> row.bucket.n >> comma >> row.bucket.k >> comma >> row.rows_per_thread >> comma >> row.cols_per_thread >> comma >> row.problems_per_block) ||
+    if (!(fields >> row.bucket.m >> comma >> row.bucket.n >> comma >> row.bucket.k >> comma >> row.rows_per_thread >> comma >> row.cols_per_thread >> comma >> row.problems_per_block >> comma >>
+          row.register_budget) ||
         (dtype != "f64" && dtype != "f32")) {
       throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": malformed '" + line + "'");
     }

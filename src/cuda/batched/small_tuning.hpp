@@ -25,6 +25,7 @@ struct SmallCandidateInfo {
   int rows_per_thread;
   int cols_per_thread;
   int problems_per_block;
+  int register_budget;  ///< registers per thread the kernel is compiled for
   int threads;
 };
 
@@ -42,7 +43,7 @@ SmallBucket small_bucket_for(int m, int n, int k);
 struct SmallTuningRow {
   int element_bytes;  ///< 8 (f64) or 4 (f32)
   SmallBucket bucket;
-  int rows_per_thread, cols_per_thread, problems_per_block;
+  int rows_per_thread, cols_per_thread, problems_per_block, register_budget;
 };
 
 /// Parses the table's text; throws std::invalid_argument naming the line on a malformed row or a
