@@ -145,8 +145,18 @@ gk_status gk_sgemm_strided_batched(gk_context ctx, gk_layout layout, gk_op trans
                                    int64_t stride_b, float beta, float* C, int64_t ldc,
                                    int64_t stride_c, int64_t batch);
 
-/// Pointer-array batch: problem i uses A_array[i], B_array[i], C_array[i]. The arrays themselves
-/// live in host memory; the matrices they point to are all on the host or all on one device.
+/// Pointer-array batch: problem i uses A_array[i], B_array[i], C_array[i]. The three arrays live
+/// all in host memory or all in device memory (mixed: GK_NOT_SUPPORTED, nothing written).
+///  - Host arrays: the matrices they point to are all on the host or all on one device; every entry
+///    is checked (a NULL entry fails, naming its problem). The small batched GPU kernel gets a copy
+///    of the arrays on the device, made per call.
+///  - Device arrays (what cublas?gemmBatched takes): the matrices are device matrices on the
+///    context's device. The host cannot read the entries, so they are not checked: each must be a
+///    valid device pointer, as in cuBLAS. With m, n, k <= 32 the small batched GPU kernel reads the
+///    arrays in place (one launch on the context's stream, no copy, no workspace); k = 0 or alpha = 0
+///    is one C = beta*C launch. Any other batch (a size above 32, or a forced variant that takes no
+///    arrays) copies the arrays to the host, waiting for the stream, and runs problem by problem:
+///    correct but slow (verbosity 2 says so).
 /// Parameter indices: 8 = A_array, 10 = B_array, 13 = C_array, 15 = batch.
 gk_status gk_dgemm_batched(gk_context ctx, gk_layout layout, gk_op transa, gk_op transb, int64_t m,
                            int64_t n, int64_t k, double alpha, const double* const* A_array,
@@ -159,7 +169,11 @@ gk_status gk_sgemm_batched(gk_context ctx, gk_layout layout, gk_op transa, gk_op
 
 /// Grouped (Batched-BLAS style): group g has group_size[g] problems sharing transa[g] ... ldc[g];
 /// problems are numbered consecutively across groups and use A_array[p], B_array[p], C_array[p].
-/// info (may be NULL) receives one status per problem; the call returns the first failure.
+/// The per-group arrays (transa ... ldc, alpha, beta, group_size) and info are host memory; A_array,
+/// B_array and C_array are host or device memory as for gk_?gemm_batched. Each group runs as one
+/// pointer-array batch; with host arrays, a group holding a NULL entry runs problem by problem
+/// instead. info (may be NULL) receives one status per problem (with device arrays, its group's);
+/// filling it is one host store per problem. The call returns the first failure.
 gk_status gk_dgemm_grouped(gk_context ctx, gk_layout layout, const gk_op* transa, const gk_op* transb,
                            const int64_t* m, const int64_t* n, const int64_t* k, const double* alpha,
                            const double* const* A_array, const int64_t* lda,

@@ -3,6 +3,7 @@
 */
 #include "core/argument_check.hpp"
 #include "core/context.hpp"
+#include "core/device.hpp"
 #include "core/dispatch.hpp"
 
 #include <algorithm>
@@ -32,12 +33,14 @@ GemmArguments make_arguments(gk_layout layout, GemmProblem const& problem, T alp
   return args;
 }
 
-/// A pointer-array batch of `count` problems starting at the arrays given, operands swapped as
-/// make_arguments does.
+/// A pointer-array batch of `count` problems starting at the arrays given (host or device memory,
+/// locate_arrays says which), operands swapped as make_arguments does.
 template <typename T>
 GemmArguments make_array_arguments(gk_layout layout, GemmProblem problem, std::int64_t count, T alpha,
-                                   T const* const* A_array, T const* const* B_array, T beta, T* const* C_array) {
+                                   T const* const* A_array, T const* const* B_array, T beta, T* const* C_array,
+                                   bool arrays_on_device) {
   problem.pointer_array = true;
+  problem.arrays_on_device = arrays_on_device;
   problem.batch = count;
   GemmArguments args;
   args.problem = problem;
@@ -47,6 +50,21 @@ GemmArguments make_array_arguments(gk_layout layout, GemmProblem problem, std::i
   args.B = layout == GK_COL_MAJOR ? static_cast<void const*>(B_array) : static_cast<void const*>(A_array);
   args.C = const_cast<T**>(C_array);
   return args;
+}
+
+/// Where the three pointer arrays of a pointer-array or grouped call live: *on_device when all are
+/// in device memory (managed counts as device), false when all are in host memory; mixed is
+/// GK_NOT_SUPPORTED. One pointer query each, once per call.
+gk_status locate_arrays(gk_context_st& ctx, void const* A_array, void const* B_array, void const* C_array,
+                        bool* on_device) {
+  MemoryLocation const a = locate(A_array);
+  if (locate(B_array) != a || locate(C_array) != a) {
+    return fail(ctx, GK_NOT_SUPPORTED,
+                "A_array, B_array and C_array must all be in host memory or all in device memory (mixed locations "
+                "given)");
+  }
+  *on_device = a == MemoryLocation::kDevice;
+  return GK_SUCCESS;
 }
 
 /// The caller's operand indices as dispatch sees the operands: row-major swapped A and B.
@@ -134,8 +152,13 @@ gk_status gemm_batched(gk_context handle, gk_layout layout, gk_op transa, gk_op 
       int const parameter = A_array == nullptr ? 8 : (B_array == nullptr ? 10 : 13);
       return fail(ctx, GK_INVALID_ARGUMENT, "pointer array is NULL", parameter);
     }
+    bool arrays_on_device = false;
+    if (batch > 0) {
+      if (gk_status s = locate_arrays(ctx, A_array, B_array, C_array, &arrays_on_device); s != GK_SUCCESS) return s;
+    }
     GemmProblem const p = to_column_major(layout, dtype_of<T>(), transa, transb, m, n, k, lda, ldb, ldc);
-    return dispatch(ctx, make_array_arguments(layout, p, batch, alpha, A_array, B_array, beta, C_array),
+    return dispatch(ctx,
+                    make_array_arguments(layout, p, batch, alpha, A_array, B_array, beta, C_array, arrays_on_device),
                     positions_for(layout, {}));
   });
 }
@@ -171,23 +194,36 @@ gk_status gemm_grouped(gk_context handle, gk_layout layout, gk_op const* transa,
       int const parameter = A_array == nullptr ? 8 : (B_array == nullptr ? 10 : 13);
       return fail(ctx, GK_INVALID_ARGUMENT, "pointer array is NULL", parameter);
     }
+    bool arrays_on_device = false;
+    if (problems > 0) {
+      if (gk_status s = locate_arrays(ctx, A_array, B_array, C_array, &arrays_on_device); s != GK_SUCCESS) return s;
+    }
     gk_status first_failure = GK_SUCCESS;
     std::string first_message;
+    // Statuses of the groups that ran whole, written to info after the last launch so that no
+    // per-problem store holds back the next group's launch.
+    struct GroupStatus {
+      std::int64_t first, count;
+      gk_status status;
+    };
+    std::vector<GroupStatus> whole_groups;
     std::int64_t problem = 0;
     for (std::int64_t g = 0; g < group_count; ++g) {
       GemmProblem const p =
           to_column_major(layout, dtype_of<T>(), transa[g], transb[g], m[g], n[g], k[g], lda[g], ldb[g], ldc[g]);
       // The group as one pointer-array batch, unless a NULL operand means some problem must fail:
-      // then problem by problem, so info names exactly the ones that did.
+      // then problem by problem, so info names exactly the ones that did. Device arrays cannot be
+      // read here: their entries must be valid (the API's contract), and the group runs whole.
       auto has_null = [&](auto const* array) {
         return std::find(array + problem, array + problem + group_size[g], nullptr) != array + problem + group_size[g];
       };
-      if (!has_null(A_array) && !has_null(B_array) && !has_null(C_array)) {
+      if (arrays_on_device || (!has_null(A_array) && !has_null(B_array) && !has_null(C_array))) {
         gk_status const s = dispatch(ctx,
                                      make_array_arguments(layout, p, group_size[g], alpha[g], A_array + problem,
-                                                          B_array + problem, beta[g], C_array + problem),
+                                                          B_array + problem, beta[g], C_array + problem,
+                                                          arrays_on_device),
                                      positions_for(layout, {}));
-        if (info != nullptr) std::fill(info + problem, info + problem + group_size[g], s);
+        whole_groups.push_back({problem, group_size[g], s});
         if (s != GK_SUCCESS && first_failure == GK_SUCCESS) {
           first_failure = s;
           first_message = "group " + std::to_string(g) + ": " + ctx.last_error;
@@ -205,6 +241,9 @@ gk_status gemm_grouped(gk_context handle, gk_layout layout, gk_op const* transa,
           first_message = "problem " + std::to_string(problem) + ": " + ctx.last_error;
         }
       }
+    }
+    if (info != nullptr) {
+      for (GroupStatus const& w : whole_groups) std::fill(info + w.first, info + w.first + w.count, w.status);
     }
     if (first_failure != GK_SUCCESS) ctx.last_error = first_message;
     return first_failure;

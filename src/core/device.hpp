@@ -27,9 +27,14 @@ MemoryLocation locate(void const* pointer);
 /// Makes `device` current for the calling thread; on error returns a message, else "".
 std::string use_device(int device);
 
-/// C := beta * C over the m x n window (batch of them at stride_c), never reading C when beta = 0.
+/// C := beta * C over the m x n window (batch of them at stride_c, or of a pointer-array problem
+/// with device arrays: C is then the device array of C pointers), never reading C when beta = 0.
 /// Queued on exec.stream for device memory. Returns "" or an error message.
 std::string scale_c_device(GemmProblem const& problem, double beta, void* C, ExecutionContext const& exec);
+
+/// Copies `bytes` from device memory to host memory in order on exec.stream and waits for the
+/// stream (the copy sees all work queued before it). Returns "" or an error message.
+std::string copy_to_host(void* host, void const* device, std::size_t bytes, ExecutionContext const& exec);
 
 /// Device memory for workspaces, stream-ordered on exec.stream (so a call stays asynchronous and
 /// graph-capturable): allocate / free on the current device ("" or an error message).

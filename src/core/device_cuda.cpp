@@ -125,6 +125,16 @@ std::string scale_c_device(GemmProblem const& problem, double beta, void* C, Exe
   return cuda_error_text(launch_scale_c(problem, beta, C, static_cast<cudaStream_t>(exec.stream)), "scale_c kernel");
 }
 
+std::string copy_to_host(void* host, void const* device, std::size_t bytes, ExecutionContext const& exec) {
+  auto const stream = static_cast<cudaStream_t>(exec.stream);
+  if (std::string e = cuda_error_text(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream),
+                                      "cudaMemcpyAsync D2H");
+      !e.empty()) {
+    return e;
+  }
+  return cuda_error_text(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+}
+
 std::string device_allocate(void** pointer, std::size_t bytes, ExecutionContext const& exec) {
   return cuda_error_text(cudaMallocAsync(pointer, bytes, static_cast<cudaStream_t>(exec.stream)), "cudaMallocAsync");
 }

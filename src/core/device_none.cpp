@@ -14,6 +14,9 @@ std::string use_device(int) { return "gemmkit was built without CUDA"; }
 std::string scale_c_device(GemmProblem const&, double, void*, ExecutionContext const&) {
   return "gemmkit was built without CUDA";
 }
+std::string copy_to_host(void*, void const*, std::size_t, ExecutionContext const&) {
+  return "gemmkit was built without CUDA";
+}
 std::string device_allocate(void**, std::size_t, ExecutionContext const&) { return "gemmkit was built without CUDA"; }
 void device_free(void*, ExecutionContext const&) {}
 std::string acquire_workspace(DeviceWorkspace&, std::size_t, std::size_t, ExecutionContext const&, WorkspaceLease*) {

@@ -216,13 +216,70 @@ gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, 
   return GK_SUCCESS;
 }
 
+/// The variant that runs a pointer-array batch with device arrays whole: the forced one when it
+/// takes arrays and this problem, else the selection table's; nullptr when none does.
+GemmVariant const* device_array_variant(gk_context_st const& ctx, GemmProblem const& p) {
+  if (ctx.forced_variant.empty()) return select_for_context(ctx, p, Platform::kCuda);
+  GemmVariant const* v = ctx.forced_variant_found;
+  bool const takes_it = v != nullptr && v->info().pointer_array && v->info().backend == Platform::kCuda &&
+                        v->can_implement(p) == GK_SUCCESS;
+  return takes_it ? v : nullptr;
+}
+
+/// A pointer-array batch whose arrays (and so, by the API's contract, matrices) are in device
+/// memory. The host cannot read the entries, so the arrays go as they are to a variant that takes
+/// them, or to the C = beta*C kernel when A and B are not read: one launch, nothing copied. Any
+/// other batch has its arrays copied to the host once and runs as a host-array batch, problem by
+/// problem: correct, but far slower.
+gk_status dispatch_device_arrays(gk_context_st& ctx, GemmArguments const& args, OperandPositions positions) {
+  GemmProblem const& p = args.problem;
+  if (ctx.backend == GK_BACKEND_CPU) {
+    return fail(ctx, GK_NOT_SUPPORTED, "backend policy is CPU but the pointer arrays are in device memory");
+  }
+  if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
+  ExecutionContext const exec{ctx.stream, ctx.device};
+  if (p.k == 0 || args.alpha == 0.0) {  // BLAS: C = beta*C, A and B not touched
+    if (std::string e = scale_c_device(p, args.beta, args.C, exec); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
+    ctx.last_variant = "scale_c";
+    return GK_SUCCESS;
+  }
+  if (GemmVariant const* v = device_array_variant(ctx, p); v != nullptr) {
+    note(ctx, 2, "variant ", v->info().id, " on device pointer arrays");
+    return run_variant(ctx, *v, args, Platform::kCuda, exec);
+  }
+  if (ctx.verbosity >= 2) {
+    note(ctx, 2, "pointer arrays in device memory but no variant takes this batch whole (m=", std::to_string(p.m),
+         " n=", std::to_string(p.n), " k=", std::to_string(p.k),
+         ctx.forced_variant.empty() ? std::string() : ", forced variant " + ctx.forced_variant,
+         "): the arrays are copied to the host and the ", std::to_string(p.batch),
+         " problems run one by one, which is slow");
+  }
+  std::size_t const count = std::size_t(p.batch);
+  std::vector<void const*> pointers(3 * count);  // the A, B and C arrays one after the other
+  void const* const arrays[] = {args.A, args.B, args.C};
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (std::string e = copy_to_host(pointers.data() + i * count, arrays[i], count * sizeof(void*), exec); !e.empty()) {
+      return fail(ctx, GK_CUDA_ERROR, "copying the pointer arrays to the host: " + e);
+    }
+  }
+  GemmArguments host_arrays = args;
+  host_arrays.problem.arrays_on_device = false;
+  host_arrays.A = pointers.data();
+  host_arrays.B = pointers.data() + count;
+  host_arrays.C = pointers.data() + 2 * count;
+  return dispatch_pointer_array(ctx, host_arrays, positions);
+}
+
 }  // namespace
 
 gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, OperandPositions positions) {
   GemmProblem const& p = args.problem;
   ctx.last_variant = "";
   if (p.m == 0 || p.n == 0 || p.batch == 0) return GK_SUCCESS;
-  if (p.pointer_array) return dispatch_pointer_array(ctx, args, positions);
+  if (p.pointer_array) {
+    return p.arrays_on_device ? dispatch_device_arrays(ctx, args, positions)
+                              : dispatch_pointer_array(ctx, args, positions);
+  }
 
   bool const reads_ab = p.k > 0 && args.alpha != 0.0;
   if (args.C == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "C is NULL", positions.c);

@@ -36,9 +36,12 @@ struct GemmProblem {
   std::int64_t lda = 1, ldb = 1, ldc = 1;
   std::int64_t batch = 1;
   std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;
-  /// The operands are host arrays of `batch` pointers (GemmArguments A, B, C point at the arrays)
+  /// The operands are arrays of `batch` pointers (GemmArguments A, B, C point at the arrays)
   /// instead of strided; the strides are unused.
   bool pointer_array = false;
+  /// With pointer_array: the three arrays live in device memory (and so do the matrices they point
+  /// to), so the host cannot read their entries; a variant takes them as they are, without a copy.
+  bool arrays_on_device = false;
 
   /// Rows and columns of A and B as stored (before op).
   std::int64_t a_rows() const { return is_transposed(trans_a) ? k : m; }

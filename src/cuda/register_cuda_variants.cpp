@@ -97,7 +97,8 @@ void add_sgemm_simt_split_k(Registry& registry) {
 }
 
 /// The small batched kernel (m, n, k <= 32): strided batches and pointer arrays in one launch.
-/// Pointer arrays arrive in host memory (the API's contract) and are copied into the workspace.
+/// Pointer arrays in device memory go to the kernel as they are; host arrays are copied into the
+/// workspace first.
 template <typename T>
 void add_small_batched(Registry& registry) {
   constexpr Dtype dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
@@ -112,7 +113,11 @@ void add_small_batched(Registry& registry) {
         GemmProblem const& p = args.problem;
         auto const stream = static_cast<cudaStream_t>(exec.stream);
         small::SmallBatchParams<T> params{make_params<T>(args)};
-        if (p.pointer_array) {
+        if (p.pointer_array && p.arrays_on_device) {
+          params.A_array = static_cast<T const* const*>(args.A);
+          params.B_array = static_cast<T const* const*>(args.B);
+          params.C_array = static_cast<T* const*>(args.C);
+        } else if (p.pointer_array) {
           // One copy of the three host arrays: (A pointers, B pointers, C pointers).
           std::size_t const count = std::size_t(p.batch);
           std::vector<void const*> pointers(3 * count);
@@ -133,7 +138,9 @@ void add_small_batched(Registry& registry) {
       [](ExecutionContext const& exec) {
         return compute_capability(exec.device) >= kMinSm ? GK_SUCCESS : GK_NOT_SUPPORTED;
       },
-      [](GemmProblem const& p) { return p.pointer_array ? 3 * std::size_t(p.batch) * sizeof(void*) : std::size_t(0); }));
+      [](GemmProblem const& p) {
+        return p.pointer_array && !p.arrays_on_device ? 3 * std::size_t(p.batch) * sizeof(void*) : std::size_t(0);
+      }));
 }
 
 }  // namespace
