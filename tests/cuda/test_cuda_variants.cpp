@@ -219,5 +219,19 @@ TEST(CudaRegistry, LadderAndPeerVariantsAreRegistered) {
   }
 }
 
+/// Pointer arrays in host memory are copied into the small kernel's workspace; device arrays go to
+/// the kernel as they are and need none. No device needed.
+TEST(CudaRegistry, SmallBatchedNeedsNoWorkspaceForDeviceArrays) {
+  for (char const* id : {"dgemm_gpu_small", "sgemm_gpu_small"}) {
+    GemmVariant const* v = Registry::instance().find(id);
+    ASSERT_NE(v, nullptr) << id;
+    GemmProblem p = make_problem(v->info().dtype, GK_OP_N, GK_OP_N, 8, 8, 8, 0, 1000);
+    p.pointer_array = true;
+    EXPECT_EQ(v->workspace_bytes(p), 3 * 1000 * sizeof(void*)) << id;
+    p.arrays_on_device = true;
+    EXPECT_EQ(v->workspace_bytes(p), 0u) << id;
+  }
+}
+
 }  // namespace
 }  // namespace gemmkit::test
