@@ -201,8 +201,13 @@ def save_figure(plt, fig, out):
     return out
 
 
+def is_grouped(row):
+    """A grouped-batch row (`batched --grouped`): one call over several shapes, a table row, not a curve."""
+    return "groups" in row
+
+
 def plot_file(plt, path):
-    rows = read_rows(path)
+    rows = [r for r in read_rows(path) if not is_grouped(r)]
     if not rows:
         print(f"plot.py: {path}: no measured rows, nothing drawn", file=sys.stderr)
         return []
@@ -293,7 +298,7 @@ def draw_group(plt, path, key, rows, out):
 
 
 BATCHED_PEERS = ["libxsmm", "openblas", "blis", "eigen", "loop"]
-BATCHED_GPU_PEERS = ["gemmkit_ptr", "cublas_strided", "cublas_ptr"]
+BATCHED_GPU_PEERS = ["gemmkit_ptr", "gemmkit_ptr_host", "cublas_strided", "cublas_ptr"]
 
 
 def is_batched(row):
@@ -320,6 +325,7 @@ def draw_batched(plt, path, key, rows, out):
                dict(marker="o", linewidth=2.2, color="C3"))]
     if gpu:
         gpu_styles = {"gemmkit_ptr": dict(marker="^", linewidth=1.6, color="C1"),
+                      "gemmkit_ptr_host": dict(marker="v", linestyle=":", linewidth=1.2, color="C1"),
                       "cublas_strided": dict(marker="s", linestyle="--", linewidth=1, color="black"),
                       "cublas_ptr": dict(marker="D", linestyle="--", linewidth=1, color="C0")}
         series += [(p, f"{p}_gflops", f"{p}_pct_bound", gpu_styles[p]) for p in BATCHED_GPU_PEERS]

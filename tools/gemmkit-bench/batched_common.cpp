@@ -23,7 +23,8 @@ std::vector<ShapeSpec> default_batched_shapes() {
 }
 
 std::vector<std::string> const& batched_gpu_peer_names() {
-  static std::vector<std::string> const names = {"gemmkit_ptr", "cublas_strided", "cublas_ptr"};
+  static std::vector<std::string> const names = {"gemmkit_ptr", "gemmkit_ptr_host", "cublas_strided", "cublas_ptr",
+                                                 "cublas_grouped"};
   return names;
 }
 
@@ -67,14 +68,18 @@ std::string batched_settings_from_options(Options const& o, BatchedForm form, bo
     // The GPU's passes are short: 256 MiB is still five times an H100's L2.
     s.bytes = std::int64_t(gpu ? 256 : 64) << 20;
     s.max_pass_ms = 100;
+    s.grouped = gpu;
   } else {
     if (!o.k.empty() || !o.m.empty()) return "batched takes --n (square sizes) and --shapes m,n,k;... , not --m/--k";
+    bool const sizes_given = !o.n.empty() || !o.shapes_file.empty();
     std::vector<ShapeSpec> extra;
     if (!o.shapes_file.empty()) {
       if (std::string e = read_shapes_argument(o.shapes_file, &extra); !e.empty()) return "--shapes: " + e;
     }
-    if (o.n.empty() && o.shapes_file.empty()) {
-      s.shapes = default_batched_shapes();
+    // The default run has the shapes and the grouped case; --grouped alone the grouped case only.
+    s.grouped = gpu && (o.grouped || !sizes_given);
+    if (!sizes_given) {
+      if (!o.grouped) s.shapes = default_batched_shapes();
     } else {
       for (std::int64_t n : o.n) s.shapes.push_back({n, n, n, std::nullopt});
       s.shapes.insert(s.shapes.end(), extra.begin(), extra.end());
@@ -95,10 +100,9 @@ std::string batched_settings_from_options(Options const& o, BatchedForm form, bo
     s.warmup = 1;
     // A GPU pass over 1 GiB lasts about a millisecond; only a per-problem path needs windows.
     if (!tour && o.max_pass_ms <= 0) s.max_pass_ms = 200;
-    s.ptr_arrays = o.ptr_arrays.empty() ? "host" : o.ptr_arrays;
     s.device = o.device;
   } else {
-    if (!o.ptr_arrays.empty()) return "--ptr-arrays is for the GPU form of batched";
+    if (o.grouped) return "--grouped is for the GPU form of batched";
     std::vector<int> const threads = o.threads.empty() ? std::vector<int>{1, 0} : o.threads;
     for (int t : threads) {
       int const resolved = t == 0 ? all_threads() : t;

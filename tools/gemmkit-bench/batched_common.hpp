@@ -43,7 +43,7 @@ struct BatchedSettings {
   bool verify = true;
   int samples = 64;                    ///< problems checked per implementation
   std::vector<std::string> peers;      ///< peer names to run, in table order
-  std::string ptr_arrays = "host";     ///< GPU: where gemmkit_ptr's pointer arrays live: host or device
+  bool grouped = false;                ///< GPU: also the grouped case, one gk_?gemm_grouped call over a mix of shapes
   int device = 0;                      ///< GPU: CUDA device
   int verbosity = 0;
 };
@@ -52,7 +52,8 @@ struct BatchedSettings {
 std::vector<ShapeSpec> default_batched_shapes();
 
 /// What the GPU form runs besides gemmkit's strided call, in table order: gemmkit's pointer-array
-/// call, cuBLAS strided-batched and cuBLAS pointer-array batched.
+/// call on device arrays and on host arrays, cuBLAS strided-batched and pointer-array batched, and
+/// cuBLAS's grouped call (the grouped case's peer).
 std::vector<std::string> const& batched_gpu_peer_names();
 
 /// Turns the command line into settings for one form (tour = the short form); "" or a usage error.

@@ -15,10 +15,16 @@
     would outlast --max-pass-ms runs on rotating windows of the batch; gemmkit's strided call and
     the bound always cover the whole batch.
 
-    gemmkit_ptr's arrays (--ptr-arrays): "host" (the default) gives it host arrays of device pointers,
-    the form gk_?gemm_batched documents, so its time includes whatever the library does to bring
-    them to the device; "device" gives it the device arrays cuBLAS gets (only for a library that
-    accepts them: today's dispatcher reads the arrays on the host).
+    gemmkit_ptr gets the device arrays of device pointers cuBLAS gets; gemmkit_ptr_host gets host
+    arrays of the same pointers, so its time includes what the library does to bring them to the
+    device.
+
+    The grouped case (--grouped, and the default run) is one grouped call over groups of different
+    square and non-square shapes, each an equal share of --bytes, stored packed in common A, B and C
+    allocations with device pointer arrays over all problems: gk_?gemm_grouped against
+    cublas?gemmGroupedBatched. Its bound is the call's flops over the time the problems' own bytes
+    (A and B read, C read unless beta = 0, C written) take at the B of the stream pass over those
+    allocations; samples of every group are checked.
 */
 #pragma once
 

@@ -39,7 +39,8 @@ void print_usage() {
       "  tour       (default) a short run of everything this machine can run\n"
       "  gemm       GEMM sweep: gemmkit vs its peer, verified; a table, and JSON lines with --json\n"
       "  batched    batched small GEMM with the bandwidth bound n*B/16 measured in the same run: on the GPU\n"
-      "             (default, or --gpu) gemmkit strided and pointer-array vs cuBLAS strided and pointer-array;\n"
+      "             (default, or --gpu) gemmkit strided, pointer-array and grouped vs cuBLAS strided,\n"
+      "             pointer-array and grouped;\n"
       "             on the CPU (--cpu) gemmkit vs LIBXSMM, OpenBLAS, BLIS, Eigen and a plain loop\n"
       "  overhead   host cost per call on the GPU path: gk_dgemm and cuBLAS at small sizes, and the CUDA calls\n"
       "             a call is made of (pointer queries, a launch, stream-ordered allocation); needs a GPU\n"
@@ -101,10 +102,13 @@ void print_usage() {
       "\n"
       "batched on the GPU (no --cpu, or --gpu; device pointers; the same cases, --n, --shapes, --dtype, --bytes and\n"
       "--beta as above; any --alpha; needs a GPU, else it says so and exits 0):\n"
-      "  --peers LIST                 gemmkit_ptr,cublas_strided,cublas_ptr | all | none (default all)\n"
-      "  --ptr-arrays host|device     where gemmkit_ptr's pointer arrays live (default host, gk_?gemm_batched's\n"
-      "                               contract; device only for a library that takes device arrays); cuBLAS\n"
-      "                               always gets device arrays\n"
+      "  --peers LIST                 gemmkit_ptr,gemmkit_ptr_host,cublas_strided,cublas_ptr,cublas_grouped | all |\n"
+      "                               none (default all); gemmkit_ptr and cuBLAS get device pointer arrays,\n"
+      "                               gemmkit_ptr_host host arrays\n"
+      "  --grouped                    the grouped case: one gk_?gemm_grouped call over groups of 4x4x4, 8x8x8,\n"
+      "                               16x16x16, 32x32x32, 5x7x3, 20x12x28 (tn), 12x24x6 (nt), --bytes in all,\n"
+      "                               device pointer arrays, vs cublas?gemmGroupedBatched; alone, or with the\n"
+      "                               cases of --n/--shapes; the default run (no sizes) has both\n"
       "  --device N                   CUDA device (default 0)\n"
       "  --max-pass-ms X              as above (default 200; gemmkit's strided call always runs the whole batch)\n"
       "  --tune [--tune-out PATH]     time every candidate shape of the small GPU kernel per size (--dtype,\n"
@@ -511,11 +515,13 @@ int run_tour(Options const& o) {
     if (std::string e = batched_settings_from_options(o, BatchedForm::kGpu, true, &settings); !e.empty()) {
       skipped.push_back("batched on the GPU: " + e);
     } else {
-      std::printf("\nbatched small GEMM on the GPU vs cuBLAS: f64 at 4, 8, 16, 256 MiB per case\n");
+      std::printf("\nbatched small GEMM on the GPU vs cuBLAS: f64 at 4, 8, 16 and the grouped case, 256 MiB "
+                  "per case\n");
       batched_gpu = run_batched_gpu(settings, machine, "tour", "batched-gpu", &json);
     }
   } else {
-    skipped.push_back("batched small GEMM on the GPU vs cuBLAS (f64 at 4, 8, 16): " + machine.no_gpu_reason);
+    skipped.push_back("batched small GEMM on the GPU vs cuBLAS (f64 at 4, 8, 16 and the grouped case): " +
+                      machine.no_gpu_reason);
   }
   BatchedSummary batched;
   {

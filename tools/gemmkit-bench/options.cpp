@@ -292,11 +292,7 @@ std::string parse_options(int argc, char** argv, Options* o) {
     else if (arg == "--machine-out") e = need(&o->machine_out);
     else if (arg == "--machine") e = need(&o->machine_file);
     else if (arg == "--gpu") o->force_gpu = true;
-    else if (arg == "--ptr-arrays") {
-      if ((e = need(&o->ptr_arrays)).empty() && o->ptr_arrays != "device" && o->ptr_arrays != "host") {
-        e = "--ptr-arrays must be host or device";
-      }
-    }
+    else if (arg == "--grouped") o->grouped = true;
     else if (arg == "--suite") e = need(&o->suite);
     else if (arg == "--alpha") e = need_double(&o->alpha);
     else if (arg == "--beta") {

@@ -56,7 +56,7 @@ struct Options {
   std::int64_t budget = 0;             ///< --budget: device bytes the ooc plan may use; 0 = a quarter of the operands
   bool tune = false;                   ///< batched --tune: time the small GPU kernel's candidate shapes
   std::string tune_out;                ///< --tune-out PATH: where the tuner writes its table
-  std::string ptr_arrays;              ///< --ptr-arrays host|device: gemmkit_ptr's arrays; "" = host
+  bool grouped = false;                ///< batched --grouped: the grouped case (GPU)
 
   // micro and model
   std::string machine_out;             ///< micro --machine-out FILE: the measured machine description
