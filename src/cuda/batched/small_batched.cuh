@@ -6,8 +6,9 @@
     its C is loaded into registers while the current group is multiplied from the other stage, each
     thread holding a register block of C over K. Shared memory holds op(A) k-major and op(B)
     column-major (transposes are applied by the copy), so a thread's rows and each column's k values
-    come in vector loads; packed untransposed operands of the bucket's exact sizes are copied as they
-    are, 16 bytes a copy. Global memory sees A and B read once, C read once (beta != 0) and written
+    come in vector loads; untransposed operands of the bucket's exact sizes are copied as they are,
+    16 bytes a copy (over a packed group's whole span, or problem by problem for other strides and
+    pointer arrays). Global memory sees A and B read once, C read once (beta != 0) and written
     once.
 */
 #pragma once
@@ -85,6 +86,39 @@ __device__ __forceinline__ void stage_span(T* tile, T const* base, std::int64_t 
           tile[copy * kPerCopy + e] = T(0);
         }
       }
+    }
+  }
+}
+
+/// Starts copying one operand of the group's problems, each stored contiguously (kPerProblem
+/// elements, leading dimension the bucket's side), into tiles of kPerProblem elements with that
+/// side as pitch: 16 bytes a copy where the problem's start is 16-byte aligned, element by element
+/// where it is not (a pointer array may mix both). Tiles past the batch are zero-filled.
+template <typename Shape, int kPerProblem, typename T>
+__device__ __forceinline__ void stage_problem_chunks(T* tile, T const* base, T const* const* array, std::int64_t stride,
+                                                     std::int64_t first, std::int64_t batch) {
+  constexpr int kPerCopy = 16 / int(sizeof(T));
+  constexpr int kChunks = kPerProblem / kPerCopy;  // per problem
+  static_assert(kPerProblem % kPerCopy == 0);
+  constexpr int kCopies = Shape::kProblemsPerBlock * kChunks;
+#pragma unroll 4
+  for (int pass = 0; pass < (kCopies + Shape::kThreads - 1) / Shape::kThreads; ++pass) {
+    int const copy = int(threadIdx.x) + pass * Shape::kThreads;
+    if (kCopies % Shape::kThreads != 0 && copy >= kCopies) break;
+    int const local = copy / kChunks;
+    std::int64_t const problem = first + local;
+    T* const slot = tile + local * kPerProblem + copy % kChunks * kPerCopy;
+    if (problem >= batch) {
+#pragma unroll
+      for (int e = 0; e < kPerCopy; ++e) slot[e] = T(0);
+      continue;
+    }
+    T const* const from = operand_of(base, array, stride, problem) + copy % kChunks * kPerCopy;
+    if (reinterpret_cast<std::uintptr_t>(from) % 16 == 0) {
+      arch::cp_async<16>(slot, from, 16);
+    } else {
+#pragma unroll
+      for (int e = 0; e < kPerCopy; ++e) arch::cp_async<int(sizeof(T))>(slot + e, from + e, int(sizeof(T)));
     }
   }
 }
@@ -207,15 +241,21 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   constexpr int kOperandA = Shape::kOperandElementsA;  // op(B)'s tiles start here in a stage
 
   std::int64_t const groups = (p.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
-  // Packed, untransposed problems of exactly the bucket's sizes whose group spans are 16-byte
-  // aligned: copied as they are, 16 bytes a copy (tiles of pitch M for A, K for B); else element by
-  // element.
+  // Untransposed problems of exactly the bucket's sizes, each stored contiguously (leading
+  // dimensions the bucket's sides), are copied as they are into tiles of pitch M (A) and K (B):
+  // packed batches whose group spans are 16-byte aligned in 16-byte copies over the whole span;
+  // other strides and pointer arrays problem by problem when a problem is whole 16-byte copies.
+  // Anything else is copied element by element into padded tiles.
   constexpr bool kSpansAligned = Shape::kProblemsPerBlock * M * K * sizeof(T) % 16 == 0 &&
                                  Shape::kProblemsPerBlock * K * N * sizeof(T) % 16 == 0;
-  bool const as_spans = kSpansAligned && params.A_array == nullptr && params.B_array == nullptr && !p.trans_a &&
-                        !p.trans_b && p.m == M && p.n == N && p.k == K && p.lda == M && p.ldb == K &&
-                        p.stride_a == M * K && p.stride_b == K * N &&
-                        reinterpret_cast<std::uintptr_t>(p.A) % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.B) % 16 == 0;
+  constexpr bool kProblemsWholeCopies = M * K * sizeof(T) % 16 == 0 && K * N * sizeof(T) % 16 == 0;
+  bool const exact = !p.trans_a && !p.trans_b && p.m == M && p.n == N && p.k == K && p.lda == M && p.ldb == K;
+  bool const packed = params.A_array == nullptr && params.B_array == nullptr && p.stride_a == M * K &&
+                      p.stride_b == K * N && reinterpret_cast<std::uintptr_t>(p.A) % 16 == 0 &&
+                      reinterpret_cast<std::uintptr_t>(p.B) % 16 == 0;
+  bool const as_spans = kSpansAligned && exact && packed;
+  bool const by_problem = kProblemsWholeCopies && exact && !as_spans;
+  bool const contiguous_tiles = as_spans || by_problem;
   auto stage_group = [&](std::int64_t group, int stage) {
     T* const tiles = stages + stage * Shape::kStageElements;
     std::int64_t const first = group * Shape::kProblemsPerBlock;
@@ -223,6 +263,13 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
       stage_span<Shape, M * K>(tiles, p.A, first, p.batch);
       stage_span<Shape, K * N>(tiles + kOperandA, p.B, first, p.batch);
       return;
+    }
+    if constexpr (kProblemsWholeCopies) {
+      if (by_problem) {
+        stage_problem_chunks<Shape, M * K>(tiles, p.A, params.A_array, p.stride_a, first, p.batch);
+        stage_problem_chunks<Shape, K * N>(tiles + kOperandA, p.B, params.B_array, p.stride_b, first, p.batch);
+        return;
+      }
     }
     int const a_rows = p.trans_a ? int(p.k) : int(p.m), a_cols = p.trans_a ? int(p.m) : int(p.k);
     int const b_rows = p.trans_b ? int(p.n) : int(p.k), b_cols = p.trans_b ? int(p.k) : int(p.n);
@@ -253,7 +300,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
     if (t.computes && problem < p.batch) {
       T const* tiles = stages + stage * Shape::kStageElements;
       T acc[kRows][kCols];
-      if (as_spans) {
+      if (contiguous_tiles) {
         multiply_block<Shape, M, K>(acc, tiles + t.local * M * K, tiles + kOperandA + t.local * K * N, t);
       } else {
         multiply_block<Shape, Shape::kPitchA, Shape::kPitchB>(acc, tiles + t.local * Shape::kTileElementsA,

@@ -100,15 +100,16 @@ INSTANTIATE_TEST_SUITE_P(Registered, GpuSmall, ::testing::Values("dgemm_gpu_smal
 /// Pointer arrays (in host memory, as the API says) to matrices in device memory, in shuffled
 /// order and with a broadcast A, run through the variant's lifecycle: one launch of the small
 /// kernel, the arrays copied into its workspace, checked per problem on the host.
-TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
-  if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
+/// B of slot s starts at s * (k * n + b_gap): a gap of one element leaves every other problem's B
+/// off 16-byte alignment.
+void check_shuffled_pointer_array(int m, int n, int k, int b_gap) {
   GemmVariant const* v = Registry::instance().find("dgemm_gpu_small");
   ASSERT_NE(v, nullptr);
-  if (compute_capability(device_memory()->device()) < v->info().min_sm) GTEST_SKIP() << "needs sm_80";
-  constexpr int m = 7, n = 5, k = 9, batch = 300;
+  constexpr int batch = 300;
+  std::size_t const b_slot = std::size_t(k) * n + b_gap;
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> value(-1.0, 1.0);
-  std::vector<double> a(m * k), b(std::size_t(batch) * k * n), c(std::size_t(batch) * m * n);
+  std::vector<double> a(m * k), b(std::size_t(batch) * b_slot), c(std::size_t(batch) * m * n);
   for (double& x : a) x = value(rng);
   for (double& x : b) x = value(rng);
   for (double& x : c) x = value(rng);
@@ -119,7 +120,7 @@ TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
   for (int i = 0; i < batch; ++i) {
     int const slot = (i * 7) % batch;  // a permutation: problem i uses slot `slot`
     a_array[i] = da.get();             // every problem shares A
-    b_array[i] = db.get() + std::size_t(slot) * k * n;
+    b_array[i] = db.get() + std::size_t(slot) * b_slot;
     c_array[i] = dc.get() + std::size_t(slot) * m * n;
   }
   double const alpha = 1.25, beta = -0.5;
@@ -145,15 +146,26 @@ TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
     for (int j = 0; j < n; ++j) {
       for (int i = 0; i < m; ++i) {
         long double sum = 0;
-        for (int p = 0; p < k; ++p) sum += (long double)a[i + p * m] * b[std::size_t(slot) * k * n + p + j * k];
+        for (int p = 0; p < k; ++p) sum += (long double)a[i + p * m] * b[std::size_t(slot) * b_slot + p + j * k];
         double const expected = double(alpha * sum + beta * (long double)c[std::size_t(slot) * m * n + i + j * m]);
         double const got = out[std::size_t(slot) * m * n + i + j * m];
-        ASSERT_TRUE(std::isfinite(got)) << "slot " << slot;
+        ASSERT_TRUE(std::isfinite(got)) << m << "x" << n << "x" << k << " slot " << slot;
         worst = std::max(worst, std::abs(got - expected));
       }
     }
   }
-  EXPECT_LT(worst, 1e-13);
+  EXPECT_LT(worst, 1e-13) << m << "x" << n << "x" << k << " B gap " << b_gap;
+}
+
+TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
+  if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  if (compute_capability(device_memory()->device()) < 80) GTEST_SKIP() << "needs sm_80";
+  check_shuffled_pointer_array(7, 5, 9, 0);  // a bucket larger than the problem: element copies
+  // Exact bucket sizes: problem by problem in 16-byte copies, element by element where a
+  // problem's B is off 16-byte alignment.
+  check_shuffled_pointer_array(8, 4, 16, 0);
+  check_shuffled_pointer_array(8, 4, 16, 1);
+  check_shuffled_pointer_array(16, 16, 16, 1);
 }
 
 
