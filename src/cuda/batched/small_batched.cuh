@@ -93,8 +93,7 @@ __device__ __forceinline__ void stage_span(T* tile, T const* base, std::int64_t 
 /// Starts copying one operand of the group's problems, each stored contiguously (kPerProblem
 /// elements, leading dimension the bucket's side), into tiles of kPerProblem elements with that
 /// side as pitch: 16 bytes a copy where the problem's start is 16-byte aligned, element by element
-/// where it is not (a pointer array may mix both). Tiles past the batch are zero-filled. Every
-/// source address is found before the first copy starts, so a pointer array's loads overlap.
+/// where it is not (a pointer array may mix both). Tiles past the batch are zero-filled.
 template <typename Shape, int kPerProblem, typename T>
 __device__ __forceinline__ void stage_problem_chunks(T* tile, T const* base, T const* const* array, std::int64_t stride,
                                                      std::int64_t first, std::int64_t batch) {
@@ -102,28 +101,24 @@ __device__ __forceinline__ void stage_problem_chunks(T* tile, T const* base, T c
   constexpr int kChunks = kPerProblem / kPerCopy;  // per problem
   static_assert(kPerProblem % kPerCopy == 0);
   constexpr int kCopies = Shape::kProblemsPerBlock * kChunks;
-  constexpr int kPasses = (kCopies + Shape::kThreads - 1) / Shape::kThreads;
-  T const* from[kPasses];
-#pragma unroll
-  for (int pass = 0; pass < kPasses; ++pass) {
-    int const copy = int(threadIdx.x) + pass * Shape::kThreads;
-    std::int64_t const problem = first + copy / kChunks;
-    bool const live = (kCopies % Shape::kThreads == 0 || copy < kCopies) && problem < batch;
-    from[pass] = live ? operand_of(base, array, stride, problem) + copy % kChunks * kPerCopy : nullptr;
-  }
-#pragma unroll
-  for (int pass = 0; pass < kPasses; ++pass) {
+#pragma unroll 4
+  for (int pass = 0; pass < (kCopies + Shape::kThreads - 1) / Shape::kThreads; ++pass) {
     int const copy = int(threadIdx.x) + pass * Shape::kThreads;
     if (kCopies % Shape::kThreads != 0 && copy >= kCopies) break;
-    T* const slot = tile + copy / kChunks * kPerProblem + copy % kChunks * kPerCopy;
-    if (from[pass] == nullptr) {  // past the batch
+    int const local = copy / kChunks;
+    std::int64_t const problem = first + local;
+    T* const slot = tile + local * kPerProblem + copy % kChunks * kPerCopy;
+    if (problem >= batch) {
 #pragma unroll
       for (int e = 0; e < kPerCopy; ++e) slot[e] = T(0);
-    } else if (reinterpret_cast<std::uintptr_t>(from[pass]) % 16 == 0) {
-      arch::cp_async<16>(slot, from[pass], 16);
+      continue;
+    }
+    T const* const from = operand_of(base, array, stride, problem) + copy % kChunks * kPerCopy;
+    if (reinterpret_cast<std::uintptr_t>(from) % 16 == 0) {
+      arch::cp_async<16>(slot, from, 16);
     } else {
 #pragma unroll
-      for (int e = 0; e < kPerCopy; ++e) arch::cp_async<int(sizeof(T))>(slot + e, from[pass] + e, int(sizeof(T)));
+      for (int e = 0; e < kPerCopy; ++e) arch::cp_async<int(sizeof(T))>(slot + e, from + e, int(sizeof(T)));
     }
   }
 }
