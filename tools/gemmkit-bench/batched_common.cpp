@@ -239,8 +239,9 @@ JsonObject batched_row_head(std::string const& suite, std::string const& section
   return row;
 }
 
-void add_gemmkit_keys(JsonObject& row, ImplResult const& gk, BatchedOperands const& ops, BatchedSettings const& set,
-                      char const* backend, int threads, double pass_bytes, ImplResult const* best_peer) {
+void add_gemmkit_keys(JsonObject& row, ImplResult const& gk, BatchedSettings const& set, char const* backend,
+                      int threads, double alpha, double beta, std::int64_t data_bytes, double pass_bytes,
+                      ImplResult const* best_peer) {
   row.add_string("variant", gk.variant).add_bool("variant_forced", false).add_string("backend", backend);
   if (threads > 0) row.add_int("threads", threads);
   row.add_number("gflops", gk.gflops)
@@ -249,13 +250,19 @@ void add_gemmkit_keys(JsonObject& row, ImplResult const& gk, BatchedOperands con
       .add_number("time_max_ms", gk.time.max)
       .add_int("reps", set.reps)
       .add_int("warmup", set.warmup)
-      .add_number("alpha", ops.alpha)
-      .add_number("beta", ops.beta)
-      .add_int("data_bytes", ops.batch * std::int64_t(size_of(ops.dtype)) *
-                                 (ops.stride_a() + ops.stride_b() + ops.stride_c()))
+      .add_number("alpha", alpha)
+      .add_number("beta", beta)
+      .add_int("data_bytes", data_bytes)
       .add_int("pass_bytes", std::int64_t(pass_bytes));
   if (best_peer != nullptr) row.add_string("peer", best_peer->name);
   else row.add_null("peer");
+}
+
+void add_gemmkit_keys(JsonObject& row, ImplResult const& gk, BatchedOperands const& ops, BatchedSettings const& set,
+                      char const* backend, int threads, double pass_bytes, ImplResult const* best_peer) {
+  add_gemmkit_keys(row, gk, set, backend, threads, ops.alpha, ops.beta,
+                   ops.batch * std::int64_t(size_of(ops.dtype)) * (ops.stride_a() + ops.stride_b() + ops.stride_c()),
+                   pass_bytes, best_peer);
 }
 
 void add_implementation_keys(JsonObject& row, std::vector<ImplResult> const& results, double bound_gflops) {

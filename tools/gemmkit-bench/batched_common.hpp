@@ -157,6 +157,11 @@ void setup_contender(Contender& c, ImplResult& r, BatchedOperands const& ops, do
 void add_gemmkit_keys(JsonObject& row, ImplResult const& gemmkit, BatchedOperands const& ops,
                       BatchedSettings const& settings, char const* backend, int threads, double pass_bytes,
                       ImplResult const* best_peer);
+/// The same for a row that is no single strided case (the grouped call): its scalars and data bytes
+/// given.
+void add_gemmkit_keys(JsonObject& row, ImplResult const& gemmkit, BatchedSettings const& settings, char const* backend,
+                      int threads, double alpha, double beta, std::int64_t data_bytes, double pass_bytes,
+                      ImplResult const* best_peer);
 
 /// gemmkit's verification keys, then for every other implementation (results[1..]) its rate, % of
 /// the bound, time, pass size, verification, variant and note, prefixed with its name.

@@ -35,6 +35,17 @@ namespace {
 
 // --- device memory and handles -------------------------------------------------------------------
 
+/// Why `need` bytes should not be allocated on the current device (more than 90 % of what is
+/// free), or "" when they fit.
+std::string device_memory_shortfall(double need) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (std::string e = cuda_error_text(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"); !e.empty()) {
+    return e;
+  }
+  if (need <= 0.9 * double(free_bytes)) return "";
+  return format("needs %.0f MiB of device memory, %.0f MiB free", need / kMiB, double(free_bytes) / kMiB);
+}
+
 class DeviceMemory {
  public:
   DeviceMemory() = default;
@@ -684,13 +695,8 @@ void BatchedGpuRun::run_case(ShapeSpec const& shape) {
   bool const host_arrays = wants("gemmkit_ptr_host");
 
   double const device_need = double(a_bytes + b_bytes + c_bytes) + (device_arrays ? 3.0 * double(array_bytes) : 0.0);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  if (std::string e = cuda_error_text(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"); !e.empty()) {
+  if (std::string e = device_memory_shortfall(device_need); !e.empty()) {
     skip(e);
-    return;
-  }
-  if (device_need > 0.9 * double(free_bytes)) {
-    skip(format("needs %.0f MiB of device memory, %.0f MiB free", device_need / kMiB, double(free_bytes) / kMiB));
     return;
   }
   if (host_arrays) {
@@ -807,13 +813,8 @@ void BatchedGpuRun::run_grouped() {
   std::size_t const c_bytes = std::size_t(g.c_elements) * sizeof(T);
   std::size_t const array_bytes = std::size_t(g.problems) * sizeof(void*);
   double const device_need = double(a_bytes + b_bytes + c_bytes) + 3.0 * double(array_bytes);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  if (std::string e = cuda_error_text(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"); !e.empty()) {
+  if (std::string e = device_memory_shortfall(device_need); !e.empty()) {
     skip(e);
-    return;
-  }
-  if (device_need > 0.9 * double(free_bytes)) {
-    skip(format("needs %.0f MiB of device memory, %.0f MiB free", device_need / kMiB, double(free_bytes) / kMiB));
     return;
   }
   DeviceMemory a, b, c, array_a, array_b, array_c;
@@ -1229,24 +1230,11 @@ void BatchedGpuRun::report_grouped(double stream_bytes, std::vector<ImplResult> 
       .add_int("batch", g.problems)
       .add_string("trans", g.all_nn() ? "nn" : "mixed")
       .add_string("groups", g.describe())
-      .add_int("group_count", std::int64_t(g.groups.size()))
-      .add_string("variant", gk.variant)
-      .add_bool("variant_forced", false)
-      .add_string("backend", "cuda")
-      .add_number("gflops", gk.gflops)
-      .add_number("time_ms", gk.time.median)
-      .add_number("time_min_ms", gk.time.min)
-      .add_number("time_max_ms", gk.time.max)
-      .add_int("reps", set_.reps)
-      .add_int("warmup", set_.warmup)
-      .add_number("alpha", g.alpha)
-      .add_number("beta", g.beta)
-      .add_int("data_bytes", std::int64_t(g.data_bytes()))
-      .add_int("pass_bytes", std::int64_t(gemm_bytes))
-      .add_int("pointer_array_bytes", 3 * g.problems * std::int64_t(sizeof(void*)));
-  if (peer != nullptr && peer->usable_as_peer()) row.add_string("peer", peer->name);
-  else row.add_null("peer");
-  row.add_number("peer_gflops", peer_gf)
+      .add_int("group_count", std::int64_t(g.groups.size()));
+  add_gemmkit_keys(row, gk, set_, "cuda", 0, g.alpha, g.beta, std::int64_t(g.data_bytes()), gemm_bytes,
+                   peer != nullptr && peer->usable_as_peer() ? peer : nullptr);
+  row.add_int("pointer_array_bytes", 3 * g.problems * std::int64_t(sizeof(void*)))
+      .add_number("peer_gflops", peer_gf)
       .add_number("ratio", ratio)
       .add_number("bound_gflops", bound_gf)
       .add_number("pct_bound", pct)
