@@ -173,7 +173,9 @@ gk_status gk_sgemm_batched(gk_context ctx, gk_layout layout, gk_op transa, gk_op
 /// B_array and C_array are host or device memory as for gk_?gemm_batched. Each group runs as one
 /// pointer-array batch; with host arrays, a group holding a NULL entry runs problem by problem
 /// instead. info (may be NULL) receives one status per problem (with device arrays, its group's);
-/// filling it is one host store per problem. The call returns the first failure.
+/// filling it is one host store per problem. The call returns the first failure. As in every
+/// batch, the problems are independent and may run concurrently (a group's kernel may start while
+/// the previous group's drains): no problem's C may overlap another problem's A, B or C.
 gk_status gk_dgemm_grouped(gk_context ctx, gk_layout layout, const gk_op* transa, const gk_op* transb,
                            const int64_t* m, const int64_t* n, const int64_t* k, const double* alpha,
                            const double* const* A_array, const int64_t* lda,

@@ -207,8 +207,15 @@ gk_status gemm_grouped(gk_context handle, gk_layout layout, gk_op const* transa,
       gk_status status;
     };
     std::vector<GroupStatus> whole_groups;
+    // The groups' problems are independent, so a group's kernel may start while the previous
+    // group's drains; the first group's waits for whatever came before the call.
+    struct OverlapGuard {
+      gk_context_st& ctx;
+      ~OverlapGuard() { ctx.overlap_previous_group = false; }
+    } const overlap_guard{ctx};
     std::int64_t problem = 0;
     for (std::int64_t g = 0; g < group_count; ++g) {
+      ctx.overlap_previous_group = g > 0;
       GemmProblem const p =
           to_column_major(layout, dtype_of<T>(), transa[g], transb[g], m[g], n[g], k[g], lda[g], ldb[g], ldc[g]);
       // The group as one pointer-array batch, unless a NULL operand means some problem must fail:

@@ -38,6 +38,9 @@ struct gk_context_st {
   std::string last_error;
   int error_parameter = 0;
   gemmkit::DeviceWorkspace workspace;
+  /// Set by a grouped call while it runs its second and later groups (ExecutionContext's
+  /// overlaps_previous_kernel).
+  bool overlap_previous_group = false;
 
   /// Host-resident GEMM options (gk_set_host_gemm_devices and the setters after it).
   std::vector<int> host_gemm_devices;  ///< empty: the context's device
@@ -50,6 +53,11 @@ struct gk_context_st {
 };
 
 namespace gemmkit {
+
+/// Where the context's calls run.
+inline ExecutionContext execution_context(gk_context_st const& ctx) {
+  return ExecutionContext{ctx.stream, ctx.device, ctx.overlap_previous_group};
+}
 
 /// The context a call should use: ctx itself, or a per-thread default when ctx is NULL.
 gk_context_st& resolve_context(gk_context ctx);

@@ -196,7 +196,7 @@ gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, 
       // Host matrices the GPU pipeline takes go problem by problem, below.
       bool const host_resident = backend == Platform::kCpu && wants_host_resident(ctx, first.problem);
       if (GemmVariant const* v = host_resident ? nullptr : select_for_context(ctx, p, backend); v != nullptr) {
-        ExecutionContext const exec{ctx.stream, ctx.device};
+        ExecutionContext const exec = execution_context(ctx);
         if (backend == Platform::kCuda) {
           if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
         }
@@ -237,7 +237,7 @@ gk_status dispatch_device_arrays(gk_context_st& ctx, GemmArguments const& args, 
     return fail(ctx, GK_NOT_SUPPORTED, "backend policy is CPU but the pointer arrays are in device memory");
   }
   if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
-  ExecutionContext const exec{ctx.stream, ctx.device};
+  ExecutionContext const exec = execution_context(ctx);
   if (p.k == 0 || args.alpha == 0.0) {  // BLAS: C = beta*C, A and B not touched
     if (std::string e = scale_c_device(p, args.beta, args.C, exec); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
     ctx.last_variant = "scale_c";
@@ -289,7 +289,7 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, OperandPositio
   Platform backend{};
   if (gk_status s = choose_backend(ctx, args, reads_ab, &backend); s != GK_SUCCESS) return s;
 
-  ExecutionContext const exec{ctx.stream, ctx.device};
+  ExecutionContext const exec = execution_context(ctx);
   if (backend == Platform::kCuda) {
     if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
   }

@@ -66,6 +66,10 @@ struct GemmArguments {
 struct ExecutionContext {
   void* stream = nullptr;
   int device = 0;
+  /// The launch may start while the stream's previous kernel, launched by the same call for
+  /// problems this one does not touch, drains (programmatic dependent launch): a grouped call's
+  /// second and later groups.
+  bool overlaps_previous_kernel = false;
 };
 
 }  // namespace gemmkit

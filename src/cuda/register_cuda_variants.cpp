@@ -133,7 +133,9 @@ void add_small_batched(Registry& registry) {
           params.B_array = reinterpret_cast<T const* const*>(device_pointers + count);
           params.C_array = reinterpret_cast<T* const*>(device_pointers + 2 * count);
         }
-        return small::launch_small_batched<T>(params, stream) == cudaSuccess ? GK_SUCCESS : GK_CUDA_ERROR;
+        small::SmallLaunchOptions options;
+        options.overlaps_previous_kernel = exec.overlaps_previous_kernel;
+        return small::launch_small_batched<T>(params, stream, options) == cudaSuccess ? GK_SUCCESS : GK_CUDA_ERROR;
       },
       [](ExecutionContext const& exec) {
         return compute_capability(exec.device) >= kMinSm ? GK_SUCCESS : GK_NOT_SUPPORTED;

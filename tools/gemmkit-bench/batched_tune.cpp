@@ -87,7 +87,7 @@ std::vector<CandidateTime> time_bucket(small::SmallBucket bucket, std::int64_t b
     std::vector<double> ms;
     for (int rep = 0; rep <= reps && row.error.empty(); ++rep) {  // rep 0 warms up
       cudaEventRecord(start, stream);
-      cudaError_t const launched = small::launch_small_batched<T>(params, stream, cand.index);
+      cudaError_t const launched = small::launch_small_batched<T>(params, stream, {.candidate = cand.index});
       cudaEventRecord(stop, stream);
       if (std::string e = cuda_text(launched, "launch"); !e.empty()) row.error = e;
       else if (std::string s = cuda_text(cudaEventSynchronize(stop), "run"); !s.empty()) row.error = s;
@@ -118,14 +118,14 @@ int run_batched_tune(Options const& o) {
   int const reps = o.reps > 0 ? o.reps : 7;
   std::ostringstream table;
   table << "# Which candidate shape (small_batched_config.hpp) each bucket (m x n x k) of the small batched GPU\n"
-        << "# kernel runs: rows x columns of C per thread, problems per block, registers per thread. Written by\n"
+        << "# kernel runs: rows x columns of C per thread, problems per block, registers per thread, stages. Written by\n"
         << "# `gemmkit-bench batched --tune`\n"
         << "# (fastest median of " << reps << " launches over " << (bytes >> 20) << " MiB of packed operands, beta = 1) on\n"
         << "# " << machine.gpu->name << ", driver " << machine.driver << ", commit " << machine.commit << ".\n"
-        << "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers\n";
+        << "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages\n";
   int failures = 0;
-  std::printf("%-5s %-8s %4s %4s %5s %4s %7s %10s %9s  %s\n", "dtype", "bucket", "rows", "cols", "probs", "regs", "threads",
-              "ms median", "GB/s", "");
+  std::printf("%-5s %-8s %4s %4s %5s %4s %6s %7s %10s %9s  %s\n", "dtype", "bucket", "rows", "cols", "probs", "regs",
+              "stages", "threads", "ms median", "GB/s", "");
   for (char const* dtype : {"f64", "f32"}) {
     bool const f64 = dtype[1] == '6';
     Dtype const type = f64 ? Dtype::kF64 : Dtype::kF32;
@@ -147,9 +147,10 @@ int run_batched_tune(Options const& o) {
                            (double(bucket.m) * bucket.k + double(bucket.k) * bucket.n + 2.0 * bucket.m * bucket.n);
       CandidateTime const* best = nullptr;
       for (CandidateTime const& r : rows) {
-        std::printf("%-5s %-8s %4d %4d %5d %4d %7d %10.4f %9.1f  %s\n", dtype, name.c_str(), r.candidate.rows_per_thread,
-                    r.candidate.cols_per_thread, r.candidate.problems_per_block, r.candidate.register_budget,
-                    r.candidate.threads, r.ms.median, moved / (r.ms.median * 1e6), r.error.c_str());
+        std::printf("%-5s %-8s %4d %4d %5d %4d %6d %7d %10.4f %9.1f  %s\n", dtype, name.c_str(),
+                    r.candidate.rows_per_thread, r.candidate.cols_per_thread, r.candidate.problems_per_block,
+                    r.candidate.register_budget, r.candidate.stages, r.candidate.threads, r.ms.median,
+                    moved / (r.ms.median * 1e6), r.error.c_str());
         if (r.error.empty() && (best == nullptr || r.ms.median < best->ms.median)) best = &r;
       }
       if (best == nullptr) {
@@ -158,7 +159,7 @@ int run_batched_tune(Options const& o) {
       }
       table << dtype << ',' << bucket.m << ',' << bucket.n << ',' << bucket.k << ',' << best->candidate.rows_per_thread
             << ',' << best->candidate.cols_per_thread << ',' << best->candidate.problems_per_block << ','
-            << best->candidate.register_budget << '\n';
+            << best->candidate.register_budget << ',' << best->candidate.stages << '\n';
     }
   }
   cudaStreamDestroy(stream);

@@ -13,7 +13,8 @@
 namespace gemmkit::small {
 
 template <typename T>
-cudaError_t launch_small_batched(SmallBatchParams<T> const& p, cudaStream_t stream, int candidate) {
+cudaError_t launch_small_batched(SmallBatchParams<T> const& p, cudaStream_t stream, SmallLaunchOptions const& options) {
+  int candidate = options.candidate;
   SmallBucket const bucket = small_bucket_for(int(p.gemm.m), int(p.gemm.n), int(p.gemm.k));
   if (!bucket.valid()) return cudaErrorInvalidValue;
   if (candidate < 0) candidate = small_tuned_candidate(int(sizeof(T)), bucket);
@@ -24,14 +25,15 @@ cudaError_t launch_small_batched(SmallBatchParams<T> const& p, cudaStream_t stre
   cudaError_t status = cudaGetDevice(&device);
   if (status == cudaSuccess) status = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device);
   if (status != cudaSuccess) return status;
-  using PartLauncher = cudaError_t (*)(int, SmallBatchParams<T> const&, int, cudaStream_t);
+  using PartLauncher = cudaError_t (*)(int, SmallBatchParams<T> const&, int, cudaStream_t, SmallLaunchOptions const&);
   static constexpr auto parts = []<int... kPart>(std::integer_sequence<int, kPart...>) {
     return std::array<PartLauncher, sizeof...(kPart)>{launch_small_part<kPart, T>...};
   }(std::make_integer_sequence<int, kSmallLaunchParts>{});
-  return parts[candidate % kSmallLaunchParts](candidate, p, multiprocessors, stream);
+  return parts[candidate % kSmallLaunchParts](candidate, p, multiprocessors, stream, options);
 }
 
-template cudaError_t launch_small_batched<double>(SmallBatchParams<double> const&, cudaStream_t, int);
-template cudaError_t launch_small_batched<float>(SmallBatchParams<float> const&, cudaStream_t, int);
+template cudaError_t launch_small_batched<double>(SmallBatchParams<double> const&, cudaStream_t,
+                                                  SmallLaunchOptions const&);
+template cudaError_t launch_small_batched<float>(SmallBatchParams<float> const&, cudaStream_t, SmallLaunchOptions const&);
 
 }  // namespace gemmkit::small

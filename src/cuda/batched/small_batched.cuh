@@ -8,8 +8,9 @@
     column-major (transposes are applied by the copy), so a thread's rows and each column's k values
     come in vector loads; untransposed operands of the bucket's exact sizes are copied as they are,
     16 bytes a copy (over a packed group's whole span, or problem by problem for other strides and
-    pointer arrays). Global memory sees A and B read once, C read once (beta != 0) and written
-    once.
+    pointer arrays). Pointer arrays are themselves copied into shared memory two groups ahead of
+    use, so no copy waits on a pointer load. Global memory sees A and B read once, C read once
+    (beta != 0) and written once.
 */
 #pragma once
 
@@ -21,11 +22,18 @@
 
 namespace gemmkit::small {
 
-/// Matrix pointer of problem `b`: a strided batch, or a device array of pointers.
+/// One operand of a group of kProblemsPerBlock problems starting at problem `first`: a strided
+/// batch, or the group's pointers as staged in shared memory (one per problem of the group).
 template <typename T>
-__device__ __forceinline__ T* operand_of(T* base, T* const* array, std::int64_t stride, std::int64_t b) {
-  return array != nullptr ? array[b] : base + b * stride;
-}
+struct GroupOperand {
+  T const* base;
+  T const* const* pointers;  ///< shared memory, indexed by the problem's place in the group; or null
+  std::int64_t stride;
+  std::int64_t first;
+  __device__ T const* of(int local) const {
+    return pointers != nullptr ? pointers[local] : base + (first + local) * stride;
+  }
+};
 
 /// Starts copying one stored operand (column-major, leading dimension ld) of the group's problems
 /// into its tiles (kTileElements per problem, pitch kPitch), one element per copy. The tile holds
@@ -34,9 +42,8 @@ __device__ __forceinline__ T* operand_of(T* base, T* const* array, std::int64_t 
 /// then kLines x kLineLength). Slots past the stored size or the batch are zeroed, so the unrolled
 /// K loop needs no predicate. Neighbouring threads copy neighbouring global addresses.
 template <typename Shape, int kLineLength, int kLines, int kPitch, int kTileElements, typename T>
-__device__ __forceinline__ void stage_operand(T* tile, T const* base, T const* const* array, std::int64_t ld,
-                                              std::int64_t stride, int stored_rows, int stored_cols, bool swap,
-                                              std::int64_t first, std::int64_t batch) {
+__device__ __forceinline__ void stage_operand(T* tile, GroupOperand<T> const& operand, std::int64_t ld, int stored_rows,
+                                              int stored_cols, bool swap, std::int64_t batch) {
   constexpr int kPerProblem = kLineLength * kLines;
   constexpr int kElements = Shape::kProblemsPerBlock * kPerProblem;
   int const i_step = swap ? kPitch : 1, j_step = swap ? 1 : kPitch;
@@ -49,10 +56,9 @@ __device__ __forceinline__ void stage_operand(T* tile, T const* base, T const* c
     // Stored rows run along the tile's lines, or across them when the copy transposes.
     int const i = swap ? in_problem % kLines : in_problem % kLineLength;
     int const j = swap ? in_problem / kLines : in_problem / kLineLength;
-    std::int64_t const problem = first + local;
     T* slot = tile + local * kTileElements + i * i_step + j * j_step;
-    if (problem < batch && i < stored_rows && j < stored_cols) {
-      arch::cp_async<int(sizeof(T))>(slot, operand_of(base, array, stride, problem) + i + j * ld, int(sizeof(T)));
+    if (operand.first + local < batch && i < stored_rows && j < stored_cols) {
+      arch::cp_async<int(sizeof(T))>(slot, operand.of(local) + i + j * ld, int(sizeof(T)));
     } else {
       *slot = T(0);
     }
@@ -95,8 +101,7 @@ __device__ __forceinline__ void stage_span(T* tile, T const* base, std::int64_t 
 /// side as pitch: 16 bytes a copy where the problem's start is 16-byte aligned, element by element
 /// where it is not (a pointer array may mix both). Tiles past the batch are zero-filled.
 template <typename Shape, int kPerProblem, typename T>
-__device__ __forceinline__ void stage_problem_chunks(T* tile, T const* base, T const* const* array, std::int64_t stride,
-                                                     std::int64_t first, std::int64_t batch) {
+__device__ __forceinline__ void stage_problem_chunks(T* tile, GroupOperand<T> const& operand, std::int64_t batch) {
   constexpr int kPerCopy = 16 / int(sizeof(T));
   constexpr int kChunks = kPerProblem / kPerCopy;  // per problem
   static_assert(kPerProblem % kPerCopy == 0);
@@ -106,14 +111,13 @@ __device__ __forceinline__ void stage_problem_chunks(T* tile, T const* base, T c
     int const copy = int(threadIdx.x) + pass * Shape::kThreads;
     if (kCopies % Shape::kThreads != 0 && copy >= kCopies) break;
     int const local = copy / kChunks;
-    std::int64_t const problem = first + local;
     T* const slot = tile + local * kPerProblem + copy % kChunks * kPerCopy;
-    if (problem >= batch) {
+    if (operand.first + local >= batch) {
 #pragma unroll
       for (int e = 0; e < kPerCopy; ++e) slot[e] = T(0);
       continue;
     }
-    T const* const from = operand_of(base, array, stride, problem) + copy % kChunks * kPerCopy;
+    T const* const from = operand.of(local) + copy % kChunks * kPerCopy;
     if (reinterpret_cast<std::uintptr_t>(from) % 16 == 0) {
       arch::cp_async<16>(slot, from, 16);
     } else {
@@ -138,13 +142,12 @@ struct ThreadBlockOfC {
   __device__ int col(int q) const { return col0 + q; }
 };
 
-/// Loads (beta != 0) this thread's elements of C of problem `problem` into registers; they are used
-/// one group later, so the loads are in flight while the current group is multiplied.
+/// Loads (beta != 0) this thread's elements of its problem's C (null: no problem) into registers;
+/// they are used one group later, so the loads are in flight while the current group is multiplied.
 template <typename Shape, typename T>
 __device__ __forceinline__ void load_c(T (&c)[Shape::kRowsPerThread][Shape::kColsPerThread], ThreadBlockOfC<Shape> const& t,
-                                       KernelParams<T> const& p, T* const* array, std::int64_t problem) {
-  bool const live = t.computes && problem < p.batch && p.beta != T(0);
-  T const* base = live ? operand_of(p.C, array, p.stride_c, problem) : nullptr;
+                                       KernelParams<T> const& p, T const* base) {
+  bool const live = t.computes && base != nullptr && p.beta != T(0);
 #pragma unroll
   for (int r = 0; r < Shape::kRowsPerThread; ++r) {
 #pragma unroll
@@ -230,15 +233,50 @@ __device__ __forceinline__ void multiply_block(T (&acc)[Shape::kRowsPerThread][S
   }
 }
 
+/// The pointer arrays' entries of groups of problems (A, B and C pointers of each problem), staged
+/// in shared memory after the operand stages (Shape::kPointerRingSlots slots, see
+/// kPointerLead): no copy of an operand waits on a load of its pointer.
+template <typename Shape, typename T>
+struct PointerRing {
+  static constexpr int kProblems = Shape::kProblemsPerBlock;
+  static constexpr int kPerSlot = 3 * kProblems;  ///< A's pointers, then B's, then C's
+  T const** entries;
+  __device__ T const* const* a(int slot) const { return entries + slot * kPerSlot; }
+  __device__ T const* const* b(int slot) const { return entries + slot * kPerSlot + kProblems; }
+  /// C's pointers, stored as pointers to const like the others (the copy moves bytes).
+  __device__ T* c(int slot, int local) const { return const_cast<T*>(entries[slot * kPerSlot + 2 * kProblems + local]); }
+  /// Starts copying the entries of `group`'s problems into `slot`; entries past the batch are not
+  /// written (nothing reads them).
+  __device__ void stage(SmallBatchParams<T> const& params, std::int64_t group, int slot) const {
+    for (int e = int(threadIdx.x); e < kPerSlot; e += Shape::kThreads) {
+      int const which = e / kProblems, local = e % kProblems;
+      std::int64_t const problem = group * kProblems + local;
+      if (problem >= params.gemm.batch) continue;
+      void const* const* array = which == 0   ? reinterpret_cast<void const* const*>(params.A_array)
+                                 : which == 1 ? reinterpret_cast<void const* const*>(params.B_array)
+                                              : reinterpret_cast<void const* const*>(params.C_array);
+      arch::cp_async<int(sizeof(void*))>(entries + slot * kPerSlot + e, array + problem, int(sizeof(void*)));
+    }
+  }
+};
+
 template <typename Shape, typename T>
 __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_per_sm<T>()) small_batched_kernel(SmallBatchParams<T> const params) {
   static_assert(Shape::valid());
+#if __CUDA_ARCH__ >= 900
+  // A kernel launched to overlap this one (the next group of a grouped call) may start as this
+  // one's blocks retire; it touches other memory, so it need not wait for this one's stores.
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
   constexpr int kRows = Shape::kRowsPerThread, kCols = Shape::kColsPerThread;
   constexpr int M = Shape::kM, N = Shape::kN, K = Shape::kK;
   KernelParams<T> const& p = params.gemm;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* const stages = reinterpret_cast<T*>(shared_bytes);
   constexpr int kOperandA = Shape::kOperandElementsA;  // op(B)'s tiles start here in a stage
+  // Pointer arrays (all three or none): their entries go through the ring after the stages.
+  bool const arrays = params.A_array != nullptr;
+  PointerRing<Shape, T> const ring{reinterpret_cast<T const**>(shared_bytes + Shape::template shared_bytes<T>())};
 
   std::int64_t const groups = (p.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
   // Untransposed problems of exactly the bucket's sizes, each stored contiguously (leading
@@ -250,13 +288,13 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
                                  Shape::kProblemsPerBlock * K * N * sizeof(T) % 16 == 0;
   constexpr bool kProblemsWholeCopies = M * K * sizeof(T) % 16 == 0 && K * N * sizeof(T) % 16 == 0;
   bool const exact = !p.trans_a && !p.trans_b && p.m == M && p.n == N && p.k == K && p.lda == M && p.ldb == K;
-  bool const packed = params.A_array == nullptr && params.B_array == nullptr && p.stride_a == M * K &&
-                      p.stride_b == K * N && reinterpret_cast<std::uintptr_t>(p.A) % 16 == 0 &&
-                      reinterpret_cast<std::uintptr_t>(p.B) % 16 == 0;
+  bool const packed = !arrays && p.stride_a == M * K && p.stride_b == K * N &&
+                      reinterpret_cast<std::uintptr_t>(p.A) % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.B) % 16 == 0;
   bool const as_spans = kSpansAligned && exact && packed;
   bool const by_problem = kProblemsWholeCopies && exact && !as_spans;
   bool const contiguous_tiles = as_spans || by_problem;
-  auto stage_group = [&](std::int64_t group, int stage) {
+  // `slot`: where the group's pointers are in the ring (unused for strided batches).
+  auto stage_group = [&](std::int64_t group, int stage, int slot) {
     T* const tiles = stages + stage * Shape::kStageElements;
     std::int64_t const first = group * Shape::kProblemsPerBlock;
     if (as_spans) {
@@ -264,40 +302,69 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
       stage_span<Shape, K * N>(tiles + kOperandA, p.B, first, p.batch);
       return;
     }
+    GroupOperand<T> const a{p.A, arrays ? ring.a(slot) : nullptr, p.stride_a, first};
+    GroupOperand<T> const b{p.B, arrays ? ring.b(slot) : nullptr, p.stride_b, first};
     if constexpr (kProblemsWholeCopies) {
       if (by_problem) {
-        stage_problem_chunks<Shape, M * K>(tiles, p.A, params.A_array, p.stride_a, first, p.batch);
-        stage_problem_chunks<Shape, K * N>(tiles + kOperandA, p.B, params.B_array, p.stride_b, first, p.batch);
+        stage_problem_chunks<Shape, M * K>(tiles, a, p.batch);
+        stage_problem_chunks<Shape, K * N>(tiles + kOperandA, b, p.batch);
         return;
       }
     }
     int const a_rows = p.trans_a ? int(p.k) : int(p.m), a_cols = p.trans_a ? int(p.m) : int(p.k);
     int const b_rows = p.trans_b ? int(p.n) : int(p.k), b_cols = p.trans_b ? int(p.k) : int(p.n);
     // op(A): K lines of M rows; op(B): N lines of K values.
-    stage_operand<Shape, M, K, Shape::kPitchA, Shape::kTileElementsA>(tiles, p.A, params.A_array, p.lda, p.stride_a,
-                                                                      a_rows, a_cols, p.trans_a, first, p.batch);
-    stage_operand<Shape, K, N, Shape::kPitchB, Shape::kTileElementsB>(tiles + kOperandA, p.B, params.B_array, p.ldb,
-                                                                      p.stride_b, b_rows, b_cols, p.trans_b, first,
+    stage_operand<Shape, M, K, Shape::kPitchA, Shape::kTileElementsA>(tiles, a, p.lda, a_rows, a_cols, p.trans_a,
                                                                       p.batch);
+    stage_operand<Shape, K, N, Shape::kPitchB, Shape::kTileElementsB>(tiles + kOperandA, b, p.ldb, b_rows, b_cols,
+                                                                      p.trans_b, p.batch);
   };
-  auto problem_of = [](std::int64_t group, int local) { return group * Shape::kProblemsPerBlock + local; };
-
   ThreadBlockOfC<Shape> const t;
+  // This thread's problem's C in `group` (null past the batch).
+  auto c_of = [&](std::int64_t group, int slot) -> T* {
+    std::int64_t const problem = group * Shape::kProblemsPerBlock + t.local;
+    if (problem >= p.batch) return nullptr;
+    return arrays ? ring.c(slot, t.local) : p.C + problem * p.stride_c;
+  };
+  constexpr int kStages = Shape::kStages;
+  constexpr int kLead = Shape::kPointerLead;
+  constexpr int kSlots = Shape::kPointerRingSlots;
+
+  // Iteration j multiplies group blockIdx.x + j * gridDim.x from stage j % kStages, its pointers
+  // in ring slot j % kSlots. It first starts the copies of the group kStages - 1 on (into the
+  // stage multiplied last iteration; their pointers landed an iteration ago), the copy of the
+  // pointers of the group kLead on (into the previous group's slot), and the loads of the next
+  // group's C.
   T c_now[kRows][kCols], c_next[kRows][kCols];
   std::int64_t group = blockIdx.x;
-  if (group < groups) stage_group(group, 0);
-  arch::cp_async_commit();
-  load_c<Shape>(c_now, t, p, params.C_array, problem_of(group, t.local));
-  for (int stage = 0; group < groups; group += gridDim.x, stage ^= 1) {
-    std::int64_t const next = group + gridDim.x;
-    if (next < groups) stage_group(next, stage ^ 1);
+  std::int64_t const step = gridDim.x;
+  if (arrays) {
+    for (int ahead = 0; ahead < kLead; ++ahead) ring.stage(params, group + ahead * step, ahead);
     arch::cp_async_commit();
-    load_c<Shape>(c_next, t, p, params.C_array, problem_of(next, t.local));
-    arch::cp_async_wait<1>();  // this thread's copies of `group` have landed
-    __syncthreads();           // and everyone's
+    arch::cp_async_wait<0>();
+    __syncthreads();
+  }
+#pragma unroll
+  for (int ahead = 0; ahead < kStages - 1; ++ahead) {
+    if (group + ahead * step < groups) stage_group(group + ahead * step, ahead, ahead);
+    arch::cp_async_commit();
+  }
+  load_c<Shape>(c_now, t, p, c_of(group, 0));
+  // kSlots is a multiple of kStages: the slot's index also names the stage.
+  static_assert(kSlots % kStages == 0);
+  auto slot_after = [](int slot, int steps) { return (slot + steps) % kSlots; };
+  for (int slot = 0; group < groups; group += step, slot = slot_after(slot, 1)) {
+    int const stage = slot % kStages;
+    if (std::int64_t const far = group + (kStages - 1) * step; far < groups) {
+      stage_group(far, slot_after(slot, kStages - 1) % kStages, slot_after(slot, kStages - 1));
+    }
+    if (arrays) ring.stage(params, group + kLead * step, slot_after(slot, kLead));
+    arch::cp_async_commit();
+    load_c<Shape>(c_next, t, p, c_of(group + step, slot_after(slot, 1)));
+    arch::cp_async_wait<kStages - 1>();  // this thread's copies of `group` have landed
+    __syncthreads();                     // and everyone's
 
-    std::int64_t const problem = problem_of(group, t.local);
-    if (t.computes && problem < p.batch) {
+    if (T* const c = t.computes ? c_of(group, slot) : nullptr; c != nullptr) {
       T const* tiles = stages + stage * Shape::kStageElements;
       T acc[kRows][kCols];
       if (contiguous_tiles) {
@@ -306,7 +373,6 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
         multiply_block<Shape, Shape::kPitchA, Shape::kPitchB>(acc, tiles + t.local * Shape::kTileElementsA,
                                                               tiles + kOperandA + t.local * Shape::kTileElementsB, t);
       }
-      T* c = operand_of(p.C, params.C_array, p.stride_c, problem);
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
 #pragma unroll
@@ -323,7 +389,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
 #pragma unroll
       for (int q = 0; q < kCols; ++q) c_now[r][q] = c_next[r][q];
     }
-    __syncthreads();  // this stage is refilled by the next iteration's copies
+    __syncthreads();  // this stage and this group's slot are refilled by the coming iterations' copies
   }
   arch::cp_async_wait<0>();
 }

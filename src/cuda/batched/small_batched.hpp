@@ -23,11 +23,23 @@ struct SmallBatchParams {
   T* const* C_array = nullptr;
 };
 
-/// Launches the kernel of the problem's bucket on `stream`: the shape small_tuning.csv picks, or
-/// SmallCandidates[candidate] when candidate >= 0 (the tuner's and the tests' way in; its bucket
-/// must hold the problem).
+/// How to launch: the defaults are the library's.
+struct SmallLaunchOptions {
+  /// SmallCandidates[candidate] instead of the shape small_tuning.csv picks (the tuner's and the
+  /// tests' way in; its bucket must hold the problem); -1: the table's.
+  int candidate = -1;
+  /// The launch may start while the stream's previous kernel drains, when that is a small batched
+  /// kernel (programmatic dependent launch; the caller guarantees the two touch different memory).
+  bool overlaps_previous_kernel = false;
+  /// At most this many blocks (0: one resident wave), so that tests can make every block walk
+  /// many groups of problems.
+  int max_blocks = 0;
+};
+
+/// Launches the kernel of the problem's bucket on `stream`.
 template <typename T>
-cudaError_t launch_small_batched(SmallBatchParams<T> const& params, cudaStream_t stream, int candidate = -1);
+cudaError_t launch_small_batched(SmallBatchParams<T> const& params, cudaStream_t stream,
+                                 SmallLaunchOptions const& options = {});
 
 /// The instances are compiled in this many parts (small_batched_part.cu, one translation unit each).
 inline constexpr int kSmallLaunchParts = 4;
@@ -36,6 +48,6 @@ inline constexpr int kSmallLaunchParts = 4;
 /// blocks on `multiprocessors` SMs.
 template <int kPart, typename T>
 cudaError_t launch_small_part(int candidate, SmallBatchParams<T> const& params, int multiprocessors,
-                              cudaStream_t stream);
+                              cudaStream_t stream, SmallLaunchOptions const& options);
 
 }  // namespace gemmkit::small

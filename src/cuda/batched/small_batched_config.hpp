@@ -31,8 +31,11 @@ constexpr int tile_pitch(int length) {
 /// elements of C (contiguous rows and columns, so they load as vectors); kProblemsPerBlock problems
 /// share a block so tiny sizes still fill it. kRegisterBudget: registers per thread the compiler
 /// is held to (more resident warps to hide the copies' latency, or more room for a register block).
+/// kStages: groups of problems whose operands are in shared memory at once (one multiplied, the
+/// others' copies in flight: more bytes in flight per block where too few warps fit to hide the
+/// copies' latency).
 template <int kM_, int kN_, int kK_, int kRowsPerThread_, int kColsPerThread_, int kProblemsPerBlock_,
-          int kRegisterBudget_ = 80>
+          int kRegisterBudget_ = 80, int kStages_ = 2>
 struct SmallShape {
   static constexpr int kM = kM_;
   static constexpr int kN = kN_;
@@ -41,6 +44,7 @@ struct SmallShape {
   static constexpr int kColsPerThread = kColsPerThread_;
   static constexpr int kProblemsPerBlock = kProblemsPerBlock_;
   static constexpr int kRegisterBudget = kRegisterBudget_;
+  static constexpr int kStages = kStages_;
   static constexpr int kRowGroups = kM / kRowsPerThread;
   static constexpr int kColGroups = kN / kColsPerThread;
   static constexpr int kThreadsPerProblem = kRowGroups * kColGroups;
@@ -55,12 +59,16 @@ struct SmallShape {
   static constexpr int kOperandElementsA = kProblemsPerBlock * kTileElementsA;
   /// A and B of the block's problems: one stage of the copy pipeline (C goes through registers).
   static constexpr int kStageElements = kOperandElementsA + kProblemsPerBlock * kTileElementsB;
-  /// Two stages: the next problems' operands arrive while these are multiplied.
-  static constexpr int kStages = 2;
   template <typename T>
   static constexpr std::size_t shared_bytes() {
     return std::size_t(kStages) * kStageElements * sizeof(T);
   }
+  /// Pointer-array batches also stage the A, B and C pointers of groups in shared memory, after
+  /// the stages: a group's pointers are copied 2 * kStages - 1 iterations before it is multiplied
+  /// (landed an iteration before its operands are copied) and stay until its C is stored.
+  static constexpr int kPointerLead = 2 * kStages - 1;
+  static constexpr int kPointerRingSlots = kPointerLead + 1;
+  static constexpr std::size_t kPointerRingBytes = std::size_t(kPointerRingSlots) * 3 * kProblemsPerBlock * sizeof(void*);
 
   /// Blocks per SM the registers are budgeted for: as many as shared memory holds (227 KiB per
   /// SM on sm_90, 1 KiB of it reserved per block), down to kRegisterBudget registers a thread.
@@ -74,13 +82,15 @@ struct SmallShape {
 
   static constexpr bool valid() {
     return kM % kRowsPerThread == 0 && kN % kColsPerThread == 0 && kThreads <= 1024 && kM <= 32 && kN <= 32 &&
-           kK <= 32;
+           kK <= 32 && kStages >= 2;
   }
 };
 
 /// A square bucket of side kSize.
-template <int kSize, int kRowsPerThread, int kColsPerThread, int kProblemsPerBlock, int kRegisterBudget = 80>
-using SquareShape = SmallShape<kSize, kSize, kSize, kRowsPerThread, kColsPerThread, kProblemsPerBlock, kRegisterBudget>;
+template <int kSize, int kRowsPerThread, int kColsPerThread, int kProblemsPerBlock, int kRegisterBudget = 80,
+          int kStages = 2>
+using SquareShape =
+    SmallShape<kSize, kSize, kSize, kRowsPerThread, kColsPerThread, kProblemsPerBlock, kRegisterBudget, kStages>;
 
 /// The sides of the power-of-two buckets (every M x N x K of them is a bucket).
 inline constexpr int kGridSides[] = {2, 4, 8, 16, 32};
@@ -112,7 +122,7 @@ auto grid_shapes(std::index_sequence<I...>) -> decltype(std::tuple_cat(std::decl
 using GridCandidates =
     decltype(grid_shapes(std::make_index_sequence<kGridSideCount * kGridSideCount * kGridSideCount>{}));
 
-/// Every shape a square bucket may run, grouped by size, smallest first: the tuner times them all
+/// Every shape a square bucket may run, by size (the three-stage ones last): the tuner times them all
 /// on the device and small_tuning.csv names the one each (precision, bucket) uses. Per bucket: about
 /// 128 to 512 threads, register blocks from 1x1 (tiny sizes: every thread copies and stores) to
 /// 4x4 (large sizes: fewer shared-memory reads per multiply-add).
@@ -138,7 +148,14 @@ using SquareCandidates = std::tuple<
     SquareShape<28, 2, 2, 1>, SquareShape<28, 2, 2, 2>, SquareShape<28, 1, 2, 1>, SquareShape<28, 4, 4, 4>,
     SquareShape<28, 2, 2, 1, 64>,
     SquareShape<32, 2, 2, 1>, SquareShape<32, 2, 2, 2>, SquareShape<32, 1, 2, 1>, SquareShape<32, 1, 1, 1>, SquareShape<32, 4, 4, 4>,
-    SquareShape<32, 2, 4, 2>>;
+    SquareShape<32, 2, 4, 2>,
+    // Three stages where two left warps waiting on the copies (Nsight Compute at 5, 6, 7 and 10).
+    SquareShape<4, 1, 1, 32, 40, 3>, SquareShape<5, 1, 1, 20, 40, 3>, SquareShape<5, 1, 1, 20, 32, 3>,
+    SquareShape<5, 1, 1, 40, 32, 3>, SquareShape<6, 2, 2, 28, 80, 3>, SquareShape<6, 1, 1, 14, 40, 3>,
+    SquareShape<6, 6, 1, 42, 80, 3>, SquareShape<7, 1, 1, 10, 40, 3>, SquareShape<7, 7, 1, 36, 80, 3>,
+    SquareShape<7, 1, 1, 20, 32, 3>, SquareShape<10, 1, 1, 5, 40, 3>, SquareShape<10, 2, 1, 10, 48, 3>,
+    SquareShape<12, 2, 1, 4, 80, 3>, SquareShape<20, 2, 2, 2, 80, 3>, SquareShape<28, 2, 2, 1, 64, 3>,
+    SquareShape<28, 2, 2, 1, 80, 3>>;
 /// Every candidate: the square buckets' first, then the grid's.
 using SmallCandidates = decltype(std::tuple_cat(std::declval<SquareCandidates>(), std::declval<GridCandidates>()));
 inline constexpr int kSmallCandidateCount = std::tuple_size_v<SmallCandidates>;

@@ -12,42 +12,67 @@ namespace gemmkit::small {
 
 namespace {
 
-/// Blocks of one shape that fit an SM (shared memory and threads), found once per instance.
+/// Dynamic shared memory of one launch: the stages, and the pointer ring for pointer arrays.
 template <typename Shape, typename T>
-int resident_blocks_per_sm() {
-  static int const blocks = [] {
+constexpr std::size_t launch_shared_bytes(bool arrays) {
+  return Shape::template shared_bytes<T>() + (arrays ? Shape::kPointerRingBytes : 0);
+}
+
+/// Blocks of one shape that fit an SM (shared memory and threads), found once per instance and
+/// batch form (strided, pointer arrays).
+template <typename Shape, typename T>
+int resident_blocks_per_sm(bool arrays) {
+  auto occupancy = [](bool with_ring) {
     auto const kernel = small_batched_kernel<Shape, T>;
-    std::size_t const bytes = Shape::template shared_bytes<T>();
     int count = 0;
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, Shape::kThreads, bytes) != cudaSuccess) {
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             int(launch_shared_bytes<Shape, T>(true))) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, Shape::kThreads,
+                                                      launch_shared_bytes<Shape, T>(with_ring)) != cudaSuccess) {
       (void)cudaGetLastError();  // the launch reports it; later calls must not see it
       return 0;
     }
     return count;
-  }();
-  return blocks;
+  };
+  static int const strided = occupancy(false);
+  static int const with_arrays = occupancy(true);
+  return arrays ? with_arrays : strided;
 }
 
 template <typename Shape, typename T>
-cudaError_t launch_shape(SmallBatchParams<T> const& p, int multiprocessors, cudaStream_t stream) {
-  static_assert(Shape::template shared_bytes<T>() <= 227 * 1024, "a block's stages must fit an SM's shared memory");
+cudaError_t launch_shape(SmallBatchParams<T> const& p, int multiprocessors, cudaStream_t stream,
+                         SmallLaunchOptions const& options) {
+  static_assert(launch_shared_bytes<Shape, T>(true) <= 227 * 1024, "a block's stages must fit an SM's shared memory");
+  bool const arrays = p.A_array != nullptr;
+  if (arrays != (p.B_array != nullptr) || arrays != (p.C_array != nullptr)) return cudaErrorInvalidValue;
   // One resident wave: each block walks its groups, copying the next while multiplying this one.
-  int const per_sm = resident_blocks_per_sm<Shape, T>();
+  int const per_sm = resident_blocks_per_sm<Shape, T>(arrays);
   if (per_sm == 0) return cudaErrorInvalidConfiguration;
   std::int64_t const groups = (p.gemm.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
-  unsigned const blocks = unsigned(std::min<std::int64_t>(groups, std::int64_t(per_sm) * multiprocessors));
-  small_batched_kernel<Shape, T><<<blocks, Shape::kThreads, Shape::template shared_bytes<T>(), stream>>>(p);
-  return cudaGetLastError();
+  std::int64_t const wave = std::int64_t(per_sm) * multiprocessors;
+  unsigned const blocks = unsigned(std::min(groups, options.max_blocks > 0 ? std::min<std::int64_t>(options.max_blocks, wave) : wave));
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(Shape::kThreads);
+  config.dynamicSmemBytes = launch_shared_bytes<Shape, T>(arrays);
+  config.stream = stream;
+  cudaLaunchAttribute overlap{};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &overlap;
+  config.numAttrs = options.overlaps_previous_kernel ? 1 : 0;
+  return cudaLaunchKernelEx(&config, small_batched_kernel<Shape, T>, p);
 }
 
 }  // namespace
 
 template <int kPart, typename T>
-cudaError_t launch_small_part(int candidate, SmallBatchParams<T> const& p, int multiprocessors, cudaStream_t stream) {
+cudaError_t launch_small_part(int candidate, SmallBatchParams<T> const& p, int multiprocessors, cudaStream_t stream,
+                              SmallLaunchOptions const& options) {
   cudaError_t result = cudaErrorInvalidValue;
   [&]<std::size_t... I>(std::index_sequence<I...>) {
-    ((candidate == int(I) ? (result = launch_shape<std::tuple_element_t<I, SmallCandidates>, T>(p, multiprocessors, stream), 0)
+    ((candidate == int(I) ? (result = launch_shape<std::tuple_element_t<I, SmallCandidates>, T>(p, multiprocessors, stream, options),
+                                     0)
                           : 0),
      ...);
   }([]<std::size_t... All>(std::index_sequence<All...>) {
@@ -57,7 +82,9 @@ cudaError_t launch_small_part(int candidate, SmallBatchParams<T> const& p, int m
   return result;
 }
 
-template cudaError_t launch_small_part<GEMMKIT_SMALL_PART, double>(int, SmallBatchParams<double> const&, int, cudaStream_t);
-template cudaError_t launch_small_part<GEMMKIT_SMALL_PART, float>(int, SmallBatchParams<float> const&, int, cudaStream_t);
+template cudaError_t launch_small_part<GEMMKIT_SMALL_PART, double>(int, SmallBatchParams<double> const&, int, cudaStream_t,
+                                                                   SmallLaunchOptions const&);
+template cudaError_t launch_small_part<GEMMKIT_SMALL_PART, float>(int, SmallBatchParams<float> const&, int, cudaStream_t,
+                                                                  SmallLaunchOptions const&);
 
 }  // namespace gemmkit::small

@@ -25,6 +25,7 @@ std::vector<SmallCandidateInfo> const& small_candidates() {
                        std::tuple_element_t<I, SmallCandidates>::kColsPerThread,
                        std::tuple_element_t<I, SmallCandidates>::kProblemsPerBlock,
                        std::tuple_element_t<I, SmallCandidates>::kRegisterBudget,
+                       std::tuple_element_t<I, SmallCandidates>::kStages,
                        std::tuple_element_t<I, SmallCandidates>::kThreads})),
        ...);
     }(std::make_index_sequence<kSmallCandidateCount>{});
@@ -63,7 +64,8 @@ namespace {
 int find_candidate(SmallTuningRow const& row) {
   for (SmallCandidateInfo const& c : small_candidates()) {
     if (c.bucket == row.bucket && c.rows_per_thread == row.rows_per_thread && c.cols_per_thread == row.cols_per_thread &&
-        c.problems_per_block == row.problems_per_block && c.register_budget == row.register_budget) {
+        c.problems_per_block == row.problems_per_block && c.register_budget == row.register_budget &&
+        c.stages == row.stages) {
       return c.index;
     }
   }
@@ -82,7 +84,7 @@ std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv) {
     ++number;
     if (line.empty() || line[0] == '#') continue;
     if (header) {
-      if (line != "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers") {
+      if (line != "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages") {
         throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": unexpected header");
       }
       header = false;
@@ -94,7 +96,7 @@ std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv) {
     SmallTuningRow row{};
     std::getline(fields, dtype, ',');
     if (!(fields >> row.bucket.m >> comma >> row.bucket.n >> comma >> row.bucket.k >> comma >> row.rows_per_thread >> comma >> row.cols_per_thread >> comma >> row.problems_per_block >> comma >>
-          row.register_budget) ||
+          row.register_budget >> comma >> row.stages) ||
         (dtype != "f64" && dtype != "f32")) {
       throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": malformed '" + line + "'");
     }

@@ -26,6 +26,7 @@ struct SmallCandidateInfo {
   int cols_per_thread;
   int problems_per_block;
   int register_budget;  ///< registers per thread the kernel is compiled for
+  int stages;           ///< groups of problems in shared memory at once
   int threads;
 };
 
@@ -43,7 +44,7 @@ SmallBucket small_bucket_for(int m, int n, int k);
 struct SmallTuningRow {
   int element_bytes;  ///< 8 (f64) or 4 (f32)
   SmallBucket bucket;
-  int rows_per_thread, cols_per_thread, problems_per_block, register_budget;
+  int rows_per_thread, cols_per_thread, problems_per_block, register_budget, stages;
 };
 
 /// Parses the table's text; throws std::invalid_argument naming the line on a malformed row or a

@@ -6,6 +6,7 @@
 */
 #include "core/device.hpp"
 #include "cuda/batched/small_batched.hpp"
+#include "cuda/batched/small_batched_config.hpp"
 #include "cuda/batched/small_tuning.hpp"
 #include "registry/registry.hpp"
 #include "support/device_memory.hpp"
@@ -169,9 +170,82 @@ TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
 }
 
 
+/// One launch of candidate `cand` on packed random problems (lda / ldb the stored rows), checked
+/// on the host against a long-double reference; C is NaN when beta = 0 (it must not leak). With
+/// `device_arrays` the kernel gets device pointer arrays in reverse order (problem p is stored in
+/// slot batch-1-p), so following the strides instead would pair the wrong A, B and C.
+/// max_blocks > 0 caps the grid, so each block walks many groups (its stages and pointer slots
+/// reused many times over).
+template <typename T>
+void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k, bool trans_a, bool trans_b, T alpha,
+                     T beta, std::int64_t batch, bool device_arrays, std::uint64_t seed, int max_blocks = 0) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  int const lda = trans_a ? k : m, ldb = trans_b ? n : k;
+  std::vector<T> a(std::size_t(batch) * k * m), b(std::size_t(batch) * k * n), c(std::size_t(batch) * m * n);
+  for (T& x : a) x = T(value(rng));
+  for (T& x : b) x = T(value(rng));
+  for (T& x : c) x = beta == T(0) ? std::numeric_limits<T>::quiet_NaN() : T(value(rng));
+  auto op_a = [&](std::int64_t p, int i, int q) { return a[p * k * m + (trans_a ? q + i * lda : i + q * lda)]; };
+  auto op_b = [&](std::int64_t p, int q, int j) { return b[p * k * n + (trans_b ? j + q * ldb : q + j * ldb)]; };
+  DeviceBuffer<T> da(a), db(b), dc(c);
+  ASSERT_EQ(da.error() + db.error() + dc.error(), "");
+  small::SmallBatchParams<T> params{KernelParams<T>{m, n, k, alpha, beta, da.get(), lda, std::int64_t(k) * m, db.get(),
+                                                    ldb, std::int64_t(k) * n, dc.get(), m, std::int64_t(m) * n, batch,
+                                                    trans_a, trans_b}};
+  auto slot_of = [&](std::int64_t p) { return device_arrays ? batch - 1 - p : p; };
+  std::vector<T const*> a_entries, b_entries;
+  std::vector<T*> c_entries;
+  for (std::int64_t p = 0; device_arrays && p < batch; ++p) {
+    a_entries.push_back(da.get() + slot_of(p) * k * m);
+    b_entries.push_back(db.get() + slot_of(p) * k * n);
+    c_entries.push_back(dc.get() + slot_of(p) * m * n);
+  }
+  DeviceBuffer<T const*> a_array(a_entries), b_array(b_entries);
+  DeviceBuffer<T*> c_array(c_entries);
+  ASSERT_EQ(a_array.error() + b_array.error() + c_array.error(), "");
+  if (device_arrays) {
+    params.A_array = a_array.get();
+    params.B_array = b_array.get();
+    params.C_array = c_array.get();
+  }
+  std::string const what = "candidate " + std::to_string(cand.index) + " (bucket " + std::to_string(cand.bucket.m) +
+                           "x" + std::to_string(cand.bucket.n) + "x" + std::to_string(cand.bucket.k) + ", block " +
+                           std::to_string(cand.rows_per_thread) + "x" + std::to_string(cand.cols_per_thread) +
+                           ", problems " + std::to_string(cand.problems_per_block) + ") " + std::to_string(m) + "x" +
+                           std::to_string(n) + "x" + std::to_string(k) + " trans " + std::to_string(trans_a) +
+                           std::to_string(trans_b) + " beta " + std::to_string(double(beta)) + " batch " +
+                           std::to_string(batch) + (device_arrays ? " device arrays" : " strided") +
+                           (max_blocks > 0 ? " on " + std::to_string(max_blocks) + " blocks" : "");
+  ASSERT_EQ(small::launch_small_batched<T>(params, nullptr, {.candidate = cand.index, .max_blocks = max_blocks}),
+            cudaSuccess)
+      << what;
+  ASSERT_EQ(device_memory()->synchronize(), "") << what;
+  std::vector<T> const out = dc.download();
+  double worst = 0;
+  for (std::int64_t p = 0; p < batch; ++p) {
+    std::int64_t const slot = slot_of(p);
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < m; ++i) {
+        long double sum = 0;
+        for (int q = 0; q < k; ++q) sum += (long double)op_a(slot, i, q) * op_b(slot, q, j);
+        long double const old = beta == T(0) ? 0.0L : (long double)c[slot * m * n + i + j * m];
+        double const expected = double(alpha * sum + beta * old);
+        double const got = out[slot * m * n + i + j * m];
+        ASSERT_TRUE(std::isfinite(got)) << what << ": problem " << p;
+        worst = std::max(worst, std::abs(got - expected));
+      }
+    }
+  }
+  double const tolerance = sizeof(T) == 8 ? 1e-12 : 1e-4;  // |C| <= 33: a few ulps per term
+  EXPECT_LT(worst, tolerance) << what;
+}
+
 /// Every candidate shape the tuner may pick, launched directly: exact bucket sizes and smaller ones,
 /// all four transposes, beta = 0 on a C full of NaN (must not leak) and beta != 0, several
-/// blocks' worth of problems with the last group partial.
+/// blocks' worth of problems with the last group partial, strided and (every other mode) on
+/// device pointer arrays; then two or three blocks walking many groups each, strided and on
+/// device arrays.
 template <typename T>
 void check_every_candidate() {
   for (small::SmallCandidateInfo const& cand : small::small_candidates()) {
@@ -179,48 +253,19 @@ void check_every_candidate() {
       bool const trans_a = mode & 1, trans_b = mode & 2, shrink = mode & 4;
       int const m = std::max(1, cand.bucket.m - int(shrink)), n = cand.bucket.n,
                 k = std::max(1, cand.bucket.k - 2 * int(shrink));
-      T const alpha = T(1.5), beta = mode % 3 == 0 ? T(0) : T(-0.5);
-      std::int64_t const batch = 2 * cand.problems_per_block + 3;
-      std::mt19937_64 rng(std::uint64_t(cand.index * 8 + mode));
-      std::uniform_real_distribution<double> value(-1.0, 1.0);
-      // Packed strides; lda / ldb are the stored rows.
-      int const lda = trans_a ? k : m, ldb = trans_b ? n : k;
-      std::vector<T> a(std::size_t(batch) * k * m), b(std::size_t(batch) * k * n), c(std::size_t(batch) * m * n);
-      for (T& x : a) x = T(value(rng));
-      for (T& x : b) x = T(value(rng));
-      for (T& x : c) x = beta == T(0) ? std::numeric_limits<T>::quiet_NaN() : T(value(rng));
-      auto op_a = [&](std::int64_t p, int i, int q) { return a[p * k * m + (trans_a ? q + i * lda : i + q * lda)]; };
-      auto op_b = [&](std::int64_t p, int q, int j) { return b[p * k * n + (trans_b ? j + q * ldb : q + j * ldb)]; };
-      DeviceBuffer<T> da(a), db(b), dc(c);
-      ASSERT_EQ(da.error() + db.error() + dc.error(), "");
-      small::SmallBatchParams<T> params{KernelParams<T>{m, n, k, alpha, beta, da.get(), lda, std::int64_t(k) * m, db.get(),
-                                                        ldb, std::int64_t(k) * n, dc.get(), m, std::int64_t(m) * n, batch,
-                                                        trans_a, trans_b}};
-      ASSERT_EQ(small::launch_small_batched<T>(params, nullptr, cand.index), cudaSuccess)
-          << "candidate " << cand.index;
-      ASSERT_EQ(device_memory()->synchronize(), "");
-      std::vector<T> const out = dc.download();
-      double worst = 0;
-      for (std::int64_t p = 0; p < batch; ++p) {
-        for (int j = 0; j < n; ++j) {
-          for (int i = 0; i < m; ++i) {
-            long double sum = 0;
-            for (int q = 0; q < k; ++q) sum += (long double)op_a(p, i, q) * op_b(p, q, j);
-            long double const old = beta == T(0) ? 0.0L : (long double)c[p * m * n + i + j * m];
-            double const expected = double(alpha * sum + beta * old);
-            double const got = out[p * m * n + i + j * m];
-            ASSERT_TRUE(std::isfinite(got)) << "candidate " << cand.index << " mode " << mode;
-            worst = std::max(worst, std::abs(got - expected));
-          }
-        }
-      }
-      double const tolerance = sizeof(T) == 8 ? 1e-12 : 1e-4;  // |C| <= 33: a few ulps per term
-      EXPECT_LT(worst, tolerance) << "candidate " << cand.index << " (bucket " << cand.bucket.m << "x" << cand.bucket.n
-                                  << "x" << cand.bucket.k << ", block "
-                                  << cand.rows_per_thread << "x" << cand.cols_per_thread << ", problems "
-                                  << cand.problems_per_block << ") " << m << "x" << n << "x" << k << " trans "
-                                  << trans_a << trans_b << " beta " << beta;
+      T const beta = mode % 3 == 0 ? T(0) : T(-0.5);
+      check_candidate<T>(cand, m, n, k, trans_a, trans_b, T(1.5), beta, 2 * cand.problems_per_block + 3,
+                         /*device_arrays=*/mode % 2 == 1, std::uint64_t(cand.index * 8 + mode));
     }
+    small::SmallBucket const& b = cand.bucket;
+    std::int64_t const walk = 7;  // groups a block walks (about)
+    check_candidate<T>(cand, b.m, b.n, b.k, false, false, T(1.0), T(1.0), 2 * walk * cand.problems_per_block + 1,
+                       false, std::uint64_t(cand.index * 8 + 100), /*max_blocks=*/2);
+    check_candidate<T>(cand, std::max(1, b.m - 1), b.n, b.k, true, false, T(-0.5), T(2.0),
+                       3 * walk * cand.problems_per_block + 2, true, std::uint64_t(cand.index * 8 + 101),
+                       /*max_blocks=*/3);
+    check_candidate<T>(cand, b.m, b.n, b.k, false, false, T(0.25), T(0.0), 3 * walk * cand.problems_per_block - 1,
+                       true, std::uint64_t(cand.index * 8 + 102), /*max_blocks=*/3);
   }
 }
 
@@ -229,6 +274,35 @@ TEST(GpuSmallCandidates, EveryShapeTheTunerMayPick) {
   if (compute_capability(device_memory()->device()) < 80) GTEST_SKIP() << "needs sm_80";
   check_every_candidate<double>();
   check_every_candidate<float>();
+}
+
+/// Pointer arrays whose batch gives every block of a full resident wave several groups to walk,
+/// so the ring of staged pointers wraps around (at least four iterations a block): the tuned shape
+/// of every square size, exact (16-byte copies) and one smaller with transposes (element copies).
+template <typename T>
+void check_pointer_ring_wraps() {
+  int device = 0, multiprocessors = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
+  for (int size : small::kSmallSizes) {
+    int const index = small::small_tuned_candidate(int(sizeof(T)), small::small_bucket_for(size, size, size));
+    ASSERT_GE(index, 0) << size;
+    small::SmallCandidateInfo const& cand = small::small_candidates()[std::size_t(index)];
+    // At most 2048 resident threads an SM: a wave holds no more blocks than that.
+    std::int64_t const wave = std::int64_t(multiprocessors) * (2048 / cand.threads);
+    std::int64_t const batch = 4 * wave * cand.problems_per_block + 5;
+    check_candidate<T>(cand, size, size, size, false, false, T(0.75), T(1.0), batch, true, std::uint64_t(size));
+    int const smaller = std::max(1, size - 1);
+    check_candidate<T>(cand, smaller, size, smaller, true, false, T(-1.0), T(0.0), batch / 2 + 1, true,
+                       std::uint64_t(100 + size));
+  }
+}
+
+TEST(GpuSmallPointerArray, RingOfStagedPointersWrapsAround) {
+  if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  if (compute_capability(device_memory()->device()) < 80) GTEST_SKIP() << "needs sm_80";
+  check_pointer_ring_wraps<double>();
+  check_pointer_ring_wraps<float>();
 }
 
 }  // namespace

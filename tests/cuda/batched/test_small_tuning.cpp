@@ -64,16 +64,21 @@ TEST(SmallTuning, BucketHoldsTheProblemWithTheLeastPadding) {
 }
 
 TEST(SmallTuning, ParserRefusesBadRows) {
-  char const* header = "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers\n";
-  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,2,2,1,80\n"));
-  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f32,32,16,8,2,2,2,80\n"));
-  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,5,5,5,1,1,20,40\n"));
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,3,3,1,80\n"), std::invalid_argument);  // no such shape
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,16,8,4,4,1,80\n"), std::invalid_argument);
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,5,5,5,1,1,20,48\n"), std::invalid_argument);  // no such budget
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f16,32,32,32,4,4,1,80\n"), std::invalid_argument);
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,2,2,1\n"), std::invalid_argument);
+  char const* header = "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages\n";
+  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,2,2,1,80,2\n"));
+  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f32,32,16,8,2,2,2,80,2\n"));
+  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,5,5,5,1,1,20,40,2\n"));
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,3,3,1,80,2\n"), std::invalid_argument);  // no such shape
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,16,8,4,4,1,80,2\n"), std::invalid_argument);
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,5,5,5,1,1,20,48,2\n"), std::invalid_argument);  // no such budget
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "f16,32,32,32,4,4,1,80,2\n"), std::invalid_argument);
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,2,2,1,2\n"), std::invalid_argument);
+  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,5,5,5,1,1,20,40,3\n"));
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,5,5,5,1,1,20,40,4\n"), std::invalid_argument);  // no such stages
   // The older headers are refused, not misread.
+  EXPECT_THROW(parse_small_tuning("dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers\n"
+                                  "f64,5,5,5,1,1,20,40\n"),
+               std::invalid_argument);
   EXPECT_THROW(parse_small_tuning("dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block\nf64,32,32,32,2,2,1\n"),
                std::invalid_argument);
   EXPECT_THROW(parse_small_tuning("dtype,size,rows_per_thread,cols_per_thread,problems_per_block\nf64,32,2,2,1\n"),
