@@ -245,18 +245,19 @@ struct PointerRing {
   __device__ T const* const* b(int slot) const { return entries + slot * kPerSlot + kProblems; }
   /// C's pointers, stored as pointers to const like the others (the copy moves bytes).
   __device__ T* c(int slot, int local) const { return const_cast<T*>(entries[slot * kPerSlot + 2 * kProblems + local]); }
-  /// Starts copying the entries of `group`'s problems into `slot`; entries past the batch are not
-  /// written (nothing reads them).
+  /// Starts copying the entries of `group`'s problems into `slot`, thread i those of problem i
+  /// (a block has a thread per problem at least); entries past the batch are not written
+  /// (nothing reads them).
   __device__ void stage(SmallBatchParams<T> const& params, std::int64_t group, int slot) const {
-    for (int e = int(threadIdx.x); e < kPerSlot; e += Shape::kThreads) {
-      int const which = e / kProblems, local = e % kProblems;
-      std::int64_t const problem = group * kProblems + local;
-      if (problem >= params.gemm.batch) continue;
-      void const* const* array = which == 0   ? reinterpret_cast<void const* const*>(params.A_array)
-                                 : which == 1 ? reinterpret_cast<void const* const*>(params.B_array)
-                                              : reinterpret_cast<void const* const*>(params.C_array);
-      arch::cp_async<int(sizeof(void*))>(entries + slot * kPerSlot + e, array + problem, int(sizeof(void*)));
-    }
+    static_assert(Shape::kThreads >= kProblems);
+    int const local = int(threadIdx.x);
+    std::int64_t const problem = group * kProblems + local;
+    if (local >= kProblems || problem >= params.gemm.batch) return;
+    T const** const to = entries + slot * kPerSlot + local;
+    constexpr int kBytes = int(sizeof(void*));
+    arch::cp_async<kBytes>(to, params.A_array + problem, kBytes);
+    arch::cp_async<kBytes>(to + kProblems, params.B_array + problem, kBytes);
+    arch::cp_async<kBytes>(to + 2 * kProblems, params.C_array + problem, kBytes);
   }
 };
 
@@ -320,10 +321,10 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
                                                                       p.trans_b, p.batch);
   };
   ThreadBlockOfC<Shape> const t;
-  // This thread's problem's C in `group` (null past the batch).
+  // This thread's problem's C in `group` (null past the batch, and for the threads that only copy).
   auto c_of = [&](std::int64_t group, int slot) -> T* {
     std::int64_t const problem = group * Shape::kProblemsPerBlock + t.local;
-    if (problem >= p.batch) return nullptr;
+    if (!t.computes || problem >= p.batch) return nullptr;
     return arrays ? ring.c(slot, t.local) : p.C + problem * p.stride_c;
   };
   constexpr int kStages = Shape::kStages;
@@ -337,34 +338,34 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   // group's C.
   T c_now[kRows][kCols], c_next[kRows][kCols];
   std::int64_t group = blockIdx.x;
-  std::int64_t const step = gridDim.x;
+  // gridDim.x is read where used, not held: a special register costs no general one.
   if (arrays) {
-    for (int ahead = 0; ahead < kLead; ++ahead) ring.stage(params, group + ahead * step, ahead);
+    for (int ahead = 0; ahead < kLead; ++ahead) ring.stage(params, group + ahead * std::int64_t(gridDim.x), ahead);
     arch::cp_async_commit();
     arch::cp_async_wait<0>();
     __syncthreads();
   }
 #pragma unroll
   for (int ahead = 0; ahead < kStages - 1; ++ahead) {
-    if (group + ahead * step < groups) stage_group(group + ahead * step, ahead, ahead);
+    if (group + ahead * std::int64_t(gridDim.x) < groups) stage_group(group + ahead * std::int64_t(gridDim.x), ahead, ahead);
     arch::cp_async_commit();
   }
   load_c<Shape>(c_now, t, p, c_of(group, 0));
   // kSlots is a multiple of kStages: the slot's index also names the stage.
   static_assert(kSlots % kStages == 0);
   auto slot_after = [](int slot, int steps) { return (slot + steps) % kSlots; };
-  for (int slot = 0; group < groups; group += step, slot = slot_after(slot, 1)) {
+  for (int slot = 0; group < groups; group += gridDim.x, slot = slot_after(slot, 1)) {
     int const stage = slot % kStages;
-    if (std::int64_t const far = group + (kStages - 1) * step; far < groups) {
+    if (std::int64_t const far = group + (kStages - 1) * std::int64_t(gridDim.x); far < groups) {
       stage_group(far, slot_after(slot, kStages - 1) % kStages, slot_after(slot, kStages - 1));
     }
-    if (arrays) ring.stage(params, group + kLead * step, slot_after(slot, kLead));
+    if (arrays) ring.stage(params, group + kLead * std::int64_t(gridDim.x), slot_after(slot, kLead));
     arch::cp_async_commit();
-    load_c<Shape>(c_next, t, p, c_of(group + step, slot_after(slot, 1)));
+    load_c<Shape>(c_next, t, p, c_of(group + gridDim.x, slot_after(slot, 1)));
     arch::cp_async_wait<kStages - 1>();  // this thread's copies of `group` have landed
     __syncthreads();                     // and everyone's
 
-    if (T* const c = t.computes ? c_of(group, slot) : nullptr; c != nullptr) {
+    if (T* const c = c_of(group, slot); c != nullptr) {
       T const* tiles = stages + stage * Shape::kStageElements;
       T acc[kRows][kCols];
       if (contiguous_tiles) {
