@@ -8,8 +8,9 @@
     column-major (transposes are applied by the copy), so a thread's rows and each column's k values
     come in vector loads; untransposed operands of the bucket's exact sizes are copied as they are,
     16 bytes a copy (over a packed group's whole span, or problem by problem for other strides and
-    pointer arrays). Pointer arrays are themselves copied into shared memory two groups ahead of
-    use, so no copy waits on a pointer load. Global memory sees A and B read once, C read once
+    pointer arrays). Pointer arrays are themselves copied into shared memory ahead of use, so no
+    copy waits on a pointer load; the kernel is compiled apart for them (kArrays), so strided
+    batches carry none of that code. Global memory sees A and B read once, C read once
     (beta != 0) and written once.
 */
 #pragma once
@@ -261,7 +262,8 @@ struct PointerRing {
   }
 };
 
-template <typename Shape, typename T>
+/// kArrays: the batch is device pointer arrays (params' A_array, B_array, C_array), else strided.
+template <typename Shape, typename T, bool kArrays>
 __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_per_sm<T>()) small_batched_kernel(SmallBatchParams<T> const params) {
   static_assert(Shape::valid());
 #if __CUDA_ARCH__ >= 900
@@ -275,8 +277,8 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* const stages = reinterpret_cast<T*>(shared_bytes);
   constexpr int kOperandA = Shape::kOperandElementsA;  // op(B)'s tiles start here in a stage
-  // Pointer arrays (all three or none): their entries go through the ring after the stages.
-  bool const arrays = params.A_array != nullptr;
+  // Pointer arrays' entries go through the ring after the stages.
+  constexpr bool arrays = kArrays;
   PointerRing<Shape, T> const ring{reinterpret_cast<T const**>(shared_bytes + Shape::template shared_bytes<T>())};
 
   std::int64_t const groups = (p.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
@@ -339,7 +341,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   T c_now[kRows][kCols], c_next[kRows][kCols];
   std::int64_t group = blockIdx.x;
   // gridDim.x is read where used, not held: a special register costs no general one.
-  if (arrays) {
+  if constexpr (arrays) {
     for (int ahead = 0; ahead < kLead; ++ahead) ring.stage(params, group + ahead * std::int64_t(gridDim.x), ahead);
     arch::cp_async_commit();
     arch::cp_async_wait<0>();
@@ -359,7 +361,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
     if (std::int64_t const far = group + (kStages - 1) * std::int64_t(gridDim.x); far < groups) {
       stage_group(far, slot_after(slot, kStages - 1) % kStages, slot_after(slot, kStages - 1));
     }
-    if (arrays) ring.stage(params, group + kLead * std::int64_t(gridDim.x), slot_after(slot, kLead));
+    if constexpr (arrays) ring.stage(params, group + kLead * std::int64_t(gridDim.x), slot_after(slot, kLead));
     arch::cp_async_commit();
     load_c<Shape>(c_next, t, p, c_of(group + gridDim.x, slot_after(slot, 1)));
     arch::cp_async_wait<kStages - 1>();  // this thread's copies of `group` have landed

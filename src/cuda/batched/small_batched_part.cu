@@ -18,25 +18,45 @@ constexpr std::size_t launch_shared_bytes(bool arrays) {
   return Shape::template shared_bytes<T>() + (arrays ? Shape::kPointerRingBytes : 0);
 }
 
-/// Blocks of one shape that fit an SM (shared memory and threads), found once per instance and
-/// batch form (strided, pointer arrays).
-template <typename Shape, typename T>
-int resident_blocks_per_sm(bool arrays) {
-  auto occupancy = [](bool with_ring) {
-    auto const kernel = small_batched_kernel<Shape, T>;
+/// Blocks of one shape that fit an SM (shared memory and threads), found once per instance.
+template <typename Shape, typename T, bool kArrays>
+int resident_blocks_per_sm() {
+  static int const blocks = [] {
+    auto const kernel = small_batched_kernel<Shape, T, kArrays>;
+    std::size_t const bytes = launch_shared_bytes<Shape, T>(kArrays);
     int count = 0;
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             int(launch_shared_bytes<Shape, T>(true))) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, Shape::kThreads,
-                                                      launch_shared_bytes<Shape, T>(with_ring)) != cudaSuccess) {
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, Shape::kThreads, bytes) != cudaSuccess) {
       (void)cudaGetLastError();  // the launch reports it; later calls must not see it
       return 0;
     }
     return count;
-  };
-  static int const strided = occupancy(false);
-  static int const with_arrays = occupancy(true);
-  return arrays ? with_arrays : strided;
+  }();
+  return blocks;
+}
+
+/// One resident wave (or options.max_blocks): each block walks its groups, copying the next while
+/// multiplying this one.
+template <typename Shape, typename T, bool kArrays>
+cudaError_t launch_instance(SmallBatchParams<T> const& p, int multiprocessors, cudaStream_t stream,
+                            SmallLaunchOptions const& options) {
+  int const per_sm = resident_blocks_per_sm<Shape, T, kArrays>();
+  if (per_sm == 0) return cudaErrorInvalidConfiguration;
+  std::int64_t const groups = (p.gemm.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
+  std::int64_t const wave = std::int64_t(per_sm) * multiprocessors;
+  unsigned const blocks =
+      unsigned(std::min(groups, options.max_blocks > 0 ? std::min<std::int64_t>(options.max_blocks, wave) : wave));
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(Shape::kThreads);
+  config.dynamicSmemBytes = launch_shared_bytes<Shape, T>(kArrays);
+  config.stream = stream;
+  cudaLaunchAttribute overlap{};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &overlap;
+  config.numAttrs = options.overlaps_previous_kernel ? 1 : 0;
+  return cudaLaunchKernelEx(&config, small_batched_kernel<Shape, T, kArrays>, p);
 }
 
 template <typename Shape, typename T>
@@ -45,23 +65,8 @@ cudaError_t launch_shape(SmallBatchParams<T> const& p, int multiprocessors, cuda
   static_assert(launch_shared_bytes<Shape, T>(true) <= 227 * 1024, "a block's stages must fit an SM's shared memory");
   bool const arrays = p.A_array != nullptr;
   if (arrays != (p.B_array != nullptr) || arrays != (p.C_array != nullptr)) return cudaErrorInvalidValue;
-  // One resident wave: each block walks its groups, copying the next while multiplying this one.
-  int const per_sm = resident_blocks_per_sm<Shape, T>(arrays);
-  if (per_sm == 0) return cudaErrorInvalidConfiguration;
-  std::int64_t const groups = (p.gemm.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
-  std::int64_t const wave = std::int64_t(per_sm) * multiprocessors;
-  unsigned const blocks = unsigned(std::min(groups, options.max_blocks > 0 ? std::min<std::int64_t>(options.max_blocks, wave) : wave));
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(Shape::kThreads);
-  config.dynamicSmemBytes = launch_shared_bytes<Shape, T>(arrays);
-  config.stream = stream;
-  cudaLaunchAttribute overlap{};
-  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &overlap;
-  config.numAttrs = options.overlaps_previous_kernel ? 1 : 0;
-  return cudaLaunchKernelEx(&config, small_batched_kernel<Shape, T>, p);
+  return arrays ? launch_instance<Shape, T, true>(p, multiprocessors, stream, options)
+                : launch_instance<Shape, T, false>(p, multiprocessors, stream, options);
 }
 
 }  // namespace
