@@ -531,6 +531,14 @@ class BatchedGpuRun {
   std::vector<TableColumn> columns() const;
   void print_goal_check() const;
   std::string sync(char const* what) { return cuda_error_text(cudaStreamSynchronize(stream_), what); }
+  /// Ends a case's fill: waits for it and clears the progress line; returns the first error ("" if
+  /// none), with CUDA's last error cleared so the next case starts clean.
+  std::string end_filling(std::string error) {
+    if (error.empty()) error = sync("filling the operands");
+    progress_.clear();
+    if (!error.empty()) (void)cudaGetLastError();
+    return error;
+  }
 
   BatchedSettings const& set_;
   MachineInfo const& machine_;
@@ -767,10 +775,7 @@ void BatchedGpuRun::run_case(ShapeSpec const& shape) {
     }
     arrays_.host = {host_a.data(), host_b.data(), host_c.data()};
   }
-  if (error.empty()) error = sync("filling the operands");
-  progress_.clear();
-  if (!error.empty()) {
-    cudaGetLastError();
+  if (error = end_filling(error); !error.empty()) {
     skip(error);
     return;
   }
@@ -860,10 +865,7 @@ void BatchedGpuRun::run_grouped() {
   }
   g.arrays = {static_cast<void const* const*>(array_a.get()), static_cast<void const* const*>(array_b.get()),
               static_cast<void* const*>(array_c.get())};
-  if (error.empty()) error = sync("filling the operands");
-  progress_.clear();
-  if (!error.empty()) {
-    cudaGetLastError();
+  if (error = end_filling(error); !error.empty()) {
     skip(error);
     return;
   }
