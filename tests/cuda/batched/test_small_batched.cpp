@@ -170,36 +170,40 @@ TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
 }
 
 
-/// One launch of candidate `cand` on packed random problems (lda / ldb the stored rows), checked
-/// on the host against a long-double reference; C is NaN when beta = 0 (it must not leak). With
+/// One launch of candidate `cand` on random problems stored one after another (leading dimensions
+/// the stored rows plus ld_pad: 0 takes the kernel's 16-byte copies of whole runs, more the element
+/// copies), checked on the host against a long-double reference; C is NaN when beta = 0 (it must
+/// not leak). With
 /// `device_arrays` the kernel gets device pointer arrays in reverse order (problem p is stored in
 /// slot batch-1-p), so following the strides instead would pair the wrong A, B and C.
 /// max_blocks > 0 caps the grid, so each block walks many groups (its stages and pointer slots
 /// reused many times over).
 template <typename T>
 void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k, bool trans_a, bool trans_b, T alpha,
-                     T beta, std::int64_t batch, bool device_arrays, std::uint64_t seed, int max_blocks = 0) {
+                     T beta, std::int64_t batch, bool device_arrays, std::uint64_t seed, int max_blocks = 0,
+                     int ld_pad = 0) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> value(-1.0, 1.0);
-  int const lda = trans_a ? k : m, ldb = trans_b ? n : k;
-  std::vector<T> a(std::size_t(batch) * k * m), b(std::size_t(batch) * k * n), c(std::size_t(batch) * m * n);
+  int const lda = (trans_a ? k : m) + ld_pad, ldb = (trans_b ? n : k) + ld_pad, ldc = m + ld_pad;
+  std::int64_t const stride_a = std::int64_t(lda) * (trans_a ? m : k), stride_b = std::int64_t(ldb) * (trans_b ? k : n),
+                     stride_c = std::int64_t(ldc) * n;
+  std::vector<T> a(std::size_t(batch * stride_a)), b(std::size_t(batch * stride_b)), c(std::size_t(batch * stride_c));
   for (T& x : a) x = T(value(rng));
   for (T& x : b) x = T(value(rng));
   for (T& x : c) x = beta == T(0) ? std::numeric_limits<T>::quiet_NaN() : T(value(rng));
-  auto op_a = [&](std::int64_t p, int i, int q) { return a[p * k * m + (trans_a ? q + i * lda : i + q * lda)]; };
-  auto op_b = [&](std::int64_t p, int q, int j) { return b[p * k * n + (trans_b ? j + q * ldb : q + j * ldb)]; };
+  auto op_a = [&](std::int64_t p, int i, int q) { return a[p * stride_a + (trans_a ? q + i * lda : i + q * lda)]; };
+  auto op_b = [&](std::int64_t p, int q, int j) { return b[p * stride_b + (trans_b ? j + q * ldb : q + j * ldb)]; };
   DeviceBuffer<T> da(a), db(b), dc(c);
   ASSERT_EQ(da.error() + db.error() + dc.error(), "");
-  small::SmallBatchParams<T> params{KernelParams<T>{m, n, k, alpha, beta, da.get(), lda, std::int64_t(k) * m, db.get(),
-                                                    ldb, std::int64_t(k) * n, dc.get(), m, std::int64_t(m) * n, batch,
-                                                    trans_a, trans_b}};
+  small::SmallBatchParams<T> params{KernelParams<T>{m, n, k, alpha, beta, da.get(), lda, stride_a, db.get(), ldb,
+                                                    stride_b, dc.get(), ldc, stride_c, batch, trans_a, trans_b}};
   auto slot_of = [&](std::int64_t p) { return device_arrays ? batch - 1 - p : p; };
   std::vector<T const*> a_entries, b_entries;
   std::vector<T*> c_entries;
   for (std::int64_t p = 0; device_arrays && p < batch; ++p) {
-    a_entries.push_back(da.get() + slot_of(p) * k * m);
-    b_entries.push_back(db.get() + slot_of(p) * k * n);
-    c_entries.push_back(dc.get() + slot_of(p) * m * n);
+    a_entries.push_back(da.get() + slot_of(p) * stride_a);
+    b_entries.push_back(db.get() + slot_of(p) * stride_b);
+    c_entries.push_back(dc.get() + slot_of(p) * stride_c);
   }
   DeviceBuffer<T const*> a_array(a_entries), b_array(b_entries);
   DeviceBuffer<T*> c_array(c_entries);
@@ -216,6 +220,7 @@ void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k,
                            std::to_string(n) + "x" + std::to_string(k) + " trans " + std::to_string(trans_a) +
                            std::to_string(trans_b) + " beta " + std::to_string(double(beta)) + " batch " +
                            std::to_string(batch) + (device_arrays ? " device arrays" : " strided") +
+                           (ld_pad > 0 ? " ld +" + std::to_string(ld_pad) : "") +
                            (max_blocks > 0 ? " on " + std::to_string(max_blocks) + " blocks" : "");
   ASSERT_EQ(small::launch_small_batched<T>(params, nullptr, {.candidate = cand.index, .max_blocks = max_blocks}),
             cudaSuccess)
@@ -229,9 +234,9 @@ void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k,
       for (int i = 0; i < m; ++i) {
         long double sum = 0;
         for (int q = 0; q < k; ++q) sum += (long double)op_a(slot, i, q) * op_b(slot, q, j);
-        long double const old = beta == T(0) ? 0.0L : (long double)c[slot * m * n + i + j * m];
+        long double const old = beta == T(0) ? 0.0L : (long double)c[slot * stride_c + i + j * ldc];
         double const expected = double(alpha * sum + beta * old);
-        double const got = out[slot * m * n + i + j * m];
+        double const got = out[slot * stride_c + i + j * ldc];
         ASSERT_TRUE(std::isfinite(got)) << what << ": problem " << p;
         worst = std::max(worst, std::abs(got - expected));
       }
@@ -244,8 +249,8 @@ void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k,
 /// Every candidate shape the tuner may pick, launched directly: exact bucket sizes and smaller ones,
 /// all four transposes, beta = 0 on a C full of NaN (must not leak) and beta != 0, several
 /// blocks' worth of problems with the last group partial, strided and (every other mode) on
-/// device pointer arrays; then two or three blocks walking many groups each, strided and on
-/// device arrays.
+/// device pointer arrays, two of the smaller modes with padded leading dimensions (element
+/// copies); then two or three blocks walking many groups each, strided and on device arrays.
 template <typename T>
 void check_every_candidate() {
   for (small::SmallCandidateInfo const& cand : small::small_candidates()) {
@@ -255,7 +260,8 @@ void check_every_candidate() {
                 k = std::max(1, cand.bucket.k - 2 * int(shrink));
       T const beta = mode % 3 == 0 ? T(0) : T(-0.5);
       check_candidate<T>(cand, m, n, k, trans_a, trans_b, T(1.5), beta, 2 * cand.problems_per_block + 3,
-                         /*device_arrays=*/mode % 2 == 1, std::uint64_t(cand.index * 8 + mode));
+                         /*device_arrays=*/mode % 2 == 1, std::uint64_t(cand.index * 8 + mode), /*max_blocks=*/0,
+                         /*ld_pad=*/mode == 5 || mode == 6 ? 1 : 0);
     }
     small::SmallBucket const& b = cand.bucket;
     std::int64_t const walk = 7;  // groups a block walks (about)
@@ -278,7 +284,8 @@ TEST(GpuSmallCandidates, EveryShapeTheTunerMayPick) {
 
 /// Pointer arrays whose batch gives every block of a full resident wave several groups to walk,
 /// so the ring of staged pointers wraps around (at least four iterations a block): the tuned shape
-/// of every square size, exact (16-byte copies) and one smaller with transposes (element copies).
+/// of every square size, exact, one smaller with transposes (16-byte copies of whole runs) and one
+/// with padded leading dimensions (element copies).
 template <typename T>
 void check_pointer_ring_wraps() {
   int device = 0, multiprocessors = 0;
@@ -295,6 +302,8 @@ void check_pointer_ring_wraps() {
     int const smaller = std::max(1, size - 1);
     check_candidate<T>(cand, smaller, size, smaller, true, false, T(-1.0), T(0.0), batch / 2 + 1, true,
                        std::uint64_t(100 + size));
+    check_candidate<T>(cand, smaller, smaller, size, false, true, T(0.5), T(1.0), batch / 3 + 2, true,
+                       std::uint64_t(200 + size), /*max_blocks=*/0, /*ld_pad=*/2);
   }
 }
 
