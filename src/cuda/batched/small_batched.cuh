@@ -9,9 +9,10 @@
     come in vector loads; untransposed operands of the bucket's exact sizes are copied as they are,
     16 bytes a copy (over a packed group's whole span, or problem by problem for other strides and
     pointer arrays). Pointer arrays are themselves copied into shared memory ahead of use, so no
-    copy waits on a pointer load; the kernel is compiled apart for them (kArrays), so strided
-    batches carry none of that code. Global memory sees A and B read once, C read once
-    (beta != 0) and written once.
+    copy waits on a pointer load. Two instances per shape: strided batches that take the 16-byte
+    copies run one that holds only those (C's bounds constants), everything else the general one
+    (kGeneral), so the fast one carries none of the other paths' code or registers. Global memory
+    sees A and B read once, C read once (beta != 0) and written once.
 */
 #pragma once
 
@@ -76,12 +77,13 @@ __device__ __forceinline__ void stage_span(T* tile, T const* base, std::int64_t 
   constexpr int kCopies = Shape::kProblemsPerBlock * kPerProblem / kPerCopy;
   T const* const span = base + first * kPerProblem;
   std::int64_t const span_end = (batch - first) * kPerProblem;  // elements of the batch from the span on
+  bool const whole = span_end >= std::int64_t(kCopies) * kPerCopy;   // every group but the batch's last
 #pragma unroll 4
   for (int pass = 0; pass < (kCopies + Shape::kThreads - 1) / Shape::kThreads; ++pass) {
     int const copy = int(threadIdx.x) + pass * Shape::kThreads;
     if (kCopies % Shape::kThreads != 0 && copy >= kCopies) break;
     std::int64_t const left = span_end - std::int64_t(copy) * kPerCopy;  // batch elements from here on
-    if (left >= kPerCopy) {
+    if (whole || left >= kPerCopy) {
       arch::cp_async<16>(tile + copy * kPerCopy, span + copy * kPerCopy, 16);
     } else {
       // The batch ends inside this copy: element by element, so nothing past it is read.
@@ -128,59 +130,6 @@ __device__ __forceinline__ void stage_problem_chunks(T* tile, GroupOperand<T> co
   }
 }
 
-/// Where a problem's stored operand starts within a 16-byte line, in elements: the runs path
-/// shifts the problem's tile by as much, so tile and source agree on 16-byte alignment.
-template <typename T>
-__device__ __forceinline__ int phase_of(T const* stored) {
-  return int(reinterpret_cast<std::uintptr_t>(stored) / sizeof(T) % (16 / sizeof(T)));
-}
-
-/// One operand as the runs path copies it: each problem's stored operand is one contiguous run of
-/// `length` elements (its leading dimension is its stored rows), copied as it is, in `chunks`
-/// 16-byte lines of its tile per problem (the run shifted by its phase); `chunk_magic` divides a
-/// copy's index by `chunks` (ceil(2^32 / chunks), exact for indices below 2^32 / chunks).
-struct OperandRun {
-  int length, chunks;
-  unsigned chunk_magic;
-  template <typename T>
-  __host__ __device__ static OperandRun of(int length) {
-    constexpr int kPerCopy = 16 / int(sizeof(T));
-    int const lines = (length + 2 * kPerCopy - 2) / kPerCopy;  // any phase
-    int const chunks = lines < 2 ? 2 : lines;                    // 2^32 / 1 does not fit the magic
-    return {length, chunks, 0xffffffffu / unsigned(chunks) + 1u};
-  }
-};
-
-/// Starts copying one operand of the group's problems, each one run of `run.length` elements,
-/// into tiles of kTileElements: the run lands at tile offset phase_of(run start), so its interior
-/// moves in 16-byte copies and only the partial lines at both ends element by element. Nothing
-/// past the run is written: the multiply stops at k, and rows past m or columns past n are
-/// never stored.
-template <typename Shape, int kTileElements, typename T>
-__device__ __forceinline__ void stage_runs(T* tile, GroupOperand<T> const& operand, OperandRun const& run,
-                                           std::int64_t batch) {
-  constexpr int kPerCopy = 16 / int(sizeof(T));
-  int const copies = Shape::kProblemsPerBlock * run.chunks;
-  for (int copy = int(threadIdx.x); copy < copies; copy += Shape::kThreads) {
-    int const local = int(__umulhi(unsigned(copy), run.chunk_magic));
-    if (operand.first + local >= batch) break;  // later copies belong to later problems
-    int const chunk = copy - local * run.chunks;
-    T const* const from = operand.of(local);
-    T* const line = tile + local * kTileElements + chunk * kPerCopy;
-    int const begin = chunk * kPerCopy - phase_of(from);  // the line's first element of the run
-    if (begin >= 0 && begin + kPerCopy <= run.length) {
-      arch::cp_async<16>(line, from + begin, 16);
-    } else {
-#pragma unroll
-      for (int e = 0; e < kPerCopy; ++e) {
-        if (begin + e >= 0 && begin + e < run.length) {
-          arch::cp_async<int(sizeof(T))>(line + e, from + begin + e, int(sizeof(T)));
-        }
-      }
-    }
-  }
-}
-
 /// This thread's register block of C: which problem of the group, and its first row and column
 /// (kRowsPerThread contiguous rows, kColsPerThread contiguous columns, so they load as vectors).
 template <typename Shape>
@@ -196,17 +145,18 @@ struct ThreadBlockOfC {
   __device__ int col(int q) const { return col0 + q; }
 };
 
-/// Loads (beta != 0) this thread's elements of its problem's C (null: no problem) into registers;
-/// they are used one group later, so the loads are in flight while the current group is multiplied.
+/// Loads (beta != 0) this thread's elements of its problem's C (null: no problem; m x n) into
+/// registers; they are used one group later, so the loads are in flight while the current group
+/// is multiplied.
 template <typename Shape, typename T>
 __device__ __forceinline__ void load_c(T (&c)[Shape::kRowsPerThread][Shape::kColsPerThread], ThreadBlockOfC<Shape> const& t,
-                                       KernelParams<T> const& p, T const* base) {
+                                       int m, int n, KernelParams<T> const& p, T const* base) {
   bool const live = t.computes && base != nullptr && p.beta != T(0);
 #pragma unroll
   for (int r = 0; r < Shape::kRowsPerThread; ++r) {
 #pragma unroll
     for (int q = 0; q < Shape::kColsPerThread; ++q) {
-      c[r][q] = live && t.row(r) < p.m && t.col(q) < p.n ? base[t.row(r) + t.col(q) * p.ldc] : T(0);
+      c[r][q] = live && t.row(r) < m && t.col(q) < n ? base[t.row(r) + t.col(q) * p.ldc] : T(0);
     }
   }
 }
@@ -287,37 +237,6 @@ __device__ __forceinline__ void multiply_block(T (&acc)[Shape::kRowsPerThread][S
   }
 }
 
-/// op(A) op(B) of this thread's register block from tiles that hold the operands as stored (the
-/// runs path): op(A)(i, kk) at a[i * a_row_step + kk * a_k_step], op(B)(kk, j) at
-/// b[kk * b_k_step + j * b_col_step]. Nothing past k is zero in such tiles, so the loop stops at k.
-template <typename Shape, typename T>
-__device__ __forceinline__ void multiply_block_stored(T (&acc)[Shape::kRowsPerThread][Shape::kColsPerThread],
-                                                      T const* a, T const* b, ThreadBlockOfC<Shape> const& t,
-                                                      int a_row_step, int a_k_step, int b_k_step, int b_col_step,
-                                                      int k) {
-  constexpr int kRows = Shape::kRowsPerThread, kCols = Shape::kColsPerThread;
-#pragma unroll
-  for (int r = 0; r < kRows; ++r) {
-#pragma unroll
-    for (int q = 0; q < kCols; ++q) acc[r][q] = T(0);
-  }
-  a += t.row0 * a_row_step;
-  b += t.col0 * b_col_step;
-#pragma unroll 4
-  for (int kk = 0; kk < k; ++kk, a += a_k_step, b += b_k_step) {
-    T a_values[kRows], b_values[kCols];
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) a_values[r] = a[r * a_row_step];
-#pragma unroll
-    for (int q = 0; q < kCols; ++q) b_values[q] = b[q * b_col_step];
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-#pragma unroll
-      for (int q = 0; q < kCols; ++q) acc[r][q] += a_values[r] * b_values[q];
-    }
-  }
-}
-
 /// The pointer arrays' entries of groups of problems (A, B and C pointers of each problem), staged
 /// in shared memory after the operand stages (Shape::kPointerRingSlots slots, see
 /// kPointerLead): no copy of an operand waits on a load of its pointer.
@@ -346,31 +265,17 @@ struct PointerRing {
   }
 };
 
-/// Where op(A) and op(B) of a problem lie in tiles that hold its operands as stored (the runs
-/// path): op(A)(i, kk) at i * a_row_step + kk * a_k_step, op(B)(kk, j) at kk * b_k_step + j * b_col_step.
-struct StoredSteps {
-  int a_row_step, a_k_step, b_k_step, b_col_step;
-  template <typename T>
-  __host__ __device__ static StoredSteps of(KernelParams<T> const& p) {
-    int const m = int(p.m), n = int(p.n), k = int(p.k);
-    return {p.trans_a ? k : 1, p.trans_a ? 1 : m, p.trans_b ? n : 1, p.trans_b ? 1 : k};
-  }
-};
-
 /// How a launch's operands reach shared memory, decided from its parameters alone (the host picks
 /// the kernel family by it, the kernel its copies).
 enum class CopyPath {
   kSpans,          ///< packed strided batch of the bucket's exact sizes: 16-byte copies over each group's span
   kProblemChunks,  ///< the bucket's exact sizes, problems of whole 16-byte copies: any stride, pointer arrays
-  kRuns,           ///< each problem's operands stored contiguously (ld = stored rows): 16-byte copies of the
-                   ///< runs, any sizes and transposes the bucket holds, multiplied with run-time steps
-  kElements,       ///< anything else (padded leading dimensions): element by element into zero-padded tiles
+  kElements,       ///< anything else: element by element into zero-padded tiles
 };
 
 template <typename Shape, typename T>
 __host__ __device__ inline CopyPath copy_path(SmallBatchParams<T> const& params) {
   constexpr int M = Shape::kM, N = Shape::kN, K = Shape::kK;
-  constexpr int kPerCopy = 16 / int(sizeof(T));
   KernelParams<T> const& p = params.gemm;
   bool const arrays = params.A_array != nullptr;
   constexpr bool kSpansAligned = Shape::kProblemsPerBlock * M * K * sizeof(T) % 16 == 0 &&
@@ -381,21 +286,7 @@ __host__ __device__ inline CopyPath copy_path(SmallBatchParams<T> const& params)
                       reinterpret_cast<std::uintptr_t>(p.A) % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.B) % 16 == 0;
   if (kSpansAligned && exact && packed) return CopyPath::kSpans;
   if (kProblemsWholeCopies && exact) return CopyPath::kProblemChunks;
-  if (p.m < 1 || p.n < 1 || p.k < 1) return CopyPath::kElements;
-  // Each operand one run per problem, the run and every element the multiply reads (rows up to M,
-  // columns up to N, dropped past m and n) inside its tile at any phase.
-  std::int64_t const a_rows = p.trans_a ? p.k : p.m, a_cols = p.trans_a ? p.m : p.k;
-  std::int64_t const b_rows = p.trans_b ? p.n : p.k, b_cols = p.trans_b ? p.k : p.n;
-  StoredSteps const s = StoredSteps::of(p);
-  std::int64_t const a_reach = (M - 1) * s.a_row_step + (p.k - 1) * s.a_k_step + 1;
-  std::int64_t const b_reach = (p.k - 1) * s.b_k_step + (N - 1) * s.b_col_step + 1;
-  auto fits = [](std::int64_t length, std::int64_t reach, int tile) {
-    return kPerCopy - 1 + (length > reach ? length : reach) <= tile;
-  };
-  bool const runs = (p.lda == a_rows || a_cols == 1) && (p.ldb == b_rows || b_cols == 1) &&
-                    fits(a_rows * a_cols, a_reach, Shape::kTileElementsA) &&
-                    fits(b_rows * b_cols, b_reach, Shape::kTileElementsB);
-  return runs ? CopyPath::kRuns : CopyPath::kElements;
+  return CopyPath::kElements;
 }
 
 /// kGeneral: any batch the bucket holds, strided or device pointer arrays (params' A_array,
@@ -421,22 +312,20 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
 
   std::int64_t const groups = (p.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
   CopyPath const path = copy_path<Shape>(params);
+  // The fast instance runs only the bucket's exact sizes: C's bounds are constants there.
+  int const m = kGeneral ? int(p.m) : M, n = kGeneral ? int(p.n) : N;
   constexpr bool kProblemsWholeCopies = M * K * sizeof(T) % 16 == 0 && K * N * sizeof(T) % 16 == 0;
-  // The group's A and B (`slot`: where its pointers are in the ring; unused for strided batches).
-  auto operands_of = [&](std::int64_t group, int slot) {
-    std::int64_t const first = group * Shape::kProblemsPerBlock;
-    return std::pair{GroupOperand<T>{p.A, arrays ? ring.a(slot) : nullptr, p.stride_a, first},
-                     GroupOperand<T>{p.B, arrays ? ring.b(slot) : nullptr, p.stride_b, first}};
-  };
+  // `slot`: where the group's pointers are in the ring (unused for strided batches).
   auto stage_group = [&](std::int64_t group, int stage, int slot) {
     T* const tiles = stages + stage * Shape::kStageElements;
+    std::int64_t const first = group * Shape::kProblemsPerBlock;
     if (path == CopyPath::kSpans) {
-      std::int64_t const first = group * Shape::kProblemsPerBlock;
       stage_span<Shape, M * K>(tiles, p.A, first, p.batch);
       stage_span<Shape, K * N>(tiles + kOperandA, p.B, first, p.batch);
       return;
     }
-    auto const [a, b] = operands_of(group, slot);
+    GroupOperand<T> const a{p.A, arrays ? ring.a(slot) : nullptr, p.stride_a, first};
+    GroupOperand<T> const b{p.B, arrays ? ring.b(slot) : nullptr, p.stride_b, first};
     if constexpr (kProblemsWholeCopies) {
       if (path == CopyPath::kProblemChunks) {
         stage_problem_chunks<Shape, M * K>(tiles, a, p.batch);
@@ -445,11 +334,6 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
       }
     }
     if constexpr (kGeneral) {
-      if (path == CopyPath::kRuns) {
-        stage_runs<Shape, Shape::kTileElementsA>(tiles, a, OperandRun::of<T>(int(p.m * p.k)), p.batch);
-        stage_runs<Shape, Shape::kTileElementsB>(tiles + kOperandA, b, OperandRun::of<T>(int(p.k * p.n)), p.batch);
-        return;
-      }
       int const a_rows = p.trans_a ? int(p.k) : int(p.m), a_cols = p.trans_a ? int(p.m) : int(p.k);
       int const b_rows = p.trans_b ? int(p.n) : int(p.k), b_cols = p.trans_b ? int(p.k) : int(p.n);
       // op(A): K lines of M rows; op(B): N lines of K values.
@@ -489,7 +373,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
     if (group + ahead * std::int64_t(gridDim.x) < groups) stage_group(group + ahead * std::int64_t(gridDim.x), ahead, ahead);
     arch::cp_async_commit();
   }
-  load_c<Shape>(c_now, t, p, c_of(group, 0));
+  load_c<Shape>(c_now, t, m, n, p, c_of(group, 0));
   // kSlots is a multiple of kStages: the slot's index also names the stage.
   static_assert(kSlots % kStages == 0);
   auto slot_after = [](int slot, int steps) { return (slot + steps) % kSlots; };
@@ -500,7 +384,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
     }
     if (arrays) ring.stage(params, group + kLead * std::int64_t(gridDim.x), slot_after(slot, kLead));
     arch::cp_async_commit();
-    load_c<Shape>(c_next, t, p, c_of(group + gridDim.x, slot_after(slot, 1)));
+    load_c<Shape>(c_next, t, m, n, p, c_of(group + gridDim.x, slot_after(slot, 1)));
     arch::cp_async_wait<kStages - 1>();  // this thread's copies of `group` have landed
     __syncthreads();                     // and everyone's
 
@@ -510,12 +394,6 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
       T acc[kRows][kCols];
       if (path == CopyPath::kSpans || path == CopyPath::kProblemChunks) {
         multiply_block<Shape, M, K>(acc, a_tiles + t.local * M * K, b_tiles + t.local * K * N, t);
-      } else if (kGeneral && path == CopyPath::kRuns) {
-        auto const [a, b] = operands_of(group, slot);
-        StoredSteps const s = StoredSteps::of(p);
-        multiply_block_stored<Shape>(acc, a_tiles + t.local * Shape::kTileElementsA + phase_of(a.of(t.local)),
-                                     b_tiles + t.local * Shape::kTileElementsB + phase_of(b.of(t.local)), t,
-                                     s.a_row_step, s.a_k_step, s.b_k_step, s.b_col_step, int(p.k));
       } else if (kGeneral) {
         multiply_block<Shape, Shape::kPitchA, Shape::kPitchB>(acc, a_tiles + t.local * Shape::kTileElementsA,
                                                               b_tiles + t.local * Shape::kTileElementsB, t);
@@ -524,7 +402,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
       for (int r = 0; r < kRows; ++r) {
 #pragma unroll
         for (int q = 0; q < kCols; ++q) {
-          if (t.row(r) < p.m && t.col(q) < p.n) {
+          if (t.row(r) < m && t.col(q) < n) {
             c[t.row(r) + t.col(q) * p.ldc] =
                 p.beta == T(0) ? p.alpha * acc[r][q] : p.alpha * acc[r][q] + p.beta * c_now[r][q];
           }

@@ -171,9 +171,8 @@ TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
 
 
 /// One launch of candidate `cand` on random problems stored one after another (leading dimensions
-/// the stored rows plus ld_pad: 0 takes the kernel's 16-byte copies of whole runs, more the element
-/// copies), checked on the host against a long-double reference; C is NaN when beta = 0 (it must
-/// not leak). With
+/// the stored rows plus ld_pad), checked on the host against a long-double reference; C is NaN
+/// when beta = 0 (it must not leak). With
 /// `device_arrays` the kernel gets device pointer arrays in reverse order (problem p is stored in
 /// slot batch-1-p), so following the strides instead would pair the wrong A, B and C.
 /// max_blocks > 0 caps the grid, so each block walks many groups (its stages and pointer slots
@@ -249,8 +248,8 @@ void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k,
 /// Every candidate shape the tuner may pick, launched directly: exact bucket sizes and smaller ones,
 /// all four transposes, beta = 0 on a C full of NaN (must not leak) and beta != 0, several
 /// blocks' worth of problems with the last group partial, strided and (every other mode) on
-/// device pointer arrays, two of the smaller modes with padded leading dimensions (element
-/// copies); then two or three blocks walking many groups each, strided and on device arrays.
+/// device pointer arrays, two of the smaller modes with padded leading dimensions; then two or
+/// three blocks walking many groups each, strided and on device arrays.
 template <typename T>
 void check_every_candidate() {
   for (small::SmallCandidateInfo const& cand : small::small_candidates()) {
@@ -284,8 +283,8 @@ TEST(GpuSmallCandidates, EveryShapeTheTunerMayPick) {
 
 /// Pointer arrays whose batch gives every block of a full resident wave several groups to walk,
 /// so the ring of staged pointers wraps around (at least four iterations a block): the tuned shape
-/// of every square size, exact, one smaller with transposes (16-byte copies of whole runs) and one
-/// with padded leading dimensions (element copies).
+/// of every square size, exact (16-byte copies), one smaller with transposes and one with padded
+/// leading dimensions (element copies).
 template <typename T>
 void check_pointer_ring_wraps() {
   int device = 0, multiprocessors = 0;
