@@ -9,10 +9,11 @@
     come in vector loads; untransposed operands of the bucket's exact sizes are copied as they are,
     16 bytes a copy (over a packed group's whole span, or problem by problem for other strides and
     pointer arrays). Pointer arrays are themselves copied into shared memory ahead of use, so no
-    copy waits on a pointer load. Two instances per shape: strided batches that take the 16-byte
-    copies run one that holds only those (C's bounds constants), everything else the general one
-    (kGeneral), so the fast one carries none of the other paths' code or registers. Global memory
-    sees A and B read once, C read once (beta != 0) and written once.
+    copy waits on a pointer load. Three instances per shape (SmallKernelKind): strided batches that
+    take the 16-byte copies, other strided batches, pointer arrays; each carries only its own
+    paths' code and registers (the ring, the element copies and run-time bounds cost the exact
+    sizes 2-7 points when they shared an instance). Global memory sees A and B read once, C read
+    once (beta != 0) and written once.
 */
 #pragma once
 
@@ -289,10 +290,14 @@ __host__ __device__ inline CopyPath copy_path(SmallBatchParams<T> const& params)
   return CopyPath::kElements;
 }
 
-/// kGeneral: any batch the bucket holds, strided or device pointer arrays (params' A_array,
-/// B_array, C_array). Else only the tuned fast path: strided batches whose copy path is kSpans or
-/// kProblemChunks, with none of the other paths' code.
-template <typename Shape, typename T, bool kGeneral>
+/// Which batches an instance of the kernel runs (the launcher picks by copy_path).
+enum class SmallKernelKind {
+  kStridedExact,   ///< strided, copy path kSpans or kProblemChunks: C's bounds are the bucket's sides
+  kStridedAny,     ///< strided, copy path kElements
+  kPointerArrays,  ///< device pointer arrays (params' A_array, B_array, C_array), any copy path but kSpans
+};
+
+template <typename Shape, typename T, SmallKernelKind kKind>
 __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_per_sm<T>()) small_batched_kernel(SmallBatchParams<T> const params) {
   static_assert(Shape::valid());
 #if __CUDA_ARCH__ >= 900
@@ -307,19 +312,22 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   T* const stages = reinterpret_cast<T*>(shared_bytes);
   constexpr int kOperandA = Shape::kOperandElementsA;  // op(B)'s tiles start here in a stage
   // Pointer arrays' entries go through the ring after the stages.
-  bool const arrays = kGeneral && params.A_array != nullptr;
+  constexpr bool arrays = kKind == SmallKernelKind::kPointerArrays;
+  constexpr bool kExact = kKind == SmallKernelKind::kStridedExact;
+  constexpr bool kMayCopyElements = !kExact;
   PointerRing<Shape, T> const ring{reinterpret_cast<T const**>(shared_bytes + Shape::template shared_bytes<T>())};
 
   std::int64_t const groups = (p.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
-  CopyPath const path = copy_path<Shape>(params);
-  // The fast instance runs only the bucket's exact sizes: C's bounds are constants there.
-  int const m = kGeneral ? int(p.m) : M, n = kGeneral ? int(p.n) : N;
+  CopyPath const path = kKind == SmallKernelKind::kStridedAny ? CopyPath::kElements : copy_path<Shape>(params);
+  bool const contiguous_tiles = path == CopyPath::kSpans || path == CopyPath::kProblemChunks;
+  // The exact instance runs only the bucket's sizes: C's bounds are constants there.
+  int const m = kExact ? M : int(p.m), n = kExact ? N : int(p.n);
   constexpr bool kProblemsWholeCopies = M * K * sizeof(T) % 16 == 0 && K * N * sizeof(T) % 16 == 0;
   // `slot`: where the group's pointers are in the ring (unused for strided batches).
   auto stage_group = [&](std::int64_t group, int stage, int slot) {
     T* const tiles = stages + stage * Shape::kStageElements;
     std::int64_t const first = group * Shape::kProblemsPerBlock;
-    if (path == CopyPath::kSpans) {
+    if (kExact && path == CopyPath::kSpans) {
       stage_span<Shape, M * K>(tiles, p.A, first, p.batch);
       stage_span<Shape, K * N>(tiles + kOperandA, p.B, first, p.batch);
       return;
@@ -333,7 +341,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
         return;
       }
     }
-    if constexpr (kGeneral) {
+    if constexpr (kMayCopyElements) {
       int const a_rows = p.trans_a ? int(p.k) : int(p.m), a_cols = p.trans_a ? int(p.m) : int(p.k);
       int const b_rows = p.trans_b ? int(p.n) : int(p.k), b_cols = p.trans_b ? int(p.k) : int(p.n);
       // op(A): K lines of M rows; op(B): N lines of K values.
@@ -362,7 +370,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   T c_now[kRows][kCols], c_next[kRows][kCols];
   std::int64_t group = blockIdx.x;
   // gridDim.x is read where used, not held: a special register costs no general one.
-  if (arrays) {
+  if constexpr (arrays) {
     for (int ahead = 0; ahead < kLead; ++ahead) ring.stage(params, group + ahead * std::int64_t(gridDim.x), ahead);
     arch::cp_async_commit();
     arch::cp_async_wait<0>();
@@ -382,7 +390,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
     if (std::int64_t const far = group + (kStages - 1) * std::int64_t(gridDim.x); far < groups) {
       stage_group(far, slot_after(slot, kStages - 1) % kStages, slot_after(slot, kStages - 1));
     }
-    if (arrays) ring.stage(params, group + kLead * std::int64_t(gridDim.x), slot_after(slot, kLead));
+    if constexpr (arrays) ring.stage(params, group + kLead * std::int64_t(gridDim.x), slot_after(slot, kLead));
     arch::cp_async_commit();
     load_c<Shape>(c_next, t, m, n, p, c_of(group + gridDim.x, slot_after(slot, 1)));
     arch::cp_async_wait<kStages - 1>();  // this thread's copies of `group` have landed
@@ -392,9 +400,9 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
       T const* const a_tiles = stages + stage * Shape::kStageElements;
       T const* const b_tiles = a_tiles + kOperandA;
       T acc[kRows][kCols];
-      if (path == CopyPath::kSpans || path == CopyPath::kProblemChunks) {
+      if (contiguous_tiles) {
         multiply_block<Shape, M, K>(acc, a_tiles + t.local * M * K, b_tiles + t.local * K * N, t);
-      } else if (kGeneral) {
+      } else if (kMayCopyElements) {
         multiply_block<Shape, Shape::kPitchA, Shape::kPitchB>(acc, a_tiles + t.local * Shape::kTileElementsA,
                                                               b_tiles + t.local * Shape::kTileElementsB, t);
       }

@@ -42,7 +42,7 @@ cudaError_t launch_small_batched(SmallBatchParams<T> const& params, cudaStream_t
                                  SmallLaunchOptions const& options = {});
 
 /// The instances are compiled in this many parts (small_batched_part.cu, one translation unit each).
-inline constexpr int kSmallLaunchParts = 4;
+inline constexpr int kSmallLaunchParts = 6;
 
 /// Launches candidate `candidate` (index % kSmallLaunchParts == kPart) with one resident wave of
 /// blocks on `multiprocessors` SMs.

@@ -13,40 +13,34 @@ namespace gemmkit::small {
 namespace {
 
 /// Dynamic shared memory of one launch: the stages, and the pointer ring for pointer arrays.
-template <typename Shape, typename T>
-constexpr std::size_t launch_shared_bytes(bool arrays) {
-  return Shape::template shared_bytes<T>() + (arrays ? Shape::kPointerRingBytes : 0);
+template <typename Shape, typename T, SmallKernelKind kKind>
+constexpr std::size_t launch_shared_bytes() {
+  return Shape::template shared_bytes<T>() + (kKind == SmallKernelKind::kPointerArrays ? Shape::kPointerRingBytes : 0);
 }
 
-/// Blocks of one instance that fit an SM (shared memory and threads), with and without the
-/// pointer ring, found once per instance.
-template <typename Shape, typename T, bool kGeneral>
-int resident_blocks_per_sm(bool arrays) {
-  auto const count = [](bool with_ring) {
-    auto const kernel = small_batched_kernel<Shape, T, kGeneral>;
-    // The attribute allows the largest launch of the instance; the count is for this one's bytes.
+/// Blocks of one instance that fit an SM (shared memory and threads), found once per instance.
+template <typename Shape, typename T, SmallKernelKind kKind>
+int resident_blocks_per_sm() {
+  static int const blocks = [] {
+    auto const kernel = small_batched_kernel<Shape, T, kKind>;
+    std::size_t const bytes = launch_shared_bytes<Shape, T, kKind>();
     int count = 0;
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             int(launch_shared_bytes<Shape, T>(kGeneral))) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, Shape::kThreads,
-                                                      launch_shared_bytes<Shape, T>(with_ring)) != cudaSuccess) {
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, Shape::kThreads, bytes) != cudaSuccess) {
       (void)cudaGetLastError();  // the launch reports it; later calls must not see it
       return 0;
     }
     return count;
-  };
-  static int const strided = count(false);
-  static int const with_ring = kGeneral ? count(true) : 0;
-  return arrays ? with_ring : strided;
+  }();
+  return blocks;
 }
 
 /// One resident wave (or options.max_blocks): each block walks its groups, copying the next while
-/// multiplying this one. Pointer arrays run the general instance (kGeneral).
-template <typename Shape, typename T, bool kGeneral>
+/// multiplying this one.
+template <typename Shape, typename T, SmallKernelKind kKind>
 cudaError_t launch_instance(SmallBatchParams<T> const& p, int multiprocessors, cudaStream_t stream,
                             SmallLaunchOptions const& options) {
-  bool const arrays = p.A_array != nullptr;
-  int const per_sm = resident_blocks_per_sm<Shape, T, kGeneral>(arrays);
+  int const per_sm = resident_blocks_per_sm<Shape, T, kKind>();
   if (per_sm == 0) return cudaErrorInvalidConfiguration;
   std::int64_t const groups = (p.gemm.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
   std::int64_t const wave = std::int64_t(per_sm) * multiprocessors;
@@ -55,27 +49,27 @@ cudaError_t launch_instance(SmallBatchParams<T> const& p, int multiprocessors, c
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(blocks);
   config.blockDim = dim3(Shape::kThreads);
-  config.dynamicSmemBytes = launch_shared_bytes<Shape, T>(arrays);
+  config.dynamicSmemBytes = launch_shared_bytes<Shape, T, kKind>();
   config.stream = stream;
   cudaLaunchAttribute overlap{};
   overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   overlap.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &overlap;
   config.numAttrs = options.overlaps_previous_kernel ? 1 : 0;
-  return cudaLaunchKernelEx(&config, small_batched_kernel<Shape, T, kGeneral>, p);
+  return cudaLaunchKernelEx(&config, small_batched_kernel<Shape, T, kKind>, p);
 }
 
 template <typename Shape, typename T>
 cudaError_t launch_shape(SmallBatchParams<T> const& p, int multiprocessors, cudaStream_t stream,
                          SmallLaunchOptions const& options) {
-  static_assert(launch_shared_bytes<Shape, T>(true) <= 227 * 1024, "a block's stages must fit an SM's shared memory");
+  static_assert(launch_shared_bytes<Shape, T, SmallKernelKind::kPointerArrays>() <= 227 * 1024,
+                "a block's stages must fit an SM's shared memory");
   bool const arrays = p.A_array != nullptr;
   if (arrays != (p.B_array != nullptr) || arrays != (p.C_array != nullptr)) return cudaErrorInvalidValue;
-  // Strided batches that take the fast copies run the instance that holds only those.
-  CopyPath const path = copy_path<Shape>(p);
-  bool const general = arrays || (path != CopyPath::kSpans && path != CopyPath::kProblemChunks);
-  return general ? launch_instance<Shape, T, true>(p, multiprocessors, stream, options)
-                 : launch_instance<Shape, T, false>(p, multiprocessors, stream, options);
+  if (arrays) return launch_instance<Shape, T, SmallKernelKind::kPointerArrays>(p, multiprocessors, stream, options);
+  return copy_path<Shape>(p) == CopyPath::kElements
+             ? launch_instance<Shape, T, SmallKernelKind::kStridedAny>(p, multiprocessors, stream, options)
+             : launch_instance<Shape, T, SmallKernelKind::kStridedExact>(p, multiprocessors, stream, options);
 }
 
 }  // namespace
