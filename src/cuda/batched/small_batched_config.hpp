@@ -122,7 +122,8 @@ auto grid_shapes(std::index_sequence<I...>) -> decltype(std::tuple_cat(std::decl
 using GridCandidates =
     decltype(grid_shapes(std::make_index_sequence<kGridSideCount * kGridSideCount * kGridSideCount>{}));
 
-/// Every shape a square bucket may run, by size (the three-stage ones last): the tuner times them all
+/// Every shape a square bucket may run, by size (then the three-stage ones, then column blocks at
+/// low register budgets): the tuner times them all
 /// on the device and small_tuning.csv names the one each (precision, bucket) uses. Per bucket: about
 /// 128 to 512 threads, register blocks from 1x1 (tiny sizes: every thread copies and stores) to
 /// 4x4 (large sizes: fewer shared-memory reads per multiply-add).
@@ -155,7 +156,14 @@ using SquareCandidates = std::tuple<
     SquareShape<6, 6, 1, 42, 80, 3>, SquareShape<7, 1, 1, 10, 40, 3>, SquareShape<7, 7, 1, 36, 80, 3>,
     SquareShape<7, 1, 1, 20, 32, 3>, SquareShape<10, 1, 1, 5, 40, 3>, SquareShape<10, 2, 1, 10, 48, 3>,
     SquareShape<12, 2, 1, 4, 80, 3>, SquareShape<20, 2, 2, 2, 80, 3>, SquareShape<28, 2, 2, 1, 64, 3>,
-    SquareShape<28, 2, 2, 1, 80, 3>>;
+    SquareShape<28, 2, 2, 1, 80, 3>,
+    // Column blocks at fewer registers, so more blocks fit (f32 at 5, 7 and 10 issue an instruction
+    // most cycles with 1x1 blocks: their per-group overhead is paid per element).
+    SquareShape<2, 2, 1, 256, 40>, SquareShape<3, 3, 1, 128, 40>, SquareShape<3, 3, 1, 256, 40>,
+    SquareShape<4, 4, 1, 64, 48>, SquareShape<5, 5, 1, 50, 40>, SquareShape<5, 5, 1, 100, 40>,
+    SquareShape<5, 5, 1, 50, 48, 3>, SquareShape<7, 7, 1, 36, 40>, SquareShape<7, 7, 1, 72, 40>,
+    SquareShape<7, 7, 1, 36, 48, 3>, SquareShape<10, 2, 2, 10, 48>, SquareShape<10, 2, 2, 20, 48>,
+    SquareShape<10, 5, 1, 20, 40>>;
 /// Every candidate: the square buckets' first, then the grid's.
 using SmallCandidates = decltype(std::tuple_cat(std::declval<SquareCandidates>(), std::declval<GridCandidates>()));
 inline constexpr int kSmallCandidateCount = std::tuple_size_v<SmallCandidates>;
