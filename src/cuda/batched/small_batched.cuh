@@ -146,13 +146,13 @@ struct ThreadBlockOfC {
   __device__ int col(int q) const { return col0 + q; }
 };
 
-/// Loads (beta != 0) this thread's elements of its problem's C (null: no problem; m x n) into
-/// registers; they are used one group later, so the loads are in flight while the current group
-/// is multiplied.
+/// Loads (beta != 0) this thread's elements of its problem's C (m x n at `base`; `live`: the
+/// thread has a problem in this group) into registers; they are used one group later, so the
+/// loads are in flight while the current group is multiplied.
 template <typename Shape, typename T>
 __device__ __forceinline__ void load_c(T (&c)[Shape::kRowsPerThread][Shape::kColsPerThread], ThreadBlockOfC<Shape> const& t,
-                                       int m, int n, KernelParams<T> const& p, T const* base) {
-  bool const live = t.computes && base != nullptr && p.beta != T(0);
+                                       int m, int n, KernelParams<T> const& p, bool live_problem, T const* base) {
+  bool const live = live_problem && p.beta != T(0);
 #pragma unroll
   for (int r = 0; r < Shape::kRowsPerThread; ++r) {
 #pragma unroll
@@ -250,13 +250,13 @@ struct PointerRing {
   __device__ T const* const* b(int slot) const { return entries + slot * kPerSlot + kProblems; }
   /// C's pointers, stored as pointers to const like the others (the copy moves bytes).
   __device__ T* c(int slot, int local) const { return const_cast<T*>(entries[slot * kPerSlot + 2 * kProblems + local]); }
-  /// Starts copying the entries of `group`'s problems into `slot`, thread i those of problem i
-  /// (a block has a thread per problem at least); entries past the batch are not written
-  /// (nothing reads them).
-  __device__ void stage(SmallBatchParams<T> const& params, std::int64_t group, int slot) const {
+  /// Starts copying the entries of the group's problems (the first is `first`) into `slot`, thread
+  /// i those of problem i (a block has a thread per problem at least); entries past the batch are
+  /// not written (nothing reads them).
+  __device__ void stage(SmallBatchParams<T> const& params, std::int64_t first, int slot) const {
     static_assert(Shape::kThreads >= kProblems);
     int const local = int(threadIdx.x);
-    std::int64_t const problem = group * kProblems + local;
+    std::int64_t const problem = first + local;
     if (local >= kProblems || problem >= params.gemm.batch) return;
     T const** const to = entries + slot * kPerSlot + local;
     constexpr int kBytes = int(sizeof(void*));
@@ -317,16 +317,15 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   constexpr bool kMayCopyElements = !kExact;
   PointerRing<Shape, T> const ring{reinterpret_cast<T const**>(shared_bytes + Shape::template shared_bytes<T>())};
 
-  std::int64_t const groups = (p.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
   CopyPath const path = kKind == SmallKernelKind::kStridedAny ? CopyPath::kElements : copy_path<Shape>(params);
   bool const contiguous_tiles = path == CopyPath::kSpans || path == CopyPath::kProblemChunks;
   // The exact instance runs only the bucket's sizes: C's bounds are constants there.
   int const m = kExact ? M : int(p.m), n = kExact ? N : int(p.n);
   constexpr bool kProblemsWholeCopies = M * K * sizeof(T) % 16 == 0 && K * N * sizeof(T) % 16 == 0;
-  // `slot`: where the group's pointers are in the ring (unused for strided batches).
-  auto stage_group = [&](std::int64_t group, int stage, int slot) {
+  // The group whose first problem is `first`; `slot`: where its pointers are in the ring (unused
+  // for strided batches).
+  auto stage_group = [&](std::int64_t first, int stage, int slot) {
     T* const tiles = stages + stage * Shape::kStageElements;
-    std::int64_t const first = group * Shape::kProblemsPerBlock;
     if (kExact && path == CopyPath::kSpans) {
       stage_span<Shape, M * K>(tiles, p.A, first, p.batch);
       stage_span<Shape, K * N>(tiles + kOperandA, p.B, first, p.batch);
@@ -352,51 +351,52 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
     }
   };
   ThreadBlockOfC<Shape> const t;
-  // This thread's problem's C in `group` (null past the batch, and for the threads that only copy).
-  auto c_of = [&](std::int64_t group, int slot) -> T* {
-    std::int64_t const problem = group * Shape::kProblemsPerBlock + t.local;
-    if (!t.computes || problem >= p.batch) return nullptr;
-    return arrays ? ring.c(slot, t.local) : p.C + problem * p.stride_c;
-  };
   constexpr int kStages = Shape::kStages;
   constexpr int kLead = Shape::kPointerLead;
   constexpr int kSlots = Shape::kPointerRingSlots;
+  static_assert(kSlots % kStages == 0 && kLead < kSlots);
+  auto slot_plus = [](int slot, int steps) {  // steps < kSlots: a compare, not a division
+    return slot + steps >= kSlots ? slot + steps - kSlots : slot + steps;
+  };
+  std::int64_t const grid_problems = std::int64_t(gridDim.x) * Shape::kProblemsPerBlock;
+  // Whether this thread has an element of C in the group whose first problem is `first`.
+  auto live = [&](std::int64_t first) { return t.computes && first + t.local < p.batch; };
 
-  // Iteration j multiplies group blockIdx.x + j * gridDim.x from stage j % kStages, its pointers
-  // in ring slot j % kSlots. It first starts the copies of the group kStages - 1 on (into the
-  // stage multiplied last iteration; their pointers landed an iteration ago), the copy of the
-  // pointers of the group kLead on (into the previous group's slot), and the loads of the next
-  // group's C.
+  // Iteration j multiplies the group of problems first = (blockIdx.x + j * gridDim.x) * kProblemsPerBlock
+  // from stage j % kStages, its pointers in ring slot j % kSlots. It first starts the copies of the
+  // group kStages - 1 on (into the stage multiplied last iteration; their pointers landed an
+  // iteration ago), the copy of the pointers of the group kLead on (into the previous group's
+  // slot), and the loads of the next group's C. Strided C is stepped by params.c_advance (no
+  // 64-bit multiply in the loop).
   T c_now[kRows][kCols], c_next[kRows][kCols];
-  std::int64_t group = blockIdx.x;
-  // gridDim.x is read where used, not held: a special register costs no general one.
+  std::int64_t first = std::int64_t(blockIdx.x) * Shape::kProblemsPerBlock;
+  T* c_here = arrays ? nullptr : p.C + (first + t.local) * p.stride_c;  // strided: this group's C
   if constexpr (arrays) {
-    for (int ahead = 0; ahead < kLead; ++ahead) ring.stage(params, group + ahead * std::int64_t(gridDim.x), ahead);
+    for (int ahead = 0; ahead < kLead; ++ahead) ring.stage(params, first + ahead * grid_problems, ahead);
     arch::cp_async_commit();
     arch::cp_async_wait<0>();
     __syncthreads();
   }
 #pragma unroll
   for (int ahead = 0; ahead < kStages - 1; ++ahead) {
-    if (group + ahead * std::int64_t(gridDim.x) < groups) stage_group(group + ahead * std::int64_t(gridDim.x), ahead, ahead);
+    if (first + ahead * grid_problems < p.batch) stage_group(first + ahead * grid_problems, ahead, ahead);
     arch::cp_async_commit();
   }
-  load_c<Shape>(c_now, t, m, n, p, c_of(group, 0));
-  // kSlots is a multiple of kStages: the slot's index also names the stage.
-  static_assert(kSlots % kStages == 0);
-  auto slot_after = [](int slot, int steps) { return (slot + steps) % kSlots; };
-  for (int slot = 0; group < groups; group += gridDim.x, slot = slot_after(slot, 1)) {
-    int const stage = slot % kStages;
-    if (std::int64_t const far = group + (kStages - 1) * std::int64_t(gridDim.x); far < groups) {
-      stage_group(far, slot_after(slot, kStages - 1) % kStages, slot_after(slot, kStages - 1));
+  load_c<Shape>(c_now, t, m, n, p, live(first), arrays && live(first) ? ring.c(0, t.local) : c_here);
+  for (int stage = 0, slot = 0; first < p.batch; first += grid_problems) {
+    if (std::int64_t const far = first + (kStages - 1) * grid_problems; far < p.batch) {
+      stage_group(far, stage == 0 ? kStages - 1 : stage - 1, slot_plus(slot, kStages - 1));
     }
-    if constexpr (arrays) ring.stage(params, group + kLead * std::int64_t(gridDim.x), slot_after(slot, kLead));
+    if constexpr (arrays) ring.stage(params, first + kLead * grid_problems, slot_plus(slot, kLead));
     arch::cp_async_commit();
-    load_c<Shape>(c_next, t, m, n, p, c_of(group + gridDim.x, slot_after(slot, 1)));
-    arch::cp_async_wait<kStages - 1>();  // this thread's copies of `group` have landed
+    bool const live_next = live(first + grid_problems);
+    T* const c_after = arrays ? (live_next ? ring.c(slot_plus(slot, 1), t.local) : nullptr) : c_here + params.c_advance;
+    load_c<Shape>(c_next, t, m, n, p, live_next, c_after);
+    arch::cp_async_wait<kStages - 1>();  // this thread's copies of `first`'s group have landed
     __syncthreads();                     // and everyone's
 
-    if (T* const c = c_of(group, slot); c != nullptr) {
+    if (live(first)) {
+      T* const c = arrays ? ring.c(slot, t.local) : c_here;
       T const* const a_tiles = stages + stage * Shape::kStageElements;
       T const* const b_tiles = a_tiles + kOperandA;
       T acc[kRows][kCols];
@@ -422,6 +422,9 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
 #pragma unroll
       for (int q = 0; q < kCols; ++q) c_now[r][q] = c_next[r][q];
     }
+    if constexpr (!arrays) c_here = c_after;
+    stage = stage + 1 == kStages ? 0 : stage + 1;
+    slot = slot_plus(slot, 1);
     __syncthreads();  // this stage and this group's slot are refilled by the coming iterations' copies
   }
   arch::cp_async_wait<0>();

@@ -21,6 +21,9 @@ struct SmallBatchParams {
   T const* const* A_array = nullptr;
   T const* const* B_array = nullptr;
   T* const* C_array = nullptr;
+  /// Set by the launcher (what callers set is ignored): elements of strided C between a block's
+  /// problem in one group and in its next, blocks x problems per block x stride_c.
+  std::int64_t c_advance = 0;
 };
 
 /// How to launch: the defaults are the library's.

@@ -46,6 +46,8 @@ cudaError_t launch_instance(SmallBatchParams<T> const& p, int multiprocessors, c
   std::int64_t const wave = std::int64_t(per_sm) * multiprocessors;
   unsigned const blocks =
       unsigned(std::min(groups, options.max_blocks > 0 ? std::min<std::int64_t>(options.max_blocks, wave) : wave));
+  SmallBatchParams<T> launched = p;
+  launched.c_advance = std::int64_t(blocks) * Shape::kProblemsPerBlock * p.gemm.stride_c;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(blocks);
   config.blockDim = dim3(Shape::kThreads);
@@ -56,7 +58,7 @@ cudaError_t launch_instance(SmallBatchParams<T> const& p, int multiprocessors, c
   overlap.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &overlap;
   config.numAttrs = options.overlaps_previous_kernel ? 1 : 0;
-  return cudaLaunchKernelEx(&config, small_batched_kernel<Shape, T, kKind>, p);
+  return cudaLaunchKernelEx(&config, small_batched_kernel<Shape, T, kKind>, launched);
 }
 
 template <typename Shape, typename T>
