@@ -98,7 +98,8 @@ inline constexpr int kGridSideCount = int(std::size(kGridSides));
 
 /// The shape a non-square power-of-two bucket runs: 2 x 2 register blocks, and problems per
 /// block for about 256 threads (1 to 128 problems), no more than keep a double-precision block's
-/// two stages within 96 KiB of shared memory (two blocks per SM).
+/// two stages within 96 KiB of shared memory (two blocks per SM); 64 registers, so four such
+/// blocks fit an SM (three at 80).
 template <int kM, int kN, int kK>
 struct GridShapeOf {
   static constexpr int kThreadsPerProblem = (kM / 2) * (kN / 2);
@@ -106,7 +107,7 @@ struct GridShapeOf {
   static constexpr int kByShared = int((96 * 1024) / SmallShape<kM, kN, kK, 2, 2, 1>::template shared_bytes<double>());
   static constexpr int kWanted = kByThreads < kByShared ? kByThreads : kByShared;
   static constexpr int kProblems = kWanted < 1 ? 1 : (kWanted > 128 ? 128 : kWanted);
-  using type = SmallShape<kM, kN, kK, 2, 2, kProblems>;
+  using type = SmallShape<kM, kN, kK, 2, 2, kProblems, 64>;
 };
 
 /// Bucket I of the grid (M fastest) as a one-element tuple, or an empty one where it is square
@@ -163,7 +164,10 @@ using SquareCandidates = std::tuple<
     SquareShape<4, 4, 1, 64, 48>, SquareShape<5, 5, 1, 50, 40>, SquareShape<5, 5, 1, 100, 40>,
     SquareShape<5, 5, 1, 50, 48, 3>, SquareShape<7, 7, 1, 36, 40>, SquareShape<7, 7, 1, 72, 40>,
     SquareShape<7, 7, 1, 36, 48, 3>, SquareShape<10, 2, 2, 10, 48>, SquareShape<10, 2, 2, 20, 48>,
-    SquareShape<10, 5, 1, 20, 40>>;
+    SquareShape<10, 5, 1, 20, 40>,
+    // Two problems of 20 and 28 at 72 registers: two 416-thread blocks an SM for 28 (at 80 the
+    // compiler may take up to 157 and fit one).
+    SquareShape<20, 2, 2, 2, 72>, SquareShape<28, 2, 2, 2, 72>>;
 /// Every candidate: the square buckets' first, then the grid's.
 using SmallCandidates = decltype(std::tuple_cat(std::declval<SquareCandidates>(), std::declval<GridCandidates>()));
 inline constexpr int kSmallCandidateCount = std::tuple_size_v<SmallCandidates>;
