@@ -66,7 +66,8 @@ TEST(SmallTuning, BucketHoldsTheProblemWithTheLeastPadding) {
 TEST(SmallTuning, ParserRefusesBadRows) {
   char const* header = "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages\n";
   EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,2,2,1,80,2\n"));
-  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f32,32,16,8,2,2,2,80,2\n"));
+  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f32,32,16,8,2,2,2,64,2\n"));
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "f32,32,16,8,2,2,2,80,2\n"), std::invalid_argument);  // the grid's is 64
   EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,5,5,5,1,1,20,40,2\n"));
   EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,3,3,1,80,2\n"), std::invalid_argument);  // no such shape
   EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,16,8,4,4,1,80,2\n"), std::invalid_argument);
