@@ -193,6 +193,9 @@ inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A
 /// (into L1: f64 32 1.05 -> 0.92, f32 28 1.05 -> 0.96; into L2: f64 28 0.98 -> 0.88).
 inline constexpr int kPrefetchMinRows = 16;
 inline constexpr int kPrefetchMaxRows = 24;
+/// Non-square problems (n, k at run time) of more than kPrefetchMaxRows rows prefetch the next one
+/// too while its A, B and C take at most this many bytes.
+inline constexpr std::int64_t kPrefetchMaxBytesByM = 8 * 1024;
 
 /// Prefetches (into L1) the lines of a column-major rows x cols matrix with leading dimension ld.
 template <typename T>
@@ -210,8 +213,13 @@ template <class V, int M, int N, int K>
 void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                       std::int64_t stride_a, typename V::T const* B, std::int64_t ldb, std::int64_t stride_b,
                       typename V::T beta, typename V::T* C, std::int64_t ldc, std::int64_t stride_c) {
+  // By rows; non-square problems (N == 0) of more rows also by bytes.
+  bool const prefetch =
+      M >= kPrefetchMinRows &&
+      (M <= kPrefetchMaxRows ||
+       (N == 0 && std::int64_t(M * k + k * n + M * n) * std::int64_t(sizeof(typename V::T)) <= kPrefetchMaxBytesByM));
   for (std::int64_t b = 0; b < count; ++b) {
-    if constexpr (M >= kPrefetchMinRows && M <= kPrefetchMaxRows) {
+    if (prefetch) {
       if (b + 1 < count) {
         int const n_next = N > 0 ? N : n, k_next = K > 0 ? K : k;
         prefetch_columns(A + (b + 1) * stride_a, M, k_next, lda);
