@@ -190,8 +190,11 @@ inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A
 /// began: time per problem about the time in L2 plus the time of the memory traffic, one after the
 /// other. Measured 1 thread, ratio to LIBXSMM without -> with: f64 16 0.96 -> 1.02-1.05, 20 1.01 ->
 /// 1.13-1.15; f32 16 1.00 -> 1.14, 20 0.76 -> 0.89-0.91, 24 0.93 -> 1.01. At 28 and 32 it lost
-/// (into L1: f64 32 1.05 -> 0.92, f32 28 1.05 -> 0.96; into L2: f64 28 0.98 -> 0.88).
-inline constexpr int kPrefetchMinRows = 16;
+/// (into L1: f64 32 1.05 -> 0.92, f32 28 1.05 -> 0.96; into L2: f64 28 0.98 -> 0.88). From 10 rows
+/// on (was 16) it gains too: f64 10 0.94-0.97 -> 1.09-1.11, 12 0.98-1.00 -> 1.13-1.29, f32 12
+/// 0.98-1.02 -> 1.03-1.07, f32 10 unchanged within the noise (1 and 2 threads, 2026-11-22); from 8
+/// it was mixed (f64 8x4x16 +3 %, f32 8x4x16 -3 %).
+inline constexpr int kPrefetchMinRows = 10;
 inline constexpr int kPrefetchMaxRows = 24;
 /// Non-square problems (n, k at run time) of more than kPrefetchMaxRows rows prefetch the next one
 /// too while its A, B and C take at most this many bytes.
