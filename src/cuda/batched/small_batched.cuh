@@ -279,14 +279,11 @@ __host__ __device__ inline CopyPath copy_path(SmallBatchParams<T> const& params)
   constexpr int M = Shape::kM, N = Shape::kN, K = Shape::kK;
   KernelParams<T> const& p = params.gemm;
   bool const arrays = params.A_array != nullptr;
-  constexpr bool kSpansAligned = Shape::kProblemsPerBlock * M * K * sizeof(T) % 16 == 0 &&
-                                 Shape::kProblemsPerBlock * K * N * sizeof(T) % 16 == 0;
-  constexpr bool kProblemsWholeCopies = M * K * sizeof(T) % 16 == 0 && K * N * sizeof(T) % 16 == 0;
   bool const exact = !p.trans_a && !p.trans_b && p.m == M && p.n == N && p.k == K && p.lda == M && p.ldb == K;
   bool const packed = !arrays && p.stride_a == M * K && p.stride_b == K * N &&
                       reinterpret_cast<std::uintptr_t>(p.A) % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.B) % 16 == 0;
-  if (kSpansAligned && exact && packed) return CopyPath::kSpans;
-  if (kProblemsWholeCopies && exact) return CopyPath::kProblemChunks;
+  if (Shape::template group_spans_whole_copies<T>() && exact && packed) return CopyPath::kSpans;
+  if (Shape::template problems_whole_copies<T>() && exact) return CopyPath::kProblemChunks;
   return CopyPath::kElements;
 }
 
@@ -321,7 +318,6 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   bool const contiguous_tiles = path == CopyPath::kSpans || path == CopyPath::kProblemChunks;
   // The exact instance runs only the bucket's sizes: C's bounds are constants there.
   int const m = kExact ? M : int(p.m), n = kExact ? N : int(p.n);
-  constexpr bool kProblemsWholeCopies = M * K * sizeof(T) % 16 == 0 && K * N * sizeof(T) % 16 == 0;
   // The group whose first problem is `first`; `slot`: where its pointers are in the ring (unused
   // for strided batches).
   auto stage_group = [&](std::int64_t first, int stage, int slot) {
@@ -333,7 +329,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
     }
     GroupOperand<T> const a{p.A, arrays ? ring.a(slot) : nullptr, p.stride_a, first};
     GroupOperand<T> const b{p.B, arrays ? ring.b(slot) : nullptr, p.stride_b, first};
-    if constexpr (kProblemsWholeCopies) {
+    if constexpr (Shape::template problems_whole_copies<T>()) {
       if (path == CopyPath::kProblemChunks) {
         stage_problem_chunks<Shape, M * K>(tiles, a, p.batch);
         stage_problem_chunks<Shape, K * N>(tiles + kOperandA, b, p.batch);

@@ -63,6 +63,16 @@ struct SmallShape {
   static constexpr std::size_t shared_bytes() {
     return std::size_t(kStages) * kStageElements * sizeof(T);
   }
+  /// A problem of the bucket's exact sizes: its A and its B are whole 16-byte copies.
+  template <typename T>
+  static constexpr bool problems_whole_copies() {
+    return kM * kK * sizeof(T) % 16 == 0 && kK * kN * sizeof(T) % 16 == 0;
+  }
+  /// A packed group of such problems: its A span and its B span are whole 16-byte copies.
+  template <typename T>
+  static constexpr bool group_spans_whole_copies() {
+    return kProblemsPerBlock * kM * kK * sizeof(T) % 16 == 0 && kProblemsPerBlock * kK * kN * sizeof(T) % 16 == 0;
+  }
   /// Pointer-array batches also stage the A, B and C pointers of groups in shared memory, after
   /// the stages: a group's pointers are copied 2 * kStages - 1 iterations before it is multiplied
   /// (landed an iteration before its operands are copied) and stay until its C is stored.
