@@ -295,7 +295,7 @@ enum class SmallKernelKind {
 };
 
 template <typename Shape, typename T, SmallKernelKind kKind>
-__global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_per_sm<T>()) small_batched_kernel(SmallBatchParams<T> const params) {
+__global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_per_sm<T, kKind != SmallKernelKind::kStridedExact>()) small_batched_kernel(SmallBatchParams<T> const params) {
   static_assert(Shape::valid());
 #if __CUDA_ARCH__ >= 900
   // A kernel launched to overlap this one (the next group of a grouped call) may start as this
@@ -307,12 +307,13 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   KernelParams<T> const& p = params.gemm;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* const stages = reinterpret_cast<T*>(shared_bytes);
-  constexpr int kOperandA = Shape::kOperandElementsA;  // op(B)'s tiles start here in a stage
-  // Pointer arrays' entries go through the ring after the stages.
   constexpr bool arrays = kKind == SmallKernelKind::kPointerArrays;
   constexpr bool kExact = kKind == SmallKernelKind::kStridedExact;
   constexpr bool kMayCopyElements = !kExact;
-  PointerRing<Shape, T> const ring{reinterpret_cast<T const**>(shared_bytes + Shape::template shared_bytes<T>())};
+  using Stage = typename Shape::template Stage<kMayCopyElements>;  // the exact instance's tiles are unpadded
+  constexpr int kOperandA = Stage::kOperandA;                     // op(B)'s tiles start here in a stage
+  // Pointer arrays' entries go through the ring after the stages.
+  PointerRing<Shape, T> const ring{reinterpret_cast<T const**>(shared_bytes + Shape::template shared_bytes<T, kMayCopyElements>())};
 
   CopyPath const path = kKind == SmallKernelKind::kStridedAny ? CopyPath::kElements : copy_path<Shape>(params);
   bool const contiguous_tiles = path == CopyPath::kSpans || path == CopyPath::kProblemChunks;
@@ -321,7 +322,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   // The group whose first problem is `first`; `slot`: where its pointers are in the ring (unused
   // for strided batches).
   auto stage_group = [&](std::int64_t first, int stage, int slot) {
-    T* const tiles = stages + stage * Shape::kStageElements;
+    T* const tiles = stages + stage * Stage::kElements;
     if (kExact && path == CopyPath::kSpans) {
       stage_span<Shape, M * K>(tiles, p.A, first, p.batch);
       stage_span<Shape, K * N>(tiles + kOperandA, p.B, first, p.batch);
@@ -393,7 +394,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
 
     if (live(first)) {
       T* const c = arrays ? ring.c(slot, t.local) : c_here;
-      T const* const a_tiles = stages + stage * Shape::kStageElements;
+      T const* const a_tiles = stages + stage * Stage::kElements;
       T const* const b_tiles = a_tiles + kOperandA;
       T acc[kRows][kCols];
       if (contiguous_tiles) {

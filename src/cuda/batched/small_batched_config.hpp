@@ -54,14 +54,22 @@ struct SmallShape {
   /// op(A) is held k-major (kK lines of kM rows), op(B) column-major (kN lines of kK values).
   static constexpr int kPitchA = tile_pitch(kM);
   static constexpr int kPitchB = tile_pitch(kK);
-  static constexpr int kTileElementsA = kK * kPitchA;  ///< op(A) of one problem
-  static constexpr int kTileElementsB = kN * kPitchB;  ///< op(B) of one problem
-  static constexpr int kOperandElementsA = kProblemsPerBlock * kTileElementsA;
-  /// A and B of the block's problems: one stage of the copy pipeline (C goes through registers).
-  static constexpr int kStageElements = kOperandElementsA + kProblemsPerBlock * kTileElementsB;
-  template <typename T>
+  static constexpr int kTileElementsA = kK * kPitchA;  ///< op(A) of one problem, padded
+  static constexpr int kTileElementsB = kN * kPitchB;  ///< op(B) of one problem, padded
+  /// One stage of the copy pipeline: A and B of the block's problems (C goes through registers).
+  /// Padded tiles (pitches kPitchA, kPitchB) take element copies and transposes; the exact
+  /// instance's tiles are the operands as stored (the bucket's sides as pitch), which take less
+  /// shared memory (at 5, 6 or 7 under half), so more blocks fit an SM.
+  template <bool kPadded>
+  struct Stage {
+    static constexpr int kTileA = kPadded ? kTileElementsA : kM * kK;
+    static constexpr int kTileB = kPadded ? kTileElementsB : kK * kN;
+    static constexpr int kOperandA = kProblemsPerBlock * kTileA;  ///< op(B)'s tiles start here
+    static constexpr int kElements = kOperandA + kProblemsPerBlock * kTileB;
+  };
+  template <typename T, bool kPadded = true>
   static constexpr std::size_t shared_bytes() {
-    return std::size_t(kStages) * kStageElements * sizeof(T);
+    return std::size_t(kStages) * Stage<kPadded>::kElements * sizeof(T);
   }
   /// A problem of the bucket's exact sizes: its A and its B are whole 16-byte copies.
   template <typename T>
@@ -82,9 +90,9 @@ struct SmallShape {
 
   /// Blocks per SM the registers are budgeted for: as many as shared memory holds (227 KiB per
   /// SM on sm_90, 1 KiB of it reserved per block), down to kRegisterBudget registers a thread.
-  template <typename T>
+  template <typename T, bool kPadded = true>
   static constexpr int min_blocks_per_sm() {
-    int const by_shared = int((227 * 1024) / (shared_bytes<T>() + 1024));
+    int const by_shared = int((227 * 1024) / (shared_bytes<T, kPadded>() + 1024));
     int const by_registers = 65536 / (kRegisterBudget * kThreads);
     int const blocks = by_shared < by_registers ? by_shared : by_registers;
     return blocks > 0 ? blocks : 1;
@@ -177,7 +185,11 @@ using SquareCandidates = std::tuple<
     SquareShape<10, 5, 1, 20, 40>,
     // Two problems of 20 and 28 at 72 registers: two 416-thread blocks an SM for 28 (at 80 the
     // compiler may take up to 157 and fit one).
-    SquareShape<20, 2, 2, 2, 72>, SquareShape<28, 2, 2, 2, 72>>;
+    SquareShape<20, 2, 2, 2, 72>, SquareShape<28, 2, 2, 2, 72>,
+    // Column blocks of 5 and 7 at budgets for 4 blocks an SM, which the exact instance's unpadded
+    // stages leave room for (padded, 2 or 3 fit).
+    SquareShape<5, 5, 1, 100, 32>, SquareShape<7, 7, 1, 36, 64>,
+    SquareShape<7, 7, 1, 36, 64, 3>>;
 /// Every candidate: the square buckets' first, then the grid's.
 using SmallCandidates = decltype(std::tuple_cat(std::declval<SquareCandidates>(), std::declval<GridCandidates>()));
 inline constexpr int kSmallCandidateCount = std::tuple_size_v<SmallCandidates>;

@@ -12,10 +12,12 @@ namespace gemmkit::small {
 
 namespace {
 
-/// Dynamic shared memory of one launch: the stages, and the pointer ring for pointer arrays.
+/// Dynamic shared memory of one launch: the stages (unpadded for the exact instance), and the
+/// pointer ring for pointer arrays.
 template <typename Shape, typename T, SmallKernelKind kKind>
 constexpr std::size_t launch_shared_bytes() {
-  return Shape::template shared_bytes<T>() + (kKind == SmallKernelKind::kPointerArrays ? Shape::kPointerRingBytes : 0);
+  return Shape::template shared_bytes<T, kKind != SmallKernelKind::kStridedExact>() +
+         (kKind == SmallKernelKind::kPointerArrays ? Shape::kPointerRingBytes : 0);
 }
 
 /// Blocks of one instance that fit an SM (shared memory and threads), found once per instance.
