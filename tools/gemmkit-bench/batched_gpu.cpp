@@ -1029,17 +1029,20 @@ BoundResult BatchedGpuRun::measure(StreamArrays<T> const& arrays, std::int64_t b
   Call const bound_call = bound_pass(blocks);
   std::vector<double> bound_ms;
   std::vector<std::vector<double>> impl_ms(contenders.size());
-  // The bound and every implementation alternate rep by rep, so all see the same clocks.
-  for (int rep = 0; rep < set_.reps && bound.error.empty(); ++rep) {
-    double ms = 0;
-    if (events_.time_batch(bound_call, 1, &ms, &bound.error) != GK_SUCCESS) {
-      if (bound.error.empty()) bound.error = error;
-      break;
-    }
-    bound_ms.push_back(ms);
-    for (std::size_t i = 0; i < contenders.size(); ++i) {
-      ImplResult& r = results[i];
-      if (r.status != RunStatus::kOk) continue;
+  // Each implementation alternates rep by rep with the bound, one implementation after another:
+  // a pass then follows only the bound's and its own, never another implementation's. Passes after
+  // a long cuBLAS pass ran 5-7 % slower at n <= 7, the bound's and gemmkit's alike (2x2x2 f64 on
+  // the H100 at 990426d: gemmkit 0.485 ms alone with the bound, 0.513 ms after cublasDgemmBatched,
+  // bound 0.465 and 0.497 ms), so a shared alternation measured the order, not the implementations.
+  for (std::size_t i = 0; i < contenders.size() && bound.error.empty(); ++i) {
+    ImplResult& r = results[i];
+    for (int rep = 0; rep < set_.reps && bound.error.empty() && r.status == RunStatus::kOk; ++rep) {
+      double ms = 0;
+      if (events_.time_batch(bound_call, 1, &ms, &bound.error) != GK_SUCCESS) {
+        if (bound.error.empty()) bound.error = error;
+        break;
+      }
+      bound_ms.push_back(ms);
       std::int64_t const first = window_first(batch, r.count, 1 + set_.warmup + rep);
       std::string e;
       Call const call = [&] {
@@ -1052,7 +1055,7 @@ BoundResult BatchedGpuRun::measure(StreamArrays<T> const& arrays, std::int64_t b
         r.note = !e.empty() ? e : cuda;
         cudaStreamSynchronize(stream_);
         cudaGetLastError();
-        continue;
+        break;
       }
       impl_ms[i].push_back(ms);
     }
@@ -1329,7 +1332,7 @@ BatchedSummary run_batched_gpu(BatchedSettings const& settings, MachineInfo cons
   }
   std::printf("        bound: fastest pass of a kernel with the same access mix (read A, B%s, write C) over the same "
               "arrays; checked pass on %d sampled problems per implementation%s, %d warm-up pass%s, then median of %d "
-              "timed passes, bound and implementations alternating\n",
+              "timed passes, each implementation in turn alternating with the bound\n",
               settings.beta != 0 ? ", read C" : "", settings.samples, settings.beta == 0 ? " (C filled with NaN)" : "",
               settings.warmup, settings.warmup == 1 ? "" : "es", settings.reps);
   BatchedGpuRun run(settings, machine, suite, section, json);

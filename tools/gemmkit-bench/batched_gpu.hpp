@@ -10,8 +10,9 @@
     bandwidth B from its fastest pass and the bound flops / (bytes / B) (= n*B/16 for square f64
     and n*B/8 for square f32 with beta != 0). Every implementation is checked once on sampled
     problems against the higher-precision host reference (C filled with NaN first when beta = 0),
-    runs its warm-up passes, and then the bound's pass and all implementations alternate rep by
-    rep on one stream, each pass timed with CUDA events; the median is reported. A peer whose pass
+    runs its warm-up passes, and then each implementation in turn alternates rep by rep with the
+    bound's pass on one stream (a pass follows only the bound's and its own), each pass timed with
+    CUDA events; the median is reported, B comes from the bound's fastest pass of them all. A peer whose pass
     would outlast --max-pass-ms runs on rotating windows of the batch; gemmkit's strided call and
     the bound always cover the whole batch.
 

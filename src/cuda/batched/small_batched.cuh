@@ -1,10 +1,10 @@
 /*! \file
     \brief The small batched GPU kernel (seed 003 §4.2, the shared-memory design, pipelined): each
-    block walks groups of kProblemsPerBlock problems; A and B of the next group are copied into
+    block walks groups of kProblemsPerBlock problems; A and B of the groups ahead are copied into
     shared memory with cp.async (coalesced across the group's problems, zero-padded to the bucket's
-    M x N x K) and
-    its C is loaded into registers while the current group is multiplied from the other stage, each
-    thread holding a register block of C over K. Shared memory holds op(A) k-major and op(B)
+    M x N x K) while the current group is multiplied from its stage, each thread holding a register
+    block of C over K; one barrier a group. C is copied with A and B where the operands are copied
+    as stored (the exact instance), else loaded into registers a group ahead. Shared memory holds op(A) k-major and op(B)
     column-major (transposes are applied by the copy), so a thread's rows and each column's k values
     come in vector loads; untransposed operands of the bucket's exact sizes are copied as they are,
     16 bytes a copy (over a packed group's whole span, or problem by problem for other strides and
@@ -279,9 +279,14 @@ __host__ __device__ inline CopyPath copy_path(SmallBatchParams<T> const& params)
   constexpr int M = Shape::kM, N = Shape::kN, K = Shape::kK;
   KernelParams<T> const& p = params.gemm;
   bool const arrays = params.A_array != nullptr;
-  bool const exact = !p.trans_a && !p.trans_b && p.m == M && p.n == N && p.k == K && p.lda == M && p.ldb == K;
-  bool const packed = !arrays && p.stride_a == M * K && p.stride_b == K * N &&
-                      reinterpret_cast<std::uintptr_t>(p.A) % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.B) % 16 == 0;
+  bool const reads_c = p.beta != T(0);
+  // C is copied into the stages too where it is read (the exact instance): stored with the bucket's
+  // rows as leading dimension.
+  bool const exact = !p.trans_a && !p.trans_b && p.m == M && p.n == N && p.k == K && p.lda == M && p.ldb == K &&
+                     (!reads_c || p.ldc == M);
+  auto aligned = [](T const* pointer) { return reinterpret_cast<std::uintptr_t>(pointer) % 16 == 0; };
+  bool const packed = !arrays && p.stride_a == M * K && p.stride_b == K * N && aligned(p.A) && aligned(p.B) &&
+                      (!reads_c || (p.stride_c == M * N && aligned(p.C)));
   if (Shape::template group_spans_whole_copies<T>() && exact && packed) return CopyPath::kSpans;
   if (Shape::template problems_whole_copies<T>() && exact) return CopyPath::kProblemChunks;
   return CopyPath::kElements;
@@ -289,7 +294,7 @@ __host__ __device__ inline CopyPath copy_path(SmallBatchParams<T> const& params)
 
 /// Which batches an instance of the kernel runs (the launcher picks by copy_path).
 enum class SmallKernelKind {
-  kStridedExact,   ///< strided, copy path kSpans or kProblemChunks: C's bounds are the bucket's sides
+  kStridedExact,   ///< strided, copy path kSpans or kProblemChunks: C's bounds are the bucket's sides, C is staged
   kStridedAny,     ///< strided, copy path kElements
   kPointerArrays,  ///< device pointer arrays (params' A_array, B_array, C_array), any copy path but kSpans
 };
@@ -310,13 +315,17 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   constexpr bool arrays = kKind == SmallKernelKind::kPointerArrays;
   constexpr bool kExact = kKind == SmallKernelKind::kStridedExact;
   constexpr bool kMayCopyElements = !kExact;
-  using Stage = typename Shape::template Stage<kMayCopyElements>;  // the exact instance's tiles are unpadded
-  constexpr int kOperandA = Stage::kOperandA;                     // op(B)'s tiles start here in a stage
+  // The exact instance's tiles are unpadded and hold C as well; the others load C into registers a
+  // group ahead.
+  constexpr bool kStagedC = kExact;
+  using Stage = typename Shape::template Stage<kMayCopyElements>;
+  constexpr int kOperandA = Stage::kOperandA;  // op(B)'s tiles start here in a stage
   // Pointer arrays' entries go through the ring after the stages.
   PointerRing<Shape, T> const ring{reinterpret_cast<T const**>(shared_bytes + Shape::template shared_bytes<T, kMayCopyElements>())};
 
   CopyPath const path = kKind == SmallKernelKind::kStridedAny ? CopyPath::kElements : copy_path<Shape>(params);
   bool const contiguous_tiles = path == CopyPath::kSpans || path == CopyPath::kProblemChunks;
+  bool const reads_c = p.beta != T(0);
   // The exact instance runs only the bucket's sizes: C's bounds are constants there.
   int const m = kExact ? M : int(p.m), n = kExact ? N : int(p.n);
   // The group whose first problem is `first`; `slot`: where its pointers are in the ring (unused
@@ -326,6 +335,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
     if (kExact && path == CopyPath::kSpans) {
       stage_span<Shape, M * K>(tiles, p.A, first, p.batch);
       stage_span<Shape, K * N>(tiles + kOperandA, p.B, first, p.batch);
+      if (kStagedC && reads_c) stage_span<Shape, M * N>(tiles + Stage::kOperandC, p.C, first, p.batch);
       return;
     }
     GroupOperand<T> const a{p.A, arrays ? ring.a(slot) : nullptr, p.stride_a, first};
@@ -334,6 +344,10 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
       if (path == CopyPath::kProblemChunks) {
         stage_problem_chunks<Shape, M * K>(tiles, a, p.batch);
         stage_problem_chunks<Shape, K * N>(tiles + kOperandA, b, p.batch);
+        if (kStagedC && reads_c) {
+          stage_problem_chunks<Shape, M * N>(tiles + Stage::kOperandC, GroupOperand<T>{p.C, nullptr, p.stride_c, first},
+                                             p.batch);
+        }
         return;
       }
     }
@@ -351,7 +365,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   constexpr int kStages = Shape::kStages;
   constexpr int kLead = Shape::kPointerLead;
   constexpr int kSlots = Shape::kPointerRingSlots;
-  static_assert(kSlots % kStages == 0 && kLead < kSlots);
+  static_assert(kSlots % kStages == 0 && kLead < kSlots && kLead >= 2 * kStages - 2);
   auto slot_plus = [](int slot, int steps) {  // steps < kSlots: a compare, not a division
     return slot + steps >= kSlots ? slot + steps - kSlots : slot + steps;
   };
@@ -360,12 +374,13 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   auto live = [&](std::int64_t first) { return t.computes && first + t.local < p.batch; };
 
   // Iteration j multiplies the group of problems first = (blockIdx.x + j * gridDim.x) * kProblemsPerBlock
-  // from stage j % kStages, its pointers in ring slot j % kSlots. It first starts the copies of the
-  // group kStages - 1 on (into the stage multiplied last iteration; their pointers landed an
-  // iteration ago), the copy of the pointers of the group kLead on (into the previous group's
-  // slot), and the loads of the next group's C. Strided C is stepped by params.c_advance (no
-  // 64-bit multiply in the loop).
-  T c_now[kRows][kCols], c_next[kRows][kCols];
+  // from stage j % kStages, its pointers in ring slot j % kSlots. It waits for that group's copies
+  // (started kStages - 1 iterations ago), then, past the one barrier of the iteration (every thread
+  // is done with the previous group), starts the copies of the group kStages - 1 on into the
+  // previous group's stage, those of the pointers of the group kLead on into the previous group's
+  // slot, and (C in registers) the loads of the next group's C. Strided C is stepped by
+  // params.c_advance (no 64-bit multiply in the loop).
+  T c_now[kStagedC ? 1 : kRows][kStagedC ? 1 : kCols], c_next[kStagedC ? 1 : kRows][kStagedC ? 1 : kCols];
   std::int64_t first = std::int64_t(blockIdx.x) * Shape::kProblemsPerBlock;
   T* c_here = arrays ? nullptr : p.C + (first + t.local) * p.stride_c;  // strided: this group's C
   if constexpr (arrays) {
@@ -379,18 +394,25 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
     if (first + ahead * grid_problems < p.batch) stage_group(first + ahead * grid_problems, ahead, ahead);
     arch::cp_async_commit();
   }
-  load_c<Shape>(c_now, t, m, n, p, live(first), arrays && live(first) ? ring.c(0, t.local) : c_here);
+  if constexpr (!kStagedC) {
+    load_c<Shape>(c_now, t, m, n, p, live(first), arrays && live(first) ? ring.c(0, t.local) : c_here);
+  }
   for (int stage = 0, slot = 0; first < p.batch; first += grid_problems) {
+    arch::cp_async_wait<kStages - 2>();  // this thread's copies of `first`'s group have landed
+    __syncthreads();                     // and everyone's; everyone is done with the previous group
     if (std::int64_t const far = first + (kStages - 1) * grid_problems; far < p.batch) {
       stage_group(far, stage == 0 ? kStages - 1 : stage - 1, slot_plus(slot, kStages - 1));
     }
     if constexpr (arrays) ring.stage(params, first + kLead * grid_problems, slot_plus(slot, kLead));
     arch::cp_async_commit();
-    bool const live_next = live(first + grid_problems);
-    T* const c_after = arrays ? (live_next ? ring.c(slot_plus(slot, 1), t.local) : nullptr) : c_here + params.c_advance;
-    load_c<Shape>(c_next, t, m, n, p, live_next, c_after);
-    arch::cp_async_wait<kStages - 1>();  // this thread's copies of `first`'s group have landed
-    __syncthreads();                     // and everyone's
+    T* c_after = nullptr;  // the next group's C (strided: this thread's problem there)
+    if constexpr (!kStagedC) {
+      bool const live_next = live(first + grid_problems);
+      c_after = arrays ? (live_next ? ring.c(slot_plus(slot, 1), t.local) : nullptr) : c_here + params.c_advance;
+      load_c<Shape>(c_next, t, m, n, p, live_next, c_after);
+    } else {
+      c_after = c_here + params.c_advance;
+    }
 
     if (live(first)) {
       T* const c = arrays ? ring.c(slot, t.local) : c_here;
@@ -403,26 +425,32 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
         multiply_block<Shape, Shape::kPitchA, Shape::kPitchB>(acc, a_tiles + t.local * Shape::kTileElementsA,
                                                               b_tiles + t.local * Shape::kTileElementsB, t);
       }
+      T const* const c_tile = a_tiles + Stage::kOperandC + t.local * M * N;  // kStagedC: this problem's C as stored
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
 #pragma unroll
         for (int q = 0; q < kCols; ++q) {
           if (t.row(r) < m && t.col(q) < n) {
-            c[t.row(r) + t.col(q) * p.ldc] =
-                p.beta == T(0) ? p.alpha * acc[r][q] : p.alpha * acc[r][q] + p.beta * c_now[r][q];
+            T value = p.alpha * acc[r][q];
+            if (reads_c) {
+              if constexpr (kStagedC) value += p.beta * c_tile[t.row(r) + t.col(q) * M];
+              else value += p.beta * c_now[r][q];
+            }
+            c[t.row(r) + t.col(q) * p.ldc] = value;
           }
         }
       }
     }
+    if constexpr (!kStagedC) {
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) {
+      for (int r = 0; r < kRows; ++r) {
 #pragma unroll
-      for (int q = 0; q < kCols; ++q) c_now[r][q] = c_next[r][q];
+        for (int q = 0; q < kCols; ++q) c_now[r][q] = c_next[r][q];
+      }
     }
     if constexpr (!arrays) c_here = c_after;
     stage = stage + 1 == kStages ? 0 : stage + 1;
     slot = slot_plus(slot, 1);
-    __syncthreads();  // this stage and this group's slot are refilled by the coming iterations' copies
   }
   arch::cp_async_wait<0>();
 }

@@ -56,34 +56,39 @@ struct SmallShape {
   static constexpr int kPitchB = tile_pitch(kK);
   static constexpr int kTileElementsA = kK * kPitchA;  ///< op(A) of one problem, padded
   static constexpr int kTileElementsB = kN * kPitchB;  ///< op(B) of one problem, padded
-  /// One stage of the copy pipeline: A and B of the block's problems (C goes through registers).
-  /// Padded tiles (pitches kPitchA, kPitchB) take element copies and transposes; the exact
-  /// instance's tiles are the operands as stored (the bucket's sides as pitch), which take less
-  /// shared memory (at 5, 6 or 7 under half), so more blocks fit an SM.
+  /// One stage of the copy pipeline: A and B of the block's problems, and for the exact instance C
+  /// too. Padded tiles (pitches kPitchA, kPitchB) take element copies and transposes, and C goes
+  /// through registers there; the exact instance's tiles are the operands as stored (the bucket's
+  /// sides as pitch), so they take less shared memory (at 5, 6 or 7 under half) and C is copied
+  /// with A and B (no global load of C waits in the multiply, no registers hold it across groups).
   template <bool kPadded>
   struct Stage {
     static constexpr int kTileA = kPadded ? kTileElementsA : kM * kK;
     static constexpr int kTileB = kPadded ? kTileElementsB : kK * kN;
-    static constexpr int kOperandA = kProblemsPerBlock * kTileA;  ///< op(B)'s tiles start here
-    static constexpr int kElements = kOperandA + kProblemsPerBlock * kTileB;
+    static constexpr int kTileC = kPadded ? 0 : kM * kN;
+    static constexpr int kOperandA = kProblemsPerBlock * kTileA;                  ///< op(B)'s tiles start here
+    static constexpr int kOperandC = kOperandA + kProblemsPerBlock * kTileB;      ///< C's tiles start here
+    static constexpr int kElements = kOperandC + kProblemsPerBlock * kTileC;
   };
   template <typename T, bool kPadded = true>
   static constexpr std::size_t shared_bytes() {
     return std::size_t(kStages) * Stage<kPadded>::kElements * sizeof(T);
   }
-  /// A problem of the bucket's exact sizes: its A and its B are whole 16-byte copies.
+  /// A problem of the bucket's exact sizes: its A, B and C are whole 16-byte copies.
   template <typename T>
   static constexpr bool problems_whole_copies() {
-    return kM * kK * sizeof(T) % 16 == 0 && kK * kN * sizeof(T) % 16 == 0;
+    return kM * kK * sizeof(T) % 16 == 0 && kK * kN * sizeof(T) % 16 == 0 && kM * kN * sizeof(T) % 16 == 0;
   }
-  /// A packed group of such problems: its A span and its B span are whole 16-byte copies.
+  /// A packed group of such problems: its A, B and C spans are whole 16-byte copies.
   template <typename T>
   static constexpr bool group_spans_whole_copies() {
-    return kProblemsPerBlock * kM * kK * sizeof(T) % 16 == 0 && kProblemsPerBlock * kK * kN * sizeof(T) % 16 == 0;
+    constexpr auto whole = [](int elements) { return kProblemsPerBlock * elements * sizeof(T) % 16 == 0; };
+    return whole(kM * kK) && whole(kK * kN) && whole(kM * kN);
   }
   /// Pointer-array batches also stage the A, B and C pointers of groups in shared memory, after
   /// the stages: a group's pointers are copied 2 * kStages - 1 iterations before it is multiplied
-  /// (landed an iteration before its operands are copied) and stay until its C is stored.
+  /// (landed before its operands are copied, kStages - 1 iterations before) and stay until its C
+  /// is stored.
   static constexpr int kPointerLead = 2 * kStages - 1;
   static constexpr int kPointerRingSlots = kPointerLead + 1;
   static constexpr std::size_t kPointerRingBytes = std::size_t(kPointerRingSlots) * 3 * kProblemsPerBlock * sizeof(void*);

@@ -66,7 +66,8 @@ cudaError_t launch_instance(SmallBatchParams<T> const& p, int multiprocessors, c
 template <typename Shape, typename T>
 cudaError_t launch_shape(SmallBatchParams<T> const& p, int multiprocessors, cudaStream_t stream,
                          SmallLaunchOptions const& options) {
-  static_assert(launch_shared_bytes<Shape, T, SmallKernelKind::kPointerArrays>() <= 227 * 1024,
+  static_assert(launch_shared_bytes<Shape, T, SmallKernelKind::kPointerArrays>() <= 227 * 1024 &&
+                    launch_shared_bytes<Shape, T, SmallKernelKind::kStridedExact>() <= 227 * 1024,
                 "a block's stages must fit an SM's shared memory");
   bool const arrays = p.A_array != nullptr;
   if (arrays != (p.B_array != nullptr) || arrays != (p.C_array != nullptr)) return cudaErrorInvalidValue;

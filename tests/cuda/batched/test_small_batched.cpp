@@ -180,12 +180,13 @@ TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
 template <typename T>
 void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k, bool trans_a, bool trans_b, T alpha,
                      T beta, std::int64_t batch, bool device_arrays, std::uint64_t seed, int max_blocks = 0,
-                     int ld_pad = 0) {
+                     int ld_pad = 0, int stride_pad = 0) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   int const lda = (trans_a ? k : m) + ld_pad, ldb = (trans_b ? n : k) + ld_pad, ldc = m + ld_pad;
-  std::int64_t const stride_a = std::int64_t(lda) * (trans_a ? m : k), stride_b = std::int64_t(ldb) * (trans_b ? k : n),
-                     stride_c = std::int64_t(ldc) * n;
+  std::int64_t const stride_a = std::int64_t(lda) * (trans_a ? m : k) + stride_pad,
+                     stride_b = std::int64_t(ldb) * (trans_b ? k : n) + stride_pad,
+                     stride_c = std::int64_t(ldc) * n + stride_pad;
   std::vector<T> a(std::size_t(batch * stride_a)), b(std::size_t(batch * stride_b)), c(std::size_t(batch * stride_c));
   for (T& x : a) x = T(value(rng));
   for (T& x : b) x = T(value(rng));
@@ -220,6 +221,7 @@ void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k,
                            std::to_string(trans_b) + " beta " + std::to_string(double(beta)) + " batch " +
                            std::to_string(batch) + (device_arrays ? " device arrays" : " strided") +
                            (ld_pad > 0 ? " ld +" + std::to_string(ld_pad) : "") +
+                           (stride_pad > 0 ? " stride +" + std::to_string(stride_pad) : "") +
                            (max_blocks > 0 ? " on " + std::to_string(max_blocks) + " blocks" : "");
   ASSERT_EQ(small::launch_small_batched<T>(params, nullptr, {.candidate = cand.index, .max_blocks = max_blocks}),
             cudaSuccess)
@@ -249,7 +251,8 @@ void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k,
 /// all four transposes, beta = 0 on a C full of NaN (must not leak) and beta != 0, several
 /// blocks' worth of problems with the last group partial, strided and (every other mode) on
 /// device pointer arrays, two of the smaller modes with padded leading dimensions; then two or
-/// three blocks walking many groups each, strided and on device arrays.
+/// three blocks walking many groups each, strided (packed, and with gaps between problems) and on
+/// device arrays.
 template <typename T>
 void check_every_candidate() {
   for (small::SmallCandidateInfo const& cand : small::small_candidates()) {
@@ -266,6 +269,9 @@ void check_every_candidate() {
     std::int64_t const walk = 7;  // groups a block walks (about)
     check_candidate<T>(cand, b.m, b.n, b.k, false, false, T(1.0), T(1.0), 2 * walk * cand.problems_per_block + 1,
                        false, std::uint64_t(cand.index * 8 + 100), /*max_blocks=*/2);
+    // Exact sizes with a gap of 16 bytes or more after each problem: copied problem by problem, C too.
+    check_candidate<T>(cand, b.m, b.n, b.k, false, false, T(0.5), T(-1.0), walk * cand.problems_per_block + 3, false,
+                       std::uint64_t(cand.index * 8 + 103), /*max_blocks=*/2, /*ld_pad=*/0, /*stride_pad=*/4);
     check_candidate<T>(cand, std::max(1, b.m - 1), b.n, b.k, true, false, T(-0.5), T(2.0),
                        3 * walk * cand.problems_per_block + 2, true, std::uint64_t(cand.index * 8 + 101),
                        /*max_blocks=*/3);
