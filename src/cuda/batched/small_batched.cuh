@@ -3,8 +3,8 @@
     block walks groups of kProblemsPerBlock problems; A and B of the groups ahead are copied into
     shared memory with cp.async (coalesced across the group's problems, zero-padded to the bucket's
     M x N x K) while the current group is multiplied from its stage, each thread holding a register
-    block of C over K; one barrier a group. C (beta != 0) is copied into the stages with A and B, so
-    no global load waits in the multiply and no registers hold C across groups. Shared memory holds op(A) k-major and op(B)
+    block of C over K; one barrier a group. C is copied with A and B where the operands are copied
+    as stored (the exact instance), else loaded into registers a group ahead. Shared memory holds op(A) k-major and op(B)
     column-major (transposes are applied by the copy), so a thread's rows and each column's k values
     come in vector loads; untransposed operands of the bucket's exact sizes are copied as they are,
     16 bytes a copy (over a packed group's whole span, or problem by problem for other strides and
@@ -38,35 +38,91 @@ struct GroupOperand {
   }
 };
 
-/// Starts copying one stored operand (column-major, leading dimension ld) of the group's problems
-/// into its tiles (kTileElements per problem, pitch kPitch), one element per copy. The tile holds
-/// the operand as kLines lines of kLineLength contiguous elements: stored element (i, j) goes to
-/// slot i + j * kPitch, or j + i * kPitch when `swap` (the copy transposes; the stored operand is
-/// then kLines x kLineLength). Slots past the stored size or the batch are zeroed, so the unrolled
-/// K loop needs no predicate. Neighbouring threads copy neighbouring global addresses.
-template <typename Shape, int kLineLength, int kLines, int kPitch, int kTileElements, typename T>
-__device__ __forceinline__ void stage_operand(T* tile, GroupOperand<T> const& operand, std::int64_t ld, int stored_rows,
-                                              int stored_cols, bool swap, std::int64_t batch) {
-  constexpr int kPerProblem = kLineLength * kLines;
-  constexpr int kElements = Shape::kProblemsPerBlock * kPerProblem;
-  int const i_step = swap ? kPitch : 1, j_step = swap ? 1 : kPitch;
-#pragma unroll 4  // cp.async holds no registers: a short unroll keeps addresses out of the register file
-  for (int pass = 0; pass < (kElements + Shape::kThreads - 1) / Shape::kThreads; ++pass) {
-    int const e = int(threadIdx.x) + pass * Shape::kThreads;
-    if (kElements % Shape::kThreads != 0 && e >= kElements) break;
-    int const local = e / kPerProblem;
-    int const in_problem = e % kPerProblem;
-    // Stored rows run along the tile's lines, or across them when the copy transposes.
-    int const i = swap ? in_problem % kLines : in_problem % kLineLength;
-    int const j = swap ? in_problem / kLines : in_problem / kLineLength;
-    T* slot = tile + local * kTileElements + i * i_step + j * j_step;
-    if (operand.first + local < batch && i < stored_rows && j < stored_cols) {
-      arch::cp_async<int(sizeof(T))>(slot, operand.of(local) + i + j * ld, int(sizeof(T)));
-    } else {
-      *slot = T(0);
+/// Element-by-element copies of one stored operand (column-major, leading dimension ld) of a
+/// group's problems into padded tiles (kTileElements per problem, pitch kPitch). A tile holds the
+/// operand as kLines lines of kLineLength elements: stored element (i, j) goes to slot
+/// i + j * kPitch, or j + i * kPitch when `swap` (the copy transposes; the stored operand is then
+/// kLines x kLineLength). Slots past the stored size are zero, so the unrolled K loop needs no
+/// predicate. Neighbouring threads copy neighbouring global addresses.
+///
+/// A thread's copies take the same slots and stored elements in every group of a launch (the sizes
+/// are the launch's), so where a thread has few of them (kPlanned) they are worked out once, and
+/// the padding slots zeroed once in every stage, never to be written again: a group's copy is then
+/// an unpack, an address and a cp.async. Otherwise each copy works out its slot and zeroes padding
+/// as it goes. Slots of problems past the batch keep stale values; nothing stores their results.
+template <typename Shape, int kLineLength, int kLines, int kPitch, int kTileElements>
+struct ElementCopies {
+  static constexpr int kPerProblem = kLineLength * kLines;
+  static constexpr int kElements = Shape::kProblemsPerBlock * kPerProblem;
+  static constexpr int kPasses = (kElements + Shape::kThreads - 1) / Shape::kThreads;
+  static constexpr bool kPlanned = kPasses <= 4;  // two registers a copy
+  static_assert(Shape::kProblemsPerBlock * kTileElements < (1 << 16) && Shape::kProblemsPerBlock < (1 << 15));
+
+  int target[kPlanned ? kPasses : 1];   ///< slot in the group's tiles | problem in the group << 16; -1: none
+  int element[kPlanned ? kPasses : 1];  ///< stored row | stored column << 8
+  int stored_rows = 0, stored_cols = 0;
+  bool swap = false;
+
+  /// Works out the copies and (kPlanned) zeroes the padding slots of this operand in each stage
+  /// (`tiles`: the operand's tiles in the first stage; stages kStageElements apart).
+  template <int kStageElements, typename T>
+  __device__ void init(T* tiles, int rows, int cols, bool transposes) {
+    stored_rows = rows;
+    stored_cols = cols;
+    swap = transposes;
+    if constexpr (kPlanned) {
+#pragma unroll
+      for (int pass = 0; pass < kPasses; ++pass) {
+        int local = 0, i = 0, j = 0, slot = 0;
+        bool const exists = place(pass, &local, &i, &j, &slot);
+        target[pass] = exists && i < rows && j < cols ? slot | local << 16 : -1;
+        element[pass] = i | j << 8;
+        if (exists && target[pass] < 0) {
+#pragma unroll
+          for (int stage = 0; stage < Shape::kStages; ++stage) tiles[stage * kStageElements + slot] = T(0);
+        }
+      }
     }
   }
-}
+
+  /// Starts copying the group's elements of the operand into `tiles`.
+  template <typename T>
+  __device__ __forceinline__ void copy(T* tiles, GroupOperand<T> const& operand, std::int64_t ld, std::int64_t batch) const {
+#pragma unroll 4  // cp.async holds no registers: a short unroll keeps addresses out of the register file
+    for (int pass = 0; pass < kPasses; ++pass) {
+      if constexpr (kPlanned) {
+        if (target[pass] < 0) continue;
+        int const local = target[pass] >> 16;
+        if (operand.first + local >= batch) continue;
+        T const* const from = operand.of(local) + (element[pass] & 0xFF) + (element[pass] >> 8) * ld;
+        arch::cp_async<int(sizeof(T))>(tiles + (target[pass] & 0xFFFF), from, int(sizeof(T)));
+      } else {
+        int local = 0, i = 0, j = 0, slot = 0;
+        if (!place(pass, &local, &i, &j, &slot)) break;
+        if (operand.first + local < batch && i < stored_rows && j < stored_cols) {
+          arch::cp_async<int(sizeof(T))>(tiles + slot, operand.of(local) + i + j * ld, int(sizeof(T)));
+        } else {
+          tiles[slot] = T(0);
+        }
+      }
+    }
+  }
+
+ private:
+  /// This thread's copy of pass `pass`: the problem in the group, the stored row and column, the
+  /// slot; false past the group's elements.
+  __device__ bool place(int pass, int* local, int* i, int* j, int* slot) const {
+    int const e = int(threadIdx.x) + pass * Shape::kThreads;
+    if (kElements % Shape::kThreads != 0 && e >= kElements) return false;
+    *local = e / kPerProblem;
+    int const in_problem = e % kPerProblem;
+    // Stored rows run along the tile's lines, or across them when the copy transposes.
+    *i = swap ? in_problem % kLines : in_problem % kLineLength;
+    *j = swap ? in_problem / kLines : in_problem / kLineLength;
+    *slot = *local * kTileElements + (swap ? *i * kPitch + *j : *i + *j * kPitch);
+    return true;
+  }
+};
 
 /// Starts copying the group's span of a packed operand of exactly the bucket's sizes (problem b's
 /// kPerProblem elements at base + b * kPerProblem, 16-byte aligned) as it is, 16 bytes per copy:
@@ -145,6 +201,22 @@ struct ThreadBlockOfC {
   __device__ int row(int r) const { return row0 + r; }
   __device__ int col(int q) const { return col0 + q; }
 };
+
+/// Loads (beta != 0) this thread's elements of its problem's C (m x n at `base`; `live`: the
+/// thread has a problem in this group) into registers; they are used one group later, so the
+/// loads are in flight while the current group is multiplied.
+template <typename Shape, typename T>
+__device__ __forceinline__ void load_c(T (&c)[Shape::kRowsPerThread][Shape::kColsPerThread], ThreadBlockOfC<Shape> const& t,
+                                       int m, int n, KernelParams<T> const& p, bool live_problem, T const* base) {
+  bool const live = live_problem && p.beta != T(0);
+#pragma unroll
+  for (int r = 0; r < Shape::kRowsPerThread; ++r) {
+#pragma unroll
+    for (int q = 0; q < Shape::kColsPerThread; ++q) {
+      c[r][q] = live && t.row(r) < m && t.col(q) < n ? base[t.row(r) + t.col(q) * p.ldc] : T(0);
+    }
+  }
+}
 
 /// The CUDA vector type of kWidth elements of T (1, 2 or 4 floats; 1 or 2 doubles).
 template <typename T, int kWidth> struct VectorOf;
@@ -232,8 +304,6 @@ struct PointerRing {
   T const** entries;
   __device__ T const* const* a(int slot) const { return entries + slot * kPerSlot; }
   __device__ T const* const* b(int slot) const { return entries + slot * kPerSlot + kProblems; }
-  /// C's pointers, as the copy of C reads them.
-  __device__ T const* const* c_sources(int slot) const { return entries + slot * kPerSlot + 2 * kProblems; }
   /// C's pointers, stored as pointers to const like the others (the copy moves bytes).
   __device__ T* c(int slot, int local) const { return const_cast<T*>(entries[slot * kPerSlot + 2 * kProblems + local]); }
   /// Starts copying the entries of the group's problems (the first is `first`) into `slot`, thread
@@ -301,7 +371,10 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   constexpr bool arrays = kKind == SmallKernelKind::kPointerArrays;
   constexpr bool kExact = kKind == SmallKernelKind::kStridedExact;
   constexpr bool kMayCopyElements = !kExact;
-  using Stage = typename Shape::template Stage<kMayCopyElements>;  // the exact instance's tiles are unpadded
+  // The exact instance's tiles are unpadded and hold C as well; the others load C into registers a
+  // group ahead.
+  constexpr bool kStagedC = kExact;
+  using Stage = typename Shape::template Stage<kMayCopyElements>;
   constexpr int kOperandA = Stage::kOperandA;  // op(B)'s tiles start here in a stage
   // Pointer arrays' entries go through the ring after the stages.
   PointerRing<Shape, T> const ring{reinterpret_cast<T const**>(shared_bytes + Shape::template shared_bytes<T, kMayCopyElements>())};
@@ -311,6 +384,15 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   bool const reads_c = p.beta != T(0);
   // The exact instance runs only the bucket's sizes: C's bounds are constants there.
   int const m = kExact ? M : int(p.m), n = kExact ? N : int(p.n);
+  // Element copies (path kElements): op(A) as K lines of M rows, op(B) as N lines of K values.
+  ElementCopies<Shape, M, K, Shape::kPitchA, Shape::kTileElementsA> copies_a;
+  ElementCopies<Shape, K, N, Shape::kPitchB, Shape::kTileElementsB> copies_b;
+  if (kMayCopyElements && path == CopyPath::kElements) {
+    copies_a.template init<Stage::kElements>(stages, p.trans_a ? int(p.k) : int(p.m), p.trans_a ? int(p.m) : int(p.k),
+                                             p.trans_a);
+    copies_b.template init<Stage::kElements>(stages + kOperandA, p.trans_b ? int(p.n) : int(p.k),
+                                             p.trans_b ? int(p.k) : int(p.n), p.trans_b);
+  }
   // The group whose first problem is `first`; `slot`: where its pointers are in the ring (unused
   // for strided batches).
   auto stage_group = [&](std::int64_t first, int stage, int slot) {
@@ -318,29 +400,25 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
     if (kExact && path == CopyPath::kSpans) {
       stage_span<Shape, M * K>(tiles, p.A, first, p.batch);
       stage_span<Shape, K * N>(tiles + kOperandA, p.B, first, p.batch);
-      if (reads_c) stage_span<Shape, M * N>(tiles + Stage::kOperandC, p.C, first, p.batch);
+      if (kStagedC && reads_c) stage_span<Shape, M * N>(tiles + Stage::kOperandC, p.C, first, p.batch);
       return;
     }
     GroupOperand<T> const a{p.A, arrays ? ring.a(slot) : nullptr, p.stride_a, first};
     GroupOperand<T> const b{p.B, arrays ? ring.b(slot) : nullptr, p.stride_b, first};
-    GroupOperand<T> const c{p.C, arrays ? ring.c_sources(slot) : nullptr, p.stride_c, first};
     if constexpr (Shape::template problems_whole_copies<T>()) {
       if (path == CopyPath::kProblemChunks) {
         stage_problem_chunks<Shape, M * K>(tiles, a, p.batch);
         stage_problem_chunks<Shape, K * N>(tiles + kOperandA, b, p.batch);
-        if (reads_c) stage_problem_chunks<Shape, M * N>(tiles + Stage::kOperandC, c, p.batch);
+        if (kStagedC && reads_c) {
+          stage_problem_chunks<Shape, M * N>(tiles + Stage::kOperandC, GroupOperand<T>{p.C, nullptr, p.stride_c, first},
+                                             p.batch);
+        }
         return;
       }
     }
     if constexpr (kMayCopyElements) {
-      int const a_rows = p.trans_a ? int(p.k) : int(p.m), a_cols = p.trans_a ? int(p.m) : int(p.k);
-      int const b_rows = p.trans_b ? int(p.n) : int(p.k), b_cols = p.trans_b ? int(p.k) : int(p.n);
-      // op(A): K lines of M rows; op(B): N lines of K values; C: N lines of M rows.
-      stage_operand<Shape, M, K, Shape::kPitchA, Shape::kTileElementsA>(tiles, a, p.lda, a_rows, a_cols, p.trans_a,
-                                                                        p.batch);
-      stage_operand<Shape, K, N, Shape::kPitchB, Shape::kTileElementsB>(tiles + kOperandA, b, p.ldb, b_rows, b_cols,
-                                                                        p.trans_b, p.batch);
-      if (reads_c) stage_operand<Shape, M, N, M, M * N>(tiles + Stage::kOperandC, c, p.ldc, m, n, false, p.batch);
+      copies_a.copy(tiles, a, p.lda, p.batch);
+      copies_b.copy(tiles + kOperandA, b, p.ldb, p.batch);
     }
   };
   ThreadBlockOfC<Shape> const t;
@@ -359,8 +437,10 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   // from stage j % kStages, its pointers in ring slot j % kSlots. It waits for that group's copies
   // (started kStages - 1 iterations ago), then, past the one barrier of the iteration (every thread
   // is done with the previous group), starts the copies of the group kStages - 1 on into the
-  // previous group's stage and those of the pointers of the group kLead on into the previous
-  // group's slot. Strided C is stepped by params.c_advance (no 64-bit multiply in the loop).
+  // previous group's stage, those of the pointers of the group kLead on into the previous group's
+  // slot, and (C in registers) the loads of the next group's C. Strided C is stepped by
+  // params.c_advance (no 64-bit multiply in the loop).
+  T c_now[kStagedC ? 1 : kRows][kStagedC ? 1 : kCols], c_next[kStagedC ? 1 : kRows][kStagedC ? 1 : kCols];
   std::int64_t first = std::int64_t(blockIdx.x) * Shape::kProblemsPerBlock;
   T* c_here = arrays ? nullptr : p.C + (first + t.local) * p.stride_c;  // strided: this group's C
   if constexpr (arrays) {
@@ -374,6 +454,9 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
     if (first + ahead * grid_problems < p.batch) stage_group(first + ahead * grid_problems, ahead, ahead);
     arch::cp_async_commit();
   }
+  if constexpr (!kStagedC) {
+    load_c<Shape>(c_now, t, m, n, p, live(first), arrays && live(first) ? ring.c(0, t.local) : c_here);
+  }
   for (int stage = 0, slot = 0; first < p.batch; first += grid_problems) {
     arch::cp_async_wait<kStages - 2>();  // this thread's copies of `first`'s group have landed
     __syncthreads();                     // and everyone's; everyone is done with the previous group
@@ -382,6 +465,14 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
     }
     if constexpr (arrays) ring.stage(params, first + kLead * grid_problems, slot_plus(slot, kLead));
     arch::cp_async_commit();
+    T* c_after = nullptr;  // the next group's C (strided: this thread's problem there)
+    if constexpr (!kStagedC) {
+      bool const live_next = live(first + grid_problems);
+      c_after = arrays ? (live_next ? ring.c(slot_plus(slot, 1), t.local) : nullptr) : c_here + params.c_advance;
+      load_c<Shape>(c_next, t, m, n, p, live_next, c_after);
+    } else {
+      c_after = c_here + params.c_advance;
+    }
 
     if (live(first)) {
       T* const c = arrays ? ring.c(slot, t.local) : c_here;
@@ -394,20 +485,30 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
         multiply_block<Shape, Shape::kPitchA, Shape::kPitchB>(acc, a_tiles + t.local * Shape::kTileElementsA,
                                                               b_tiles + t.local * Shape::kTileElementsB, t);
       }
-      T const* const c_tile = a_tiles + Stage::kOperandC + t.local * M * N;  // this problem's C, pitch M
+      T const* const c_tile = a_tiles + Stage::kOperandC + t.local * M * N;  // kStagedC: this problem's C as stored
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
 #pragma unroll
         for (int q = 0; q < kCols; ++q) {
           if (t.row(r) < m && t.col(q) < n) {
             T value = p.alpha * acc[r][q];
-            if (reads_c) value += p.beta * c_tile[t.row(r) + t.col(q) * M];
+            if (reads_c) {
+              if constexpr (kStagedC) value += p.beta * c_tile[t.row(r) + t.col(q) * M];
+              else value += p.beta * c_now[r][q];
+            }
             c[t.row(r) + t.col(q) * p.ldc] = value;
           }
         }
       }
     }
-    if constexpr (!arrays) c_here += params.c_advance;
+    if constexpr (!kStagedC) {
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+        for (int q = 0; q < kCols; ++q) c_now[r][q] = c_next[r][q];
+      }
+    }
+    if constexpr (!arrays) c_here = c_after;
     stage = stage + 1 == kStages ? 0 : stage + 1;
     slot = slot_plus(slot, 1);
   }

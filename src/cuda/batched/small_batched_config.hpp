@@ -56,17 +56,18 @@ struct SmallShape {
   static constexpr int kPitchB = tile_pitch(kK);
   static constexpr int kTileElementsA = kK * kPitchA;  ///< op(A) of one problem, padded
   static constexpr int kTileElementsB = kN * kPitchB;  ///< op(B) of one problem, padded
-  /// One stage of the copy pipeline: A, B and C (pitch kM, copied where beta != 0) of the block's
-  /// problems. Padded A and B tiles (pitches kPitchA, kPitchB) take element copies and transposes;
-  /// the exact instance's are the operands as stored (the bucket's sides as pitch), which take less
-  /// shared memory (at 5, 6 or 7 under half), so more blocks fit an SM.
+  /// One stage of the copy pipeline: A and B of the block's problems, and for the exact instance C
+  /// too. Padded tiles (pitches kPitchA, kPitchB) take element copies and transposes, and C goes
+  /// through registers there; the exact instance's tiles are the operands as stored (the bucket's
+  /// sides as pitch), so they take less shared memory (at 5, 6 or 7 under half) and C is copied
+  /// with A and B (no global load of C waits in the multiply, no registers hold it across groups).
   template <bool kPadded>
   struct Stage {
     static constexpr int kTileA = kPadded ? kTileElementsA : kM * kK;
     static constexpr int kTileB = kPadded ? kTileElementsB : kK * kN;
-    static constexpr int kTileC = kM * kN;
-    static constexpr int kOperandA = kProblemsPerBlock * kTileA;              ///< op(B)'s tiles start here
-    static constexpr int kOperandC = kOperandA + kProblemsPerBlock * kTileB;  ///< C's tiles start here
+    static constexpr int kTileC = kPadded ? 0 : kM * kN;
+    static constexpr int kOperandA = kProblemsPerBlock * kTileA;                  ///< op(B)'s tiles start here
+    static constexpr int kOperandC = kOperandA + kProblemsPerBlock * kTileB;      ///< C's tiles start here
     static constexpr int kElements = kOperandC + kProblemsPerBlock * kTileC;
   };
   template <typename T, bool kPadded = true>
@@ -120,14 +121,13 @@ inline constexpr int kGridSideCount = int(std::size(kGridSides));
 
 /// The shape a non-square power-of-two bucket runs: 2 x 2 register blocks, and problems per
 /// block for about 256 threads (1 to 128 problems), no more than keep a double-precision block's
-/// two stages of padded A and B within 96 KiB of shared memory; 64 registers, so four such blocks
-/// fit an SM (three at 80).
+/// two stages within 96 KiB of shared memory (two blocks per SM); 64 registers, so four such
+/// blocks fit an SM (three at 80).
 template <int kM, int kN, int kK>
 struct GridShapeOf {
   static constexpr int kThreadsPerProblem = (kM / 2) * (kN / 2);
   static constexpr int kByThreads = 256 / kThreadsPerProblem;
-  using OneProblem = SmallShape<kM, kN, kK, 2, 2, 1>;
-  static constexpr int kByShared = int((96 * 1024) / (2 * (OneProblem::kTileElementsA + OneProblem::kTileElementsB) * sizeof(double)));
+  static constexpr int kByShared = int((96 * 1024) / SmallShape<kM, kN, kK, 2, 2, 1>::template shared_bytes<double>());
   static constexpr int kWanted = kByThreads < kByShared ? kByThreads : kByShared;
   static constexpr int kProblems = kWanted < 1 ? 1 : (kWanted > 128 ? 128 : kWanted);
   using type = SmallShape<kM, kN, kK, 2, 2, kProblems, 64>;
@@ -184,16 +184,17 @@ using SquareCandidates = std::tuple<
     // Column blocks at fewer registers, so more blocks fit (f32 at 5, 7 and 10 issue an instruction
     // most cycles with 1x1 blocks: their per-group overhead is paid per element).
     SquareShape<2, 2, 1, 256, 40>, SquareShape<3, 3, 1, 128, 40>, SquareShape<3, 3, 1, 256, 40>,
-    SquareShape<4, 4, 1, 64, 48>, SquareShape<5, 5, 1, 50, 40>,
-    SquareShape<5, 5, 1, 50, 48, 3>, SquareShape<7, 7, 1, 36, 40>,
+    SquareShape<4, 4, 1, 64, 48>, SquareShape<5, 5, 1, 50, 40>, SquareShape<5, 5, 1, 100, 40>,
+    SquareShape<5, 5, 1, 50, 48, 3>, SquareShape<7, 7, 1, 36, 40>, SquareShape<7, 7, 1, 72, 40>,
     SquareShape<7, 7, 1, 36, 48, 3>, SquareShape<10, 2, 2, 10, 48>, SquareShape<10, 2, 2, 20, 48>,
     SquareShape<10, 5, 1, 20, 40>,
     // Two problems of 20 and 28 at 72 registers: two 416-thread blocks an SM for 28 (at 80 the
     // compiler may take up to 157 and fit one).
     SquareShape<20, 2, 2, 2, 72>, SquareShape<28, 2, 2, 2, 72>,
-    // Column blocks of 7 at a budget for 4 blocks an SM, which the exact instance's unpadded stages
-    // leave room for.
-    SquareShape<7, 7, 1, 36, 64>, SquareShape<7, 7, 1, 36, 64, 3>,
+    // Column blocks of 5 and 7 at budgets for 4 blocks an SM, which the exact instance's unpadded
+    // stages leave room for (padded, 2 or 3 fit).
+    SquareShape<5, 5, 1, 100, 32>, SquareShape<7, 7, 1, 36, 64>,
+    SquareShape<7, 7, 1, 36, 64, 3>,
     // Four stages at 5 and 7: a float problem of these sizes moves few bytes for the threads it
     // takes, so a block needs more groups in flight.
     SquareShape<5, 1, 1, 40, 32, 4>, SquareShape<5, 1, 1, 20, 32, 4>, SquareShape<7, 1, 1, 20, 32, 4>,
