@@ -63,21 +63,16 @@ struct ElementCopies {
 
   int target[kPlanned ? kPasses : 1];   ///< slot in the group's tiles | problem in the group << 16; -1: none
   int element[kPlanned ? kPasses : 1];  ///< stored row | stored column << 8
-  int stored_rows = 0, stored_cols = 0;
-  bool swap = false;
 
   /// Works out the copies and (kPlanned) zeroes the padding slots of this operand in each stage
   /// (`tiles`: the operand's tiles in the first stage; stages kStageElements apart).
   template <int kStageElements>
-  __device__ void init(T* tiles, int rows, int cols, bool transposes) {
-    stored_rows = rows;
-    stored_cols = cols;
-    swap = transposes;
+  __device__ void init(T* tiles, int rows, int cols, bool swap) {
     if constexpr (kPlanned) {
 #pragma unroll
       for (int pass = 0; pass < kPasses; ++pass) {
         int local = 0, i = 0, j = 0, slot = 0;
-        bool const exists = place(pass, &local, &i, &j, &slot);
+        bool const exists = place(pass, swap, &local, &i, &j, &slot);
         target[pass] = exists && i < rows && j < cols ? slot | local << 16 : -1;
         element[pass] = i | j << 8;
         if (exists && target[pass] < 0) {
@@ -88,8 +83,10 @@ struct ElementCopies {
     }
   }
 
-  /// Starts copying the group's elements of the operand into `tiles`.
-  __device__ __forceinline__ void copy(T* tiles, GroupOperand<T> const& operand, std::int64_t ld, std::int64_t batch) const {
+  /// Starts copying the group's elements of the operand (stored rows x cols) into `tiles`. The sizes
+  /// come from the kernel's parameters at each call, not from registers held across groups.
+  __device__ __forceinline__ void copy(T* tiles, GroupOperand<T> const& operand, std::int64_t ld, int rows, int cols,
+                                       bool swap, std::int64_t batch) const {
 #pragma unroll 4  // cp.async holds no registers: a short unroll keeps addresses out of the register file
     for (int pass = 0; pass < kPasses; ++pass) {
       if constexpr (kPlanned) {
@@ -100,8 +97,8 @@ struct ElementCopies {
         arch::cp_async<int(sizeof(T))>(tiles + (target[pass] & 0xFFFF), from, int(sizeof(T)));
       } else {
         int local = 0, i = 0, j = 0, slot = 0;
-        if (!place(pass, &local, &i, &j, &slot)) break;
-        if (operand.first + local < batch && i < stored_rows && j < stored_cols) {
+        if (!place(pass, swap, &local, &i, &j, &slot)) break;
+        if (operand.first + local < batch && i < rows && j < cols) {
           arch::cp_async<int(sizeof(T))>(tiles + slot, operand.of(local) + i + j * ld, int(sizeof(T)));
         } else {
           tiles[slot] = T(0);
@@ -113,7 +110,7 @@ struct ElementCopies {
  private:
   /// This thread's copy of pass `pass`: the problem in the group, the stored row and column, the
   /// slot; false past the group's elements.
-  __device__ bool place(int pass, int* local, int* i, int* j, int* slot) const {
+  __device__ static bool place(int pass, bool swap, int* local, int* i, int* j, int* slot) {
     int const e = int(threadIdx.x) + pass * Shape::kThreads;
     if (kElements % Shape::kThreads != 0 && e >= kElements) return false;
     *local = e / kPerProblem;
@@ -389,11 +386,14 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   // Element copies (path kElements): op(A) as K lines of M rows, op(B) as N lines of K values.
   ElementCopies<Shape, T, M, K, Shape::kPitchA, Shape::kTileElementsA> copies_a;
   ElementCopies<Shape, T, K, N, Shape::kPitchB, Shape::kTileElementsB> copies_b;
+  // The stored operands' sizes, read from the parameters where used.
+  auto a_rows = [&] { return p.trans_a ? int(p.k) : int(p.m); };
+  auto a_cols = [&] { return p.trans_a ? int(p.m) : int(p.k); };
+  auto b_rows = [&] { return p.trans_b ? int(p.n) : int(p.k); };
+  auto b_cols = [&] { return p.trans_b ? int(p.k) : int(p.n); };
   if (kMayCopyElements && path == CopyPath::kElements) {
-    copies_a.template init<Stage::kElements>(stages, p.trans_a ? int(p.k) : int(p.m), p.trans_a ? int(p.m) : int(p.k),
-                                             p.trans_a);
-    copies_b.template init<Stage::kElements>(stages + kOperandA, p.trans_b ? int(p.n) : int(p.k),
-                                             p.trans_b ? int(p.k) : int(p.n), p.trans_b);
+    copies_a.template init<Stage::kElements>(stages, a_rows(), a_cols(), p.trans_a);
+    copies_b.template init<Stage::kElements>(stages + kOperandA, b_rows(), b_cols(), p.trans_b);
   }
   // The group whose first problem is `first`; `slot`: where its pointers are in the ring (unused
   // for strided batches).
@@ -419,8 +419,8 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
       }
     }
     if constexpr (kMayCopyElements) {
-      copies_a.copy(tiles, a, p.lda, p.batch);
-      copies_b.copy(tiles + kOperandA, b, p.ldb, p.batch);
+      copies_a.copy(tiles, a, p.lda, a_rows(), a_cols(), p.trans_a, p.batch);
+      copies_b.copy(tiles + kOperandA, b, p.ldb, b_rows(), b_cols(), p.trans_b, p.batch);
     }
   };
   ThreadBlockOfC<Shape> const t;
