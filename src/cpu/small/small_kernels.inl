@@ -193,7 +193,9 @@ inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A
 /// (into L1: f64 32 1.05 -> 0.92, f32 28 1.05 -> 0.96; into L2: f64 28 0.98 -> 0.88). From 10 rows
 /// on (was 16) it gains too: f64 10 0.94-0.97 -> 1.09-1.11, 12 0.98-1.00 -> 1.13-1.29, f32 12
 /// 0.98-1.02 -> 1.03-1.07, f32 10 unchanged within the noise (1 and 2 threads, 2026-11-22); from 8
-/// it was mixed (f64 8x4x16 +3 %, f32 8x4x16 -3 %).
+/// it was mixed (f64 8x4x16 +3 %, f32 8x4x16 -3 %). Two problems ahead instead of one (55b44de, 1 and
+/// 2 threads, ratio to LIBXSMM): f32 10 0.95 -> 1.04, but f64 16 1.10 -> 1.05, f32 20 0.90 -> 0.88,
+/// f32 24 1.00-1.03 -> 0.94-0.96; not taken.
 inline constexpr int kPrefetchMinRows = 10;
 inline constexpr int kPrefetchMaxRows = 24;
 /// Non-square problems (n, k at run time) of more than kPrefetchMaxRows rows prefetch the next one
