@@ -5,8 +5,8 @@
 
     Both forms run packed column-major strided batches (lda = m, stride_a = m*k, ...; nn) of at least
     --bytes of A+B+C per case, time the bound's pass alternating rep by rep with the implementations
-    (on the GPU with one implementation at a time), and check each implementation once on sampled problems (first and last among them)
-    against the higher-precision host reference.
+    (on the GPU with one implementation at a time), and check each implementation once on sampled
+    problems (first and last among them) against the higher-precision host reference.
 */
 #pragma once
 
