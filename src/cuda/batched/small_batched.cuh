@@ -1,19 +1,18 @@
 /*! \file
-    \brief The small batched GPU kernel (seed 003 §4.2, the shared-memory design, pipelined): each
-    block walks groups of kProblemsPerBlock problems; A and B of the groups ahead are copied into
-    shared memory with cp.async (coalesced across the group's problems, zero-padded to the bucket's
-    M x N x K) while the current group is multiplied from its stage, each thread holding a register
-    block of C over K; one barrier a group. C is copied with A and B where the operands are copied
-    as stored (the exact instance), else loaded into registers a group ahead. Shared memory holds
-    op(A) k-major and op(B) column-major (transposes are applied by the copy), so a thread's rows
-    and each column's k values come in vector loads; untransposed operands of the bucket's exact
-    sizes are copied as they are, 16 bytes a copy (over a packed group's whole span, or problem by
-    problem for other strides and pointer arrays). Pointer arrays are themselves copied into shared
-    memory ahead of use, so no copy waits on a pointer load. Three instances per shape (SmallKernelKind): strided batches that
-    take the 16-byte copies, other strided batches, pointer arrays; each carries only its own
-    paths' code and registers (the ring, the element copies and run-time bounds cost the exact
-    sizes 2-7 points when they shared an instance). Global memory sees A and B read once, C read
-    once (beta != 0) and written once.
+    \brief The small batched GPU kernel (seed 003 §4.2, the shared-memory design, pipelined): each block
+    walks groups of kProblemsPerBlock problems; A and B of the groups ahead are copied into shared
+    memory with cp.async (coalesced across the group's problems, zero-padded to the bucket's M x N x K)
+    while the current group is multiplied from its stage, each thread holding a register block of C over
+    K; one barrier a group. C is copied with A and B where the operands are copied as stored (the exact
+    instance), else loaded into registers a group ahead. Shared memory holds op(A) k-major and op(B)
+    column-major (transposes are applied by the copy), so a thread's rows and each column's k values
+    come in vector loads; untransposed operands of the bucket's exact sizes are copied as they are, 16
+    bytes a copy (over a packed group's whole span, or problem by problem for other strides and pointer
+    arrays). Pointer arrays are themselves copied into shared memory ahead of use, so no copy waits on a
+    pointer load. Three instances per shape (SmallKernelKind): strided batches that take the 16-byte
+    copies, other strided batches, pointer arrays; each carries only its own paths' code and registers
+    (the ring, the element copies and run-time bounds cost the exact sizes 2-7 points when they shared
+    an instance). Global memory sees A and B read once, C read once (beta != 0) and written once.
 */
 #pragma once
 
