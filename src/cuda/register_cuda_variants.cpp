@@ -96,20 +96,25 @@ void add_sgemm_simt_split_k(Registry& registry) {
                      gemm::sgemm_simt_split_k_workspace<Cfg>);
 }
 
-/// The small batched kernel (m, n, k <= 32): strided batches and pointer arrays in one launch.
+/// The small batched kernels (m, n, k <= 32): strided batches and pointer arrays in one launch.
 /// Pointer arrays in device memory go to the kernel as they are; host arrays are copied into the
-/// workspace first.
+/// workspace first. kAuto is the library's choice (the selection table's row); kFlat forces the
+/// flat kernel, for comparison.
 template <typename T>
-void add_small_batched(Registry& registry) {
+void add_small_batched(Registry& registry, small::SmallKernelFamily family) {
   constexpr Dtype dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
+  bool const flat = family == small::SmallKernelFamily::kFlat;
+  std::string const id = std::string(sizeof(T) == 8 ? "dgemm_gpu_small" : "sgemm_gpu_small") + (flat ? "_flat" : "");
   registry.add(std::make_unique<FunctionVariant>(
-      VariantInfo{sizeof(T) == 8 ? "dgemm_gpu_small" : "sgemm_gpu_small", dtype, Platform::kCuda,
-                  VariantKind::kProduction, kMinSm,
-                  "batched m, n, k <= 32 (seed 003): size-templated, problems aggregated per block", true},
+      VariantInfo{id, dtype, Platform::kCuda, VariantKind::kProduction, kMinSm,
+                  flat ? "batched m, n, k <= 32: the flat kernel only (run-time sizes, operands staged as stored)"
+                       : "batched m, n, k <= 32 (seed 003): size-templated, problems aggregated per block; "
+                         "the flat kernel where no bucket fits exactly",
+                  true},
       [](GemmProblem const& p) {
         return p.m <= small::kSmallMaxSize && p.n <= small::kSmallMaxSize && p.k <= small::kSmallMaxSize;
       },
-      [](GemmArguments const& args, void* workspace, ExecutionContext const& exec) {
+      [family](GemmArguments const& args, void* workspace, ExecutionContext const& exec) {
         GemmProblem const& p = args.problem;
         auto const stream = static_cast<cudaStream_t>(exec.stream);
         small::SmallBatchParams<T> params{make_params<T>(args)};
@@ -134,6 +139,7 @@ void add_small_batched(Registry& registry) {
           params.C_array = reinterpret_cast<T* const*>(device_pointers + 2 * count);
         }
         small::SmallLaunchOptions options;
+        options.family = family;
         options.overlaps_previous_kernel = exec.overlaps_previous_kernel;
         return small::launch_small_batched<T>(params, stream, options) == cudaSuccess ? GK_SUCCESS : GK_CUDA_ERROR;
       },
@@ -195,8 +201,10 @@ void register_cuda_variants(Registry& registry) {
   add_dgemm_tensorop_split_k<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
   add_dgemm_tensorop_split_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
   add_sgemm_simt_split_k<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);         // 64x64x16 s3 b5
-  add_small_batched<double>(registry);
-  add_small_batched<float>(registry);
+  add_small_batched<double>(registry, small::SmallKernelFamily::kAuto);
+  add_small_batched<float>(registry, small::SmallKernelFamily::kAuto);
+  add_small_batched<double>(registry, small::SmallKernelFamily::kFlat);
+  add_small_batched<float>(registry, small::SmallKernelFamily::kFlat);
   add_dgemm_tensorop_split_k<std::tuple_element_t<1, gemm::DgemmTensorOpConfigs>>(registry);  // 128x128x16 s4
   register_cublas_variants(registry);
 }

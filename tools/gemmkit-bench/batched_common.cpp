@@ -3,6 +3,8 @@
 */
 #include "batched_common.hpp"
 
+#include "gemm_suite.hpp"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -93,6 +95,12 @@ std::string batched_settings_from_options(Options const& o, BatchedForm form, bo
     if (o.bytes > 0) s.bytes = o.bytes;
     if (o.max_pass_ms > 0) s.max_pass_ms = o.max_pass_ms;
   }
+  s.variants = o.variants;
+  for (Dtype d : s.dtypes) {
+    if (!s.variants.empty() && forced_variant(s, d).empty()) {
+      return "--variants " + s.variants + ": no " + std::string(to_string(d)) + " variant of this backend matches";
+    }
+  }
   if (gpu) {
     if (!o.threads.empty()) return "--threads is for `batched --cpu`; the GPU form runs on one device (--device N)";
     s.alpha = o.alpha;
@@ -164,7 +172,15 @@ BatchedOperands batched_case(ShapeSpec const& shape, Dtype dtype, BatchedSetting
   ops.alpha = settings.alpha;
   ops.beta = settings.beta;
   ops.batch = batch_for_bytes(ops.m, ops.n, ops.k, size_of(dtype), settings.bytes);
+  ops.variant = forced_variant(settings, dtype);
   return ops;
+}
+
+std::string forced_variant(BatchedSettings const& settings, Dtype dtype) {
+  if (settings.variants.empty()) return {};
+  Platform const backend = settings.form == BatchedForm::kGpu ? Platform::kCuda : Platform::kCpu;
+  std::vector<std::string> const ids = match_variants(settings.variants, dtype, backend);
+  return ids.empty() ? std::string() : ids.front();
 }
 
 double pass_bytes(BatchedOperands const& ops) {
@@ -242,7 +258,7 @@ JsonObject batched_row_head(std::string const& suite, std::string const& section
 void add_gemmkit_keys(JsonObject& row, ImplResult const& gk, BatchedSettings const& set, char const* backend,
                       int threads, double alpha, double beta, std::int64_t data_bytes, double pass_bytes,
                       ImplResult const* best_peer) {
-  row.add_string("variant", gk.variant).add_bool("variant_forced", false).add_string("backend", backend);
+  row.add_string("variant", gk.variant).add_bool("variant_forced", !set.variants.empty()).add_string("backend", backend);
   if (threads > 0) row.add_int("threads", threads);
   row.add_number("gflops", gk.gflops)
       .add_number("time_ms", gk.time.median)

@@ -45,6 +45,7 @@ struct BatchedSettings {
   std::vector<std::string> peers;      ///< peer names to run, in table order
   bool grouped = false;                ///< GPU: also the grouped case, one gk_?gemm_grouped call over a mix of shapes
   int device = 0;                      ///< GPU: CUDA device
+  std::string variants;                ///< --variants GLOB: gemmkit's variant, forced; "" = the table's
   int verbosity = 0;
 };
 
@@ -85,6 +86,9 @@ std::int64_t batch_for_bytes(std::int64_t m, std::int64_t n, std::int64_t k, std
 /// One case's packed batch (no storage yet): shape, dtype, scalars, and a batch of at least
 /// settings.bytes of A+B+C.
 BatchedOperands batched_case(ShapeSpec const& shape, Dtype dtype, BatchedSettings const& settings);
+
+/// The variant id settings.variants forces for this dtype (the first registered match), "" for none.
+std::string forced_variant(BatchedSettings const& settings, Dtype dtype);
 
 /// Bytes a pass over the batch moves: read A and B, read C unless beta = 0, write C.
 double pass_bytes(BatchedOperands const& ops);

@@ -262,6 +262,10 @@ class GemmkitGpuImpl : public BatchedImpl {
     }
     return {};
   }
+  std::string prepare(BatchedOperands const& ops) override {
+    ops_ = ops;
+    return outcome(gk_set_variant(ctx_, ops.variant.c_str()));
+  }
 
  protected:
   /// "" for success, else the status and the context's message.
@@ -310,9 +314,8 @@ class GemmkitGrouped final : public GemmkitGpuImpl {
   explicit GemmkitGrouped(GroupedCase const* grouped) : case_(grouped) {}
   std::string name() const override { return "gemmkit_grouped"; }
   std::string prepare(BatchedOperands const& ops) override {
-    ops_ = ops;
     args_ = {*case_, [](gk_op o) { return o; }};
-    return {};
+    return GemmkitGpuImpl::prepare(ops);
   }
   std::string run(std::int64_t first, std::int64_t count) override {
     GroupedCase const& g = *case_;
@@ -891,6 +894,7 @@ void BatchedGpuRun::run_grouped() {
   ops.batch = g.problems;
   ops.alpha = g.alpha;
   ops.beta = g.beta;
+  ops.variant = forced_variant(set_, dtype);
   std::vector<ImplResult> results(grouped_contenders_.size());
   for (std::size_t i = 0; i < grouped_contenders_.size(); ++i) {
     setup_contender(grouped_contenders_[i], results[i], ops, label, checked);

@@ -51,6 +51,11 @@ class GemmkitBatched final : public BatchedImpl {
     return {};
   }
   std::string name() const override { return "gemmkit"; }
+  std::string prepare(BatchedOperands const& ops) override {
+    BatchedImpl::prepare(ops);
+    if (gk_status const s = gk_set_variant(ctx_, ops.variant.c_str()); s != GK_SUCCESS) return describe("gk_set_variant", s);
+    return {};
+  }
   std::string run(std::int64_t first, std::int64_t count) override {
     BatchedOperands const& o = ops_;
     gk_status const s = with_dtype(o.dtype, [&]<typename T>() {

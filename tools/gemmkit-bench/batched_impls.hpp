@@ -30,6 +30,7 @@ struct BatchedOperands {
   void const* A = nullptr;
   void const* B = nullptr;
   void* C = nullptr;
+  std::string variant;  ///< gemmkit's variant, forced (--variants); "" = the selection table's
 
   std::int64_t stride_a() const { return m * k; }
   std::int64_t stride_b() const { return k * n; }

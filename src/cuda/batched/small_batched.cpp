@@ -1,9 +1,11 @@
 /*! \file
-    \brief The launcher of the small batched GPU kernel: picks the problem's bucket and the
-    candidate the tuning table names for it, and calls the part that holds its instance.
+    \brief The launcher of the small batched GPU kernels: picks the problem's bucket and the
+    candidate the tuning table names for it, and calls the part that holds its instance (which
+    hands problems of other than the bucket's exact sizes to the flat kernel where preferred).
 */
 #include "cuda/batched/small_batched.hpp"
 
+#include "cuda/batched/flat_batched.hpp"
 #include "cuda/batched/small_batched_config.hpp"
 #include "cuda/batched/small_tuning.hpp"
 
@@ -14,6 +16,7 @@ namespace gemmkit::small {
 
 template <typename T>
 cudaError_t launch_small_batched(SmallBatchParams<T> const& p, cudaStream_t stream, SmallLaunchOptions const& options) {
+  if (options.family == SmallKernelFamily::kFlat) return launch_flat_batched<T>(p, stream, options);
   int candidate = options.candidate;
   SmallBucket const bucket = small_bucket_for(int(p.gemm.m), int(p.gemm.n), int(p.gemm.k));
   if (!bucket.valid()) return cudaErrorInvalidValue;

@@ -26,10 +26,16 @@ struct SmallBatchParams {
   std::int64_t c_advance = 0;
 };
 
+/// Which kernel runs a batch: the size-templated kernel of a bucket (small_batched.cuh), the flat
+/// kernel of run-time sizes (flat_batched.cu), or the library's choice: a bucket's kernel where the
+/// bucket holds the problem at its exact sizes, else whichever small_flat_preferred names.
+enum class SmallKernelFamily { kAuto, kBuckets, kFlat };
+
 /// How to launch: the defaults are the library's.
 struct SmallLaunchOptions {
+  SmallKernelFamily family = SmallKernelFamily::kAuto;
   /// SmallCandidates[candidate] instead of the shape small_tuning.csv picks (the tuner's and the
-  /// tests' way in; its bucket must hold the problem); -1: the table's.
+  /// tests' way in; its bucket must hold the problem; the bucket's kernel runs); -1: the table's.
   int candidate = -1;
   /// The launch may start while the stream's previous kernel drains, when that is a small batched
   /// kernel (programmatic dependent launch; the caller guarantees the two touch different memory).

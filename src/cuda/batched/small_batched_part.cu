@@ -3,7 +3,9 @@
     kSmallLaunchParts equal to GEMMKIT_SMALL_PART), both precisions; CMake compiles this file once
     per part, so the instances compile in parallel.
 */
+#include "cuda/batched/flat_batched.hpp"
 #include "cuda/batched/small_batched.cuh"
+#include "cuda/batched/small_tuning.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -71,8 +73,15 @@ cudaError_t launch_shape(SmallBatchParams<T> const& p, int multiprocessors, cuda
                 "a block's stages must fit an SM's shared memory");
   bool const arrays = p.A_array != nullptr;
   if (arrays != (p.B_array != nullptr) || arrays != (p.C_array != nullptr)) return cudaErrorInvalidValue;
+  CopyPath const path = copy_path<Shape>(p);
+  // The bucket's kernel would pad the problem and copy it element by element: the flat kernel may
+  // do better (the tuner's and the tests' forced candidates run the bucket's kernel).
+  if (path == CopyPath::kElements && options.candidate < 0 && options.family == SmallKernelFamily::kAuto &&
+      small_flat_preferred(int(p.gemm.m), int(p.gemm.n), int(p.gemm.k))) {
+    return launch_flat_batched<T>(p, stream, options);
+  }
   if (arrays) return launch_instance<Shape, T, SmallKernelKind::kPointerArrays>(p, multiprocessors, stream, options);
-  return copy_path<Shape>(p) == CopyPath::kElements
+  return path == CopyPath::kElements
              ? launch_instance<Shape, T, SmallKernelKind::kStridedAny>(p, multiprocessors, stream, options)
              : launch_instance<Shape, T, SmallKernelKind::kStridedExact>(p, multiprocessors, stream, options);
 }

@@ -59,6 +59,16 @@ SmallBucket small_bucket_for(int m, int n, int k) {
   return best;
 }
 
+bool small_flat_preferred(int m, int n, int k) {
+  // Per element of A, B and C moved: the flat kernel's shared-memory wavefronts per problem
+  // (m n k / 16 at a warp's 32 loads of 4 bytes, two per multiply-add) against the cycles its
+  // bytes take at the bandwidth bound come to about 0.19 of this ratio on the H100 (132 SMs,
+  // 3.1 TB/s, 1.98 GHz); 3 keeps them near half.
+  constexpr double kMaxMultiplyAddsPerElement = 3.0;
+  double const elements = double(m) * k + double(k) * n + 2.0 * m * n;
+  return double(m) * n * k <= kMaxMultiplyAddsPerElement * elements;
+}
+
 namespace {
 
 int find_candidate(SmallTuningRow const& row) {

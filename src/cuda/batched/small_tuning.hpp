@@ -40,6 +40,12 @@ std::vector<SmallBucket> const& small_buckets();
 /// (M*K + K*N + M*N elements) are smallest, then the fewest padded multiply-adds; invalid past 32.
 SmallBucket small_bucket_for(int m, int n, int k);
 
+/// Whether an m x n x k problem that its bucket would pad and copy element by element runs in the
+/// flat kernel instead (flat_batched.hpp): where its multiply-adds per element moved,
+/// m n k / (m k + k n + 2 m n), are few enough that the flat kernel's two shared-memory loads per
+/// multiply-add (no register block) leave shared memory's bandwidth to spare.
+bool small_flat_preferred(int m, int n, int k);
+
 /// One row of small_tuning.csv.
 struct SmallTuningRow {
   int element_bytes;  ///< 8 (f64) or 4 (f32)

@@ -1,10 +1,12 @@
 /*! \file
-    \brief The small batched GPU kernels (dgemm_gpu_small, sgemm_gpu_small): every size bucket and
-    the sizes between them, non-square shapes, all transposes, alpha/beta, padded leading
-    dimensions, batches that span several blocks, broadcast operands, and pointer arrays through
-    the public API. Skip without a device.
+    \brief The small batched GPU kernels (dgemm_gpu_small, sgemm_gpu_small, and the flat kernel
+    alone as ?gemm_gpu_small_flat): every size bucket and the sizes between them, non-square shapes,
+    all transposes, alpha/beta, padded leading dimensions, batches that span several blocks,
+    broadcast operands, and pointer arrays through the public API; the flat kernel's plan and copy
+    modes. Device tests skip without a device.
 */
 #include "core/device.hpp"
+#include "cuda/batched/flat_batched.hpp"
 #include "cuda/batched/small_batched.hpp"
 #include "cuda/batched/small_batched_config.hpp"
 #include "cuda/batched/small_tuning.hpp"
@@ -96,15 +98,17 @@ TEST_P(GpuSmall, DeclinesPast32) {
   EXPECT_EQ(variant_->can_implement(p), GK_SUCCESS);
 }
 
-INSTANTIATE_TEST_SUITE_P(Registered, GpuSmall, ::testing::Values("dgemm_gpu_small", "sgemm_gpu_small"));
+INSTANTIATE_TEST_SUITE_P(Registered, GpuSmall,
+                         ::testing::Values("dgemm_gpu_small", "sgemm_gpu_small", "dgemm_gpu_small_flat",
+                                           "sgemm_gpu_small_flat"));
 
 /// Pointer arrays (in host memory, as the API says) to matrices in device memory, in shuffled
 /// order and with a broadcast A, run through the variant's lifecycle: one launch of the small
 /// kernel, the arrays copied into its workspace, checked per problem on the host.
 /// B of slot s starts at s * (k * n + b_gap): a gap of one element leaves every other problem's B
 /// off 16-byte alignment.
-void check_shuffled_pointer_array(int m, int n, int k, int b_gap) {
-  GemmVariant const* v = Registry::instance().find("dgemm_gpu_small");
+void check_shuffled_pointer_array(int m, int n, int k, int b_gap, char const* variant = "dgemm_gpu_small") {
+  GemmVariant const* v = Registry::instance().find(variant);
   ASSERT_NE(v, nullptr);
   constexpr int batch = 300;
   std::size_t const b_slot = std::size_t(k) * n + b_gap;
@@ -155,7 +159,7 @@ void check_shuffled_pointer_array(int m, int n, int k, int b_gap) {
       }
     }
   }
-  EXPECT_LT(worst, 1e-13) << m << "x" << n << "x" << k << " B gap " << b_gap;
+  EXPECT_LT(worst, 1e-13) << variant << " " << m << "x" << n << "x" << k << " B gap " << b_gap;
 }
 
 TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
@@ -167,10 +171,14 @@ TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
   check_shuffled_pointer_array(8, 4, 16, 0);
   check_shuffled_pointer_array(8, 4, 16, 1);
   check_shuffled_pointer_array(16, 16, 16, 1);
+  // The flat kernel: element copies (A of 7 x 9 doubles is no whole number of 16-byte copies) and
+  // 16-byte copies of each problem, one problem in two off alignment.
+  check_shuffled_pointer_array(7, 5, 9, 0, "dgemm_gpu_small_flat");
+  check_shuffled_pointer_array(8, 4, 16, 1, "dgemm_gpu_small_flat");
 }
 
 
-/// One launch of candidate `cand` on random problems stored one after another (leading dimensions
+/// One launch (`options`: which kernel, how many blocks) on random problems stored one after another (leading dimensions
 /// the stored rows plus ld_pad), checked on the host against a long-double reference; C is NaN
 /// when beta = 0 (it must not leak). With
 /// `device_arrays` the kernel gets device pointer arrays in reverse order (problem p is stored in
@@ -178,9 +186,9 @@ TEST(GpuSmallPointerArray, ShuffledProblemsAndABroadcastA) {
 /// max_blocks > 0 caps the grid, so each block walks many groups (its stages and pointer slots
 /// reused many times over).
 template <typename T>
-void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k, bool trans_a, bool trans_b, T alpha,
-                     T beta, std::int64_t batch, bool device_arrays, std::uint64_t seed, int max_blocks = 0,
-                     int ld_pad = 0, int stride_pad = 0) {
+void check_launch(small::SmallLaunchOptions const& options, std::string const& kernel, int m, int n, int k, bool trans_a,
+                  bool trans_b, T alpha, T beta, std::int64_t batch, bool device_arrays, std::uint64_t seed,
+                  int ld_pad = 0, int stride_pad = 0) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   int const lda = (trans_a ? k : m) + ld_pad, ldb = (trans_b ? n : k) + ld_pad, ldc = m + ld_pad;
@@ -213,19 +221,15 @@ void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k,
     params.B_array = b_array.get();
     params.C_array = c_array.get();
   }
-  std::string const what = "candidate " + std::to_string(cand.index) + " (bucket " + std::to_string(cand.bucket.m) +
-                           "x" + std::to_string(cand.bucket.n) + "x" + std::to_string(cand.bucket.k) + ", block " +
-                           std::to_string(cand.rows_per_thread) + "x" + std::to_string(cand.cols_per_thread) +
-                           ", problems " + std::to_string(cand.problems_per_block) + ") " + std::to_string(m) + "x" +
+  int const max_blocks = options.max_blocks;
+  std::string const what = kernel + " " + std::to_string(m) + "x" +
                            std::to_string(n) + "x" + std::to_string(k) + " trans " + std::to_string(trans_a) +
                            std::to_string(trans_b) + " beta " + std::to_string(double(beta)) + " batch " +
                            std::to_string(batch) + (device_arrays ? " device arrays" : " strided") +
                            (ld_pad > 0 ? " ld +" + std::to_string(ld_pad) : "") +
                            (stride_pad > 0 ? " stride +" + std::to_string(stride_pad) : "") +
                            (max_blocks > 0 ? " on " + std::to_string(max_blocks) + " blocks" : "");
-  ASSERT_EQ(small::launch_small_batched<T>(params, nullptr, {.candidate = cand.index, .max_blocks = max_blocks}),
-            cudaSuccess)
-      << what;
+  ASSERT_EQ(small::launch_small_batched<T>(params, nullptr, options), cudaSuccess) << what;
   ASSERT_EQ(device_memory()->synchronize(), "") << what;
   std::vector<T> const out = dc.download();
   double worst = 0;
@@ -245,6 +249,19 @@ void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k,
   }
   double const tolerance = sizeof(T) == 8 ? 1e-12 : 1e-4;  // |C| <= 33: a few ulps per term
   EXPECT_LT(worst, tolerance) << what;
+}
+
+/// check_launch of candidate `cand` (the bucket's kernel).
+template <typename T>
+void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k, bool trans_a, bool trans_b, T alpha,
+                     T beta, std::int64_t batch, bool device_arrays, std::uint64_t seed, int max_blocks = 0,
+                     int ld_pad = 0, int stride_pad = 0) {
+  std::string const kernel = "candidate " + std::to_string(cand.index) + " (bucket " + std::to_string(cand.bucket.m) +
+                             "x" + std::to_string(cand.bucket.n) + "x" + std::to_string(cand.bucket.k) + ", block " +
+                             std::to_string(cand.rows_per_thread) + "x" + std::to_string(cand.cols_per_thread) +
+                             ", problems " + std::to_string(cand.problems_per_block) + ")";
+  check_launch<T>({.candidate = cand.index, .max_blocks = max_blocks}, kernel, m, n, k, trans_a, trans_b, alpha, beta,
+                  batch, device_arrays, seed, ld_pad, stride_pad);
 }
 
 /// Every candidate shape the tuner may pick, launched directly: exact bucket sizes and smaller ones,
@@ -317,6 +334,95 @@ TEST(GpuSmallPointerArray, RingOfStagedPointersWrapsAround) {
   if (compute_capability(device_memory()->device()) < 80) GTEST_SKIP() << "needs sm_80";
   check_pointer_ring_wraps<double>();
   check_pointer_ring_wraps<float>();
+}
+
+TEST(FastDivisor, MatchesIntegerDivision) {
+  for (std::uint32_t d = 1; d <= 4096; ++d) {
+    small::FastDivisor const by(d);
+    for (int x : {0, 1, 2, 3, int(d) - 1, int(d), int(d) + 1, 2 * int(d) - 1, 2 * int(d), 4095, 4096, 65535, 1 << 20,
+                  (1 << 30) + 7, std::numeric_limits<int>::max()}) {
+      if (x < 0) continue;
+      ASSERT_EQ(by.quotient(x), x / int(d)) << x << " / " << d;
+    }
+    for (int x = 0; x < 3000; ++x) ASSERT_EQ(by.quotient(x), x / int(d)) << x << " / " << d;
+  }
+}
+
+/// The flat kernel's plan: 16-byte spans for packed aligned strided batches, 16-byte chunks for
+/// contiguous problems of whole copies (pointer arrays, gaps between problems), element copies
+/// otherwise; tiles 16-byte aligned in a stage; the problems of a group fill about the block.
+TEST(FlatBatchedPlan, CopyModesAndLayout) {
+  using small::FlatCopyMode;
+  std::vector<float> storage(1 << 16);
+  auto params = [&](int m, int n, int k, bool ta, std::int64_t stride_pad, int ld_pad, float beta) {
+    int const lda = (ta ? k : m) + ld_pad;
+    return small::SmallBatchParams<float>{KernelParams<float>{m, n, k, 1.0f, beta, storage.data(), lda,
+                                                              std::int64_t(lda) * (ta ? m : k) + stride_pad,
+                                                              storage.data(), k + ld_pad, std::int64_t(k + ld_pad) * n + stride_pad,
+                                                              storage.data(), m + ld_pad, std::int64_t(m + ld_pad) * n + stride_pad,
+                                                              1000, ta, false}};
+  };
+  small::FlatBatchParams<float> plan = small::plan_flat_batched(params(5, 7, 3, false, 0, 0, 1.0f));
+  EXPECT_EQ(plan.problems % 4, 0);
+  EXPECT_LE(plan.problems * 35, small::kFlatThreads * small::kFlatElementsPerThread);
+  EXPECT_GT(plan.problems * 35, small::kFlatThreads * (small::kFlatElementsPerThread - 1));
+  EXPECT_EQ(plan.a.mode, FlatCopyMode::kSpans);
+  EXPECT_EQ(plan.b.mode, FlatCopyMode::kSpans);
+  EXPECT_EQ(plan.c.mode, FlatCopyMode::kSpans);
+  EXPECT_EQ(plan.b_offset % 4, 0);
+  EXPECT_EQ(plan.c_offset % 4, 0);
+  EXPECT_EQ(plan.stage_elements % 4, 0);
+  plan = small::plan_flat_batched(params(8, 4, 4, false, 4, 0, 1.0f));  // gaps: problem by problem
+  EXPECT_EQ(plan.a.mode, FlatCopyMode::kChunks);
+  plan = small::plan_flat_batched(params(5, 7, 3, false, 4, 0, 1.0f));  // 15 floats: no whole copies
+  EXPECT_EQ(plan.a.mode, FlatCopyMode::kElements);
+  plan = small::plan_flat_batched(params(8, 4, 4, false, 0, 1, 1.0f));  // padded leading dimensions
+  EXPECT_EQ(plan.a.mode, FlatCopyMode::kElements);
+  EXPECT_EQ(plan.c.mode, FlatCopyMode::kElements);
+  plan = small::plan_flat_batched(params(6, 4, 8, true, 0, 0, 0.0f));  // A transposed: 8 x 6 stored, odd pitch
+  EXPECT_EQ(plan.a.pitch, 9);
+  EXPECT_EQ(plan.a.mode, FlatCopyMode::kElements);
+  EXPECT_EQ(plan.a_row_step, 9);
+  EXPECT_EQ(plan.a_k_step, 1);
+  EXPECT_EQ(plan.stage_elements, plan.c_offset);  // beta = 0: C is not staged
+  plan = small::plan_flat_batched(params(32, 32, 32, false, 0, 0, 1.0f));
+  EXPECT_GT(plan.problems, 0);
+  EXPECT_LE(small::flat_shared_bytes(plan), std::size_t(227 * 1024));
+}
+
+/// The flat kernel launched directly over its copy modes: packed strided batches (16-byte spans),
+/// gaps between problems (16-byte chunks where a problem is whole copies, else elements), padded
+/// leading dimensions and transposes (elements), device pointer arrays in reverse order; beta = 0
+/// on C full of NaN; on a full wave and on 1 to 3 blocks walking many groups each.
+template <typename T>
+void check_flat_kernel() {
+  int const shapes[][3] = {{5, 7, 3}, {4, 4, 4}, {8, 4, 16}, {9, 3, 1}, {20, 12, 6}, {12, 24, 6},
+                           {32, 32, 32}, {1, 1, 1}, {2, 31, 17}, {31, 2, 5}, {24, 24, 8}, {3, 3, 3}};
+  int seed = 0;
+  for (auto const& shape : shapes) {
+    int const m = shape[0], n = shape[1], k = shape[2];
+    small::SmallBatchParams<T> sizes{KernelParams<T>{m, n, k, T(1), T(1), nullptr, m, m * k, nullptr, k, k * n,
+                                                     nullptr, m, m * n, 1, false, false}};
+    int const problems = small::plan_flat_batched(sizes).problems;
+    ASSERT_GT(problems, 0) << m << "x" << n << "x" << k;
+    for (int mode = 0; mode < 8; ++mode) {
+      bool const trans_a = mode & 1, trans_b = mode & 2;
+      T const beta = mode % 3 == 0 ? T(0) : T(-0.5);
+      int const blocks = mode < 4 ? 0 : 1 + mode % 3;
+      std::int64_t const batch = blocks == 0 ? 3 * problems + 1 : 7 * blocks * problems + mode;
+      check_launch<T>({.family = small::SmallKernelFamily::kFlat, .max_blocks = blocks}, "flat kernel", m, n, k,
+                      trans_a, trans_b, T(1.5), beta, batch, /*device_arrays=*/mode % 2 == 1,
+                      std::uint64_t(1000 + seed++), /*ld_pad=*/mode == 5 || mode == 6 ? 1 : 0,
+                      /*stride_pad=*/mode == 2 ? 4 : 0);
+    }
+  }
+}
+
+TEST(GpuSmallFlat, EveryCopyModeAndManyGroupsABlock) {
+  if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  if (compute_capability(device_memory()->device()) < 80) GTEST_SKIP() << "needs sm_80";
+  check_flat_kernel<double>();
+  check_flat_kernel<float>();
 }
 
 }  // namespace

@@ -1,0 +1,321 @@
+/*! \file
+    \brief The flat small batched GPU kernel and its launcher. Each block walks groups of problems;
+    a group's A, B and C are copied into a stage as stored (16 bytes a copy over a packed span or a
+    contiguous problem, else element by element) while an earlier group is multiplied; one barrier
+    a group. The group's elements of C are dealt round the block's threads once per launch (element
+    e to thread e mod 256, its problem, row and column worked out then), so a group costs a thread
+    only its multiply-adds, two shared loads each, and one store per element: no padding, no
+    per-size instance, no division in the loop. Where the size-templated kernel would pad a
+    problem to a larger bucket and copy it element by element, this one moves only its bytes.
+*/
+#include "cuda/batched/flat_batched.hpp"
+
+#include "cuda/arch/cp_async.cuh"
+#include "cuda/batched/small_batched_config.hpp"
+
+#include <algorithm>
+
+namespace gemmkit::small {
+
+namespace {
+
+/// Pointer arrays' entries of a few groups ahead, staged in shared memory after the stages so no
+/// copy waits on a pointer load: slot s holds the group's A pointers, then B's, then C's.
+inline constexpr int kFlatPointerLead = 2 * kFlatStages - 1;
+inline constexpr int kFlatPointerSlots = kFlatPointerLead + 1;
+
+template <typename T>
+struct FlatRing {
+  T const** entries;
+  int problems;
+  __device__ T const* const* slot(int s) const { return entries + s * 3 * problems; }
+  __device__ T* c(int s, int local) const { return const_cast<T*>(entries[(s * 3 + 2) * problems + local]); }
+  /// Thread i starts copying problem i's three pointers (first = the group's first problem).
+  __device__ void stage(SmallBatchParams<T> const& params, std::int64_t first, int s) const {
+    int const local = int(threadIdx.x);
+    if (local >= problems || first + local >= params.gemm.batch) return;
+    T const** const to = entries + s * 3 * problems + local;
+    constexpr int kBytes = int(sizeof(void*));
+    arch::cp_async<kBytes>(to, params.A_array + first + local, kBytes);
+    arch::cp_async<kBytes>(to + problems, params.B_array + first + local, kBytes);
+    arch::cp_async<kBytes>(to + 2 * problems, params.C_array + first + local, kBytes);
+  }
+};
+
+/// Starts copying one operand of a group (problems [first, first + live) exist; `pointers`: the
+/// group's staged pointers, or null for a strided batch) into its tiles.
+template <typename T>
+__device__ __forceinline__ void copy_operand(T* tiles, FlatOperand const& op, T const* base,
+                                             std::int64_t stride, std::int64_t ld, T const* const* pointers,
+                                             std::int64_t first, int live) {
+  constexpr int kPerCopy = 16 / int(sizeof(T));
+  int const per_problem = op.rows * op.cols;
+  auto of = [&](int local) { return pointers != nullptr ? pointers[local] : base + (first + local) * stride; };
+  if (op.mode == FlatCopyMode::kSpans) {
+    // Packed, tile == rows * cols: the group's problems are one span, and so are their tiles.
+    T const* const span = base + first * per_problem;
+    int const elements = live * per_problem;
+    for (int copy = int(threadIdx.x); copy * kPerCopy < elements; copy += kFlatThreads) {
+      int const left = elements - copy * kPerCopy;  // the batch may end inside the last copy
+      arch::cp_async<16>(tiles + copy * kPerCopy, span + copy * kPerCopy,
+                         int(sizeof(T)) * (left < kPerCopy ? left : kPerCopy));
+    }
+  } else if (op.mode == FlatCopyMode::kChunks) {
+    int const chunks = per_problem / kPerCopy;  // per problem
+    for (int copy = int(threadIdx.x); copy < live * chunks; copy += kFlatThreads) {
+      int const local = op.by_elements.quotient(copy);
+      int const offset = (copy - local * chunks) * kPerCopy;
+      T const* const from = of(local) + offset;
+      T* const to = tiles + local * op.tile + offset;
+      if (reinterpret_cast<std::uintptr_t>(from) % 16 == 0) {
+        arch::cp_async<16>(to, from, 16);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kPerCopy; ++e) arch::cp_async<int(sizeof(T))>(to + e, from + e, int(sizeof(T)));
+      }
+    }
+  } else {
+    for (int e = int(threadIdx.x); e < live * per_problem; e += kFlatThreads) {
+      int const local = op.by_elements.quotient(e);
+      int const in_problem = e - local * per_problem;
+      int const j = op.by_rows.quotient(in_problem);
+      int const i = in_problem - j * op.rows;
+      arch::cp_async<int(sizeof(T))>(tiles + local * op.tile + i + j * op.pitch, of(local) + i + j * ld,
+                                     int(sizeof(T)));
+    }
+  }
+}
+
+template <typename T, bool kArrays>
+__global__ void __launch_bounds__(kFlatThreads, 3) flat_batched_kernel(FlatBatchParams<T> const params) {
+#if __CUDA_ARCH__ >= 900
+  // A kernel launched to overlap this one (the next group of a grouped call) may start as this
+  // one's blocks retire; it touches other memory, so it need not wait for this one's stores.
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+  constexpr int kElements = kFlatElementsPerThread;
+  KernelParams<T> const& p = params.batch.gemm;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* const stages = reinterpret_cast<T*>(shared_bytes);
+  int const problems = params.problems;
+  FlatRing<T> const ring{reinterpret_cast<T const**>(shared_bytes + std::size_t(kFlatStages) * params.stage_elements * sizeof(T)),
+                         problems};
+  int const m = int(p.m);
+  int const mn = m * int(p.n);
+  bool const reads_c = p.beta != T(0);
+  int const b_offset = params.b_offset, c_offset = params.c_offset;
+
+  // This thread's elements of C in every group: e = threadIdx.x + i * kFlatThreads of the group's
+  // problems x m x n, worked out once: where its row of op(A) and column of op(B) start in a stage,
+  // and its problem | row << 8 | column << 16 (problem `problems` past the group's elements: never
+  // live, and its loads stay in the stage).
+  int a_start[kElements], b_start[kElements], place[kElements];
+#pragma unroll
+  for (int i = 0; i < kElements; ++i) {
+    int const e = int(threadIdx.x) + i * kFlatThreads;
+    bool const exists = e < problems * mn;
+    int const local = exists ? params.by_mn.quotient(e) : problems;
+    int const in_problem = exists ? e - local * mn : 0;
+    int const col = params.by_m.quotient(in_problem);
+    int const row = in_problem - col * m;
+    a_start[i] = exists ? local * params.a.tile + row * params.a_row_step : 0;
+    b_start[i] = exists ? b_offset + local * params.b.tile + col * params.b_col_step : 0;
+    place[i] = local | row << 8 | col << 16;
+  }
+
+  auto stage_group = [&](std::int64_t first, int stage, int slot) {
+    T* const tiles = stages + stage * params.stage_elements;
+    int const live = int(p.batch - first < problems ? p.batch - first : problems);
+    T const* const* const pointers = kArrays ? ring.slot(slot) : nullptr;
+    copy_operand(tiles, params.a, p.A, p.stride_a, p.lda, pointers, first, live);
+    copy_operand(tiles + b_offset, params.b, p.B, p.stride_b, p.ldb, kArrays ? pointers + problems : nullptr,
+                 first, live);
+    if (reads_c) {
+      copy_operand<T>(tiles + c_offset, params.c, p.C, p.stride_c, p.ldc,
+                      kArrays ? pointers + 2 * problems : nullptr, first, live);
+    }
+  };
+
+  auto slot_plus = [](int slot, int steps) {
+    return slot + steps >= kFlatPointerSlots ? slot + steps - kFlatPointerSlots : slot + steps;
+  };
+  std::int64_t const grid_problems = std::int64_t(gridDim.x) * problems;
+  std::int64_t first = std::int64_t(blockIdx.x) * problems;
+  if constexpr (kArrays) {
+    for (int ahead = 0; ahead < kFlatPointerLead; ++ahead) ring.stage(params.batch, first + ahead * grid_problems, ahead);
+    arch::cp_async_commit();
+    arch::cp_async_wait<0>();
+    __syncthreads();
+  }
+#pragma unroll
+  for (int ahead = 0; ahead < kFlatStages - 1; ++ahead) {
+    if (first + ahead * grid_problems < p.batch) stage_group(first + ahead * grid_problems, ahead, ahead);
+    arch::cp_async_commit();
+  }
+  // As in the size-templated kernel: iteration j multiplies the group of stage j % kFlatStages after
+  // one barrier, past which the copies of the group kFlatStages - 1 on go into the stage every
+  // thread is done with.
+  for (int stage = 0, slot = 0; first < p.batch; first += grid_problems) {
+    arch::cp_async_wait<kFlatStages - 2>();
+    __syncthreads();
+    if (std::int64_t const far = first + (kFlatStages - 1) * grid_problems; far < p.batch) {
+      stage_group(far, stage == 0 ? kFlatStages - 1 : stage - 1, slot_plus(slot, kFlatStages - 1));
+    }
+    if constexpr (kArrays) ring.stage(params.batch, first + kFlatPointerLead * grid_problems, slot_plus(slot, kFlatPointerLead));
+    arch::cp_async_commit();
+
+    T const* const tiles = stages + stage * params.stage_elements;
+    T acc[kElements];
+#pragma unroll
+    for (int i = 0; i < kElements; ++i) acc[i] = T(0);
+    int const k = int(p.k);
+    // k outermost: its step is the same for every element, so each load is a start plus one
+    // uniform offset.
+#pragma unroll 1
+    for (int kk = 0; kk < k; ++kk) {
+      int const a_k = kk * params.a_k_step, b_k = kk * params.b_k_step;
+#pragma unroll
+      for (int i = 0; i < kElements; ++i) acc[i] += tiles[a_start[i] + a_k] * tiles[b_start[i] + b_k];
+    }
+    int const live = int(p.batch - first < problems ? p.batch - first : problems);
+    T* const c_strided = kArrays ? nullptr : p.C + first * p.stride_c;
+#pragma unroll
+    for (int i = 0; i < kElements; ++i) {
+      int const local = place[i] & 0xFF;
+      if (local < live) {
+        T value = p.alpha * acc[i];
+        // C's tiles are m x n with pitch m, so element e of the group is at e.
+        if (reads_c) value += p.beta * tiles[c_offset + int(threadIdx.x) + i * kFlatThreads];
+        T* const c = kArrays ? ring.c(slot, local) : c_strided + local * p.stride_c;
+        c[(place[i] >> 8 & 0xFF) + (place[i] >> 16) * p.ldc] = value;
+      }
+    }
+    stage = stage + 1 == kFlatStages ? 0 : stage + 1;
+    slot = slot_plus(slot, 1);
+  }
+  arch::cp_async_wait<0>();
+}
+
+/// The element-copy fields of an operand of rows x cols (leading dimension `ld`) staged with
+/// pitch `pitch`, then the 16-byte modes where the batch's layout allows them.
+FlatOperand plan_operand(int rows, int cols, int pitch, int element_bytes, int problems, bool strided,
+                         std::int64_t stride, std::int64_t ld, void const* base) {
+  FlatOperand op;
+  op.rows = rows, op.cols = cols, op.pitch = pitch, op.tile = pitch * cols;
+  op.by_elements = FastDivisor(std::uint32_t(rows * cols));
+  op.by_rows = FastDivisor(std::uint32_t(rows));
+  int const per_copy = 16 / element_bytes;
+  bool const contiguous = pitch == rows && (cols == 1 || ld == rows);  // each problem's operand as one run
+  if (!contiguous) return op;
+  if (strided && stride == std::int64_t(rows) * cols && reinterpret_cast<std::uintptr_t>(base) % 16 == 0 &&
+      std::int64_t(problems) * rows * cols % per_copy == 0) {
+    op.mode = FlatCopyMode::kSpans;  // every group's span starts 16-byte aligned
+  } else if (rows * cols % per_copy == 0) {
+    op.mode = FlatCopyMode::kChunks;
+    op.by_elements = FastDivisor(std::uint32_t(rows * cols / per_copy));
+  }
+  return op;
+}
+
+template <typename T, bool kArrays>
+int resident_flat_blocks(std::size_t bytes) {
+  auto const kernel = flat_batched_kernel<T, kArrays>;
+  static cudaError_t const raised = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024);
+  int count = 0;
+  if (raised != cudaSuccess || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, kFlatThreads, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();  // the launch reports it; later calls must not see it
+    return 0;
+  }
+  return count;
+}
+
+}  // namespace
+
+template <typename T>
+FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params) {
+  KernelParams<T> const& p = params.gemm;
+  FlatBatchParams<T> plan;
+  plan.batch = params;
+  int const m = int(p.m), n = int(p.n), k = int(p.k);
+  int const mn = m * n;
+  constexpr int kPerCopy = 16 / int(sizeof(T));
+  // As many problems as give each thread its elements of C, a multiple of the elements in 16
+  // bytes so packed spans start aligned.
+  int problems = std::min(kFlatMaxProblems, kFlatThreads * kFlatElementsPerThread / mn);
+  if (problems >= kPerCopy) problems -= problems % kPerCopy;
+  problems = std::max(problems, 1);
+  bool const strided = params.A_array == nullptr;
+  bool const reads_c = p.beta != T(0);
+  int const a_rows = p.trans_a ? k : m, a_cols = p.trans_a ? m : k;
+  int const b_rows = p.trans_b ? n : k, b_cols = p.trans_b ? k : n;
+  // A transposed is read along its columns: an odd pitch keeps a warp's rows in distinct banks.
+  int const a_pitch = p.trans_a && a_rows % 2 == 0 ? a_rows + 1 : a_rows;
+  int const element_bytes = int(sizeof(T));
+  plan.a = plan_operand(a_rows, a_cols, a_pitch, element_bytes, problems, strided, p.stride_a, p.lda, p.A);
+  plan.b = plan_operand(b_rows, b_cols, b_rows, element_bytes, problems, strided, p.stride_b, p.ldb, p.B);
+  plan.c = plan_operand(m, n, m, element_bytes, problems, strided, p.stride_c, p.ldc, p.C);
+  // Each operand's tiles start 16-byte aligned in the stage, for the 16-byte copies.
+  auto whole_copies = [](int elements) { return (elements + kPerCopy - 1) / kPerCopy * kPerCopy; };
+  plan.problems = problems;
+  plan.b_offset = whole_copies(problems * plan.a.tile);
+  plan.c_offset = plan.b_offset + whole_copies(problems * plan.b.tile);
+  plan.stage_elements = plan.c_offset + (reads_c ? whole_copies(problems * plan.c.tile) : 0);
+  plan.a_row_step = p.trans_a ? a_pitch : 1;
+  plan.a_k_step = p.trans_a ? 1 : a_pitch;
+  plan.b_k_step = p.trans_b ? b_rows : 1;
+  plan.b_col_step = p.trans_b ? 1 : b_rows;
+  plan.by_mn = FastDivisor(std::uint32_t(mn));
+  plan.by_m = FastDivisor(std::uint32_t(m));
+  if (flat_shared_bytes(plan) > 227 * 1024 - 1024) plan.problems = 0;
+  return plan;
+}
+
+template <typename T>
+std::size_t flat_shared_bytes(FlatBatchParams<T> const& plan) {
+  std::size_t const ring = plan.batch.A_array != nullptr ? std::size_t(kFlatPointerSlots) * 3 * plan.problems * sizeof(void*) : 0;
+  return std::size_t(kFlatStages) * plan.stage_elements * sizeof(T) + ring;
+}
+
+template <typename T>
+cudaError_t launch_flat_batched(SmallBatchParams<T> const& params, cudaStream_t stream, SmallLaunchOptions const& options) {
+  KernelParams<T> const& p = params.gemm;
+  if (p.m < 1 || p.n < 1 || p.k < 1 || p.m > kSmallMaxSize || p.n > kSmallMaxSize || p.k > kSmallMaxSize) {
+    return cudaErrorInvalidValue;
+  }
+  bool const arrays = params.A_array != nullptr;
+  if (arrays != (params.B_array != nullptr) || arrays != (params.C_array != nullptr)) return cudaErrorInvalidValue;
+  FlatBatchParams<T> const plan = plan_flat_batched(params);
+  if (plan.problems == 0) return cudaErrorInvalidValue;
+  std::size_t const bytes = flat_shared_bytes(plan);
+  int const per_sm = arrays ? resident_flat_blocks<T, true>(bytes) : resident_flat_blocks<T, false>(bytes);
+  if (per_sm == 0) return cudaErrorInvalidConfiguration;
+  int device = 0, multiprocessors = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device);
+  if (status != cudaSuccess) return status;
+  std::int64_t const groups = (p.batch + plan.problems - 1) / plan.problems;
+  std::int64_t const wave = std::int64_t(per_sm) * multiprocessors;
+  unsigned const blocks =
+      unsigned(std::min(groups, options.max_blocks > 0 ? std::min<std::int64_t>(options.max_blocks, wave) : wave));
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(kFlatThreads);
+  config.dynamicSmemBytes = bytes;
+  config.stream = stream;
+  cudaLaunchAttribute overlap{};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &overlap;
+  config.numAttrs = options.overlaps_previous_kernel ? 1 : 0;
+  return arrays ? cudaLaunchKernelEx(&config, flat_batched_kernel<T, true>, plan)
+                : cudaLaunchKernelEx(&config, flat_batched_kernel<T, false>, plan);
+}
+
+template FlatBatchParams<double> plan_flat_batched<double>(SmallBatchParams<double> const&);
+template FlatBatchParams<float> plan_flat_batched<float>(SmallBatchParams<float> const&);
+template std::size_t flat_shared_bytes<double>(FlatBatchParams<double> const&);
+template std::size_t flat_shared_bytes<float>(FlatBatchParams<float> const&);
+template cudaError_t launch_flat_batched<double>(SmallBatchParams<double> const&, cudaStream_t, SmallLaunchOptions const&);
+template cudaError_t launch_flat_batched<float>(SmallBatchParams<float> const&, cudaStream_t, SmallLaunchOptions const&);
+
+}  // namespace gemmkit::small
