@@ -19,11 +19,9 @@ namespace gemmkit::small {
 
 namespace {
 
-/// Pointer arrays' entries of a few groups ahead, staged in shared memory after the stages so no
-/// copy waits on a pointer load: slot s holds the group's A pointers, then B's, then C's.
-inline constexpr int kFlatPointerLead = 2 * kFlatStages - 1;
-inline constexpr int kFlatPointerSlots = kFlatPointerLead + 1;
-
+/// Pointer arrays' entries of a few groups ahead (kFlatPointerLead), staged in shared memory after
+/// the stages so no copy waits on a pointer load: slot s holds the group's A pointers, then B's,
+/// then C's.
 template <typename T>
 struct FlatRing {
   T const** entries;
@@ -56,9 +54,15 @@ __device__ __forceinline__ void copy_operand(T* tiles, FlatOperand const& op, T 
     T const* const span = base + first * per_problem;
     int const elements = live * per_problem;
     for (int copy = int(threadIdx.x); copy * kPerCopy < elements; copy += kFlatThreads) {
-      int const left = elements - copy * kPerCopy;  // the batch may end inside the last copy
-      arch::cp_async<16>(tiles + copy * kPerCopy, span + copy * kPerCopy,
-                         int(sizeof(T)) * (left < kPerCopy ? left : kPerCopy));
+      int const left = elements - copy * kPerCopy;
+      if (left >= kPerCopy) {
+        arch::cp_async<16>(tiles + copy * kPerCopy, span + copy * kPerCopy, 16);
+      } else {
+        // The batch ends inside this copy: element by element, so nothing past it is read.
+        for (int e = 0; e < left; ++e) {
+          arch::cp_async<int(sizeof(T))>(tiles + copy * kPerCopy + e, span + copy * kPerCopy + e, int(sizeof(T)));
+        }
+      }
     }
   } else if (op.mode == FlatCopyMode::kChunks) {
     int const chunks = per_problem / kPerCopy;  // per problem
@@ -74,6 +78,13 @@ __device__ __forceinline__ void copy_operand(T* tiles, FlatOperand const& op, T 
         for (int e = 0; e < kPerCopy; ++e) arch::cp_async<int(sizeof(T))>(to + e, from + e, int(sizeof(T)));
       }
     }
+  } else if (op.mode == FlatCopyMode::kRuns) {
+    // Each problem's operand is one run and its tile the same run: element e of the group is
+    // element e of the tiles.
+    for (int e = int(threadIdx.x); e < live * per_problem; e += kFlatThreads) {
+      int const local = op.by_elements.quotient(e);
+      arch::cp_async<int(sizeof(T))>(tiles + e, of(local) + (e - local * per_problem), int(sizeof(T)));
+    }
   } else {
     for (int e = int(threadIdx.x); e < live * per_problem; e += kFlatThreads) {
       int const local = op.by_elements.quotient(e);
@@ -87,13 +98,13 @@ __device__ __forceinline__ void copy_operand(T* tiles, FlatOperand const& op, T 
 }
 
 template <typename T, bool kArrays>
-__global__ void __launch_bounds__(kFlatThreads, 3) flat_batched_kernel(FlatBatchParams<T> const params) {
+__global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_kernel(FlatBatchParams<T> const params) {
 #if __CUDA_ARCH__ >= 900
   // A kernel launched to overlap this one (the next group of a grouped call) may start as this
   // one's blocks retire; it touches other memory, so it need not wait for this one's stores.
   asm volatile("griddepcontrol.launch_dependents;");
 #endif
-  constexpr int kElements = kFlatElementsPerThread;
+  constexpr int kElements = kArrays ? kFlatArrayElementsPerThread : kFlatElementsPerThread;
   KernelParams<T> const& p = params.batch.gemm;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* const stages = reinterpret_cast<T*>(shared_bytes);
@@ -207,6 +218,7 @@ FlatOperand plan_operand(int rows, int cols, int pitch, int element_bytes, int p
   int const per_copy = 16 / element_bytes;
   bool const contiguous = pitch == rows && (cols == 1 || ld == rows);  // each problem's operand as one run
   if (!contiguous) return op;
+  op.mode = FlatCopyMode::kRuns;
   if (strided && stride == std::int64_t(rows) * cols && reinterpret_cast<std::uintptr_t>(base) % 16 == 0 &&
       std::int64_t(problems) * rows * cols % per_copy == 0) {
     op.mode = FlatCopyMode::kSpans;  // every group's span starts 16-byte aligned
@@ -239,17 +251,23 @@ FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params) {
   int const m = int(p.m), n = int(p.n), k = int(p.k);
   int const mn = m * n;
   constexpr int kPerCopy = 16 / int(sizeof(T));
-  // As many problems as give each thread its elements of C, a multiple of the elements in 16
-  // bytes so packed spans start aligned.
-  int problems = std::min(kFlatMaxProblems, kFlatThreads * kFlatElementsPerThread / mn);
-  if (problems >= kPerCopy) problems -= problems % kPerCopy;
-  problems = std::max(problems, 1);
   bool const strided = params.A_array == nullptr;
   bool const reads_c = p.beta != T(0);
   int const a_rows = p.trans_a ? k : m, a_cols = p.trans_a ? m : k;
   int const b_rows = p.trans_b ? n : k, b_cols = p.trans_b ? k : n;
   // A transposed is read along its columns: an odd pitch keeps a warp's rows in distinct banks.
   int const a_pitch = p.trans_a && a_rows % 2 == 0 ? a_rows + 1 : a_rows;
+  // Problems per group: enough to give each thread its elements of C, no more
+  // than let kFlatBlocksPerSm blocks fit an SM's shared memory, and a multiple of the elements in
+  // 16 bytes so packed spans start aligned.
+  std::size_t const per_problem_bytes =
+      kFlatStages * sizeof(T) * std::size_t(a_pitch * a_cols + b_rows * b_cols + (reads_c ? mn : 0)) +
+      (strided ? 0 : kFlatPointerSlots * 3 * sizeof(void*));
+  int const elements_per_thread = strided ? kFlatElementsPerThread : kFlatArrayElementsPerThread;
+  int problems = std::min({kFlatMaxProblems, kFlatThreads * elements_per_thread / mn,
+                           int(kFlatBlockBytes / per_problem_bytes)});
+  if (problems >= kPerCopy) problems -= problems % kPerCopy;
+  problems = std::max(problems, 1);
   int const element_bytes = int(sizeof(T));
   plan.a = plan_operand(a_rows, a_cols, a_pitch, element_bytes, problems, strided, p.stride_a, p.lda, p.A);
   plan.b = plan_operand(b_rows, b_cols, b_rows, element_bytes, problems, strided, p.stride_b, p.ldb, p.B);
@@ -266,7 +284,7 @@ FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params) {
   plan.b_col_step = p.trans_b ? 1 : b_rows;
   plan.by_mn = FastDivisor(std::uint32_t(mn));
   plan.by_m = FastDivisor(std::uint32_t(m));
-  if (flat_shared_bytes(plan) > 227 * 1024 - 1024) plan.problems = 0;
+  if (flat_shared_bytes(plan) > 227 * 1024 - 1024) plan.problems = 0;  // past any m, n, k <= 32
   return plan;
 }
 

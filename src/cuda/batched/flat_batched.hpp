@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace gemmkit::small {
@@ -35,9 +36,10 @@ struct FastDivisor {
 };
 
 /// How one operand of a group reaches its stage: 16-byte copies over the group's whole span
-/// (packed strided batch), 16-byte copies problem by problem (each problem stored contiguously),
-/// or element by element (any leading dimension; the tile's pitch may differ from it).
-enum class FlatCopyMode : int { kSpans, kChunks, kElements };
+/// (packed strided batch), 16-byte copies problem by problem (each problem stored contiguously, a
+/// whole number of copies), element by element along each problem's run (stored contiguously), or
+/// element by element (any leading dimension; the tile's pitch may differ from it).
+enum class FlatCopyMode : int { kSpans, kChunks, kRuns, kElements };
 
 /// One stored operand (rows x cols, column-major) of every problem, as the kernel copies it.
 struct FlatOperand {
@@ -64,11 +66,20 @@ struct FlatBatchParams {
 };
 
 /// Threads of a block of the flat kernel, elements of C a thread computes per group (at most),
-/// stages of its copy pipeline, problems a group holds (at most).
+/// stages of its copy pipeline, problems a group holds (at most), blocks an SM holds (registers
+/// and shared memory are planned for them), shared memory of a block (1 KiB of an SM's 227 KiB is
+/// reserved per block; 1 KiB more for the tiles' alignment).
 inline constexpr int kFlatThreads = 256;
 inline constexpr int kFlatElementsPerThread = 8;
+/// Pointer arrays: fewer, so the staged pointers' addressing fits the registers without spilling.
+inline constexpr int kFlatArrayElementsPerThread = 6;
 inline constexpr int kFlatStages = 3;
 inline constexpr int kFlatMaxProblems = 128;
+inline constexpr int kFlatBlocksPerSm = 3;
+inline constexpr std::size_t kFlatBlockBytes = 227 * 1024 / kFlatBlocksPerSm - 2048;
+/// Staged pointers of pointer-array batches: groups ahead, slots.
+inline constexpr int kFlatPointerLead = 2 * kFlatStages - 1;
+inline constexpr int kFlatPointerSlots = kFlatPointerLead + 1;
 
 /// The launch's layout for this batch (m, n, k >= 1; params.batch's strides, leading dimensions,
 /// pointers and beta decide the copy modes); problems == 0 when a group would not fit shared memory.

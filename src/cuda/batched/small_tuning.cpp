@@ -63,8 +63,10 @@ bool small_flat_preferred(int m, int n, int k) {
   // Per element of A, B and C moved: the flat kernel's shared-memory wavefronts per problem
   // (m n k / 16 at a warp's 32 loads of 4 bytes, two per multiply-add) against the cycles its
   // bytes take at the bandwidth bound come to about 0.19 of this ratio on the H100 (132 SMs,
-  // 3.1 TB/s, 1.98 GHz); 3 keeps them near half.
-  constexpr double kMaxMultiplyAddsPerElement = 3.0;
+  // 3.1 TB/s, 1.98 GHz). Measured at aad5529 (strided, % of the bound, flat against the padded
+  // bucket): 5x7x3 (ratio 1.0) f64 86 / 78, f32 81 / 59; 20x12x6 (2.1) 91 / 79, 84 / 60; 9x9x9
+  // (2.25) 90 / 85, 84 / 45 (the bucket's at 4ccfa2f, same day); 24x24x8 (3.0) 83 / 84, 66 / 72.
+  constexpr double kMaxMultiplyAddsPerElement = 2.5;
   double const elements = double(m) * k + double(k) * n + 2.0 * m * n;
   return double(m) * n * k <= kMaxMultiplyAddsPerElement * elements;
 }

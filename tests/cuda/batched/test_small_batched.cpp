@@ -350,7 +350,8 @@ TEST(FastDivisor, MatchesIntegerDivision) {
 
 /// The flat kernel's plan: 16-byte spans for packed aligned strided batches, 16-byte chunks for
 /// contiguous problems of whole copies (pointer arrays, gaps between problems), element copies
-/// otherwise; tiles 16-byte aligned in a stage; the problems of a group fill about the block.
+/// along contiguous problems, else element copies; tiles 16-byte aligned in a stage; the problems
+/// of a group fill about the block, within its share of shared memory.
 TEST(FlatBatchedPlan, CopyModesAndLayout) {
   using small::FlatCopyMode;
   std::vector<float> storage(1 << 16);
@@ -375,7 +376,7 @@ TEST(FlatBatchedPlan, CopyModesAndLayout) {
   plan = small::plan_flat_batched(params(8, 4, 4, false, 4, 0, 1.0f));  // gaps: problem by problem
   EXPECT_EQ(plan.a.mode, FlatCopyMode::kChunks);
   plan = small::plan_flat_batched(params(5, 7, 3, false, 4, 0, 1.0f));  // 15 floats: no whole copies
-  EXPECT_EQ(plan.a.mode, FlatCopyMode::kElements);
+  EXPECT_EQ(plan.a.mode, FlatCopyMode::kRuns);
   plan = small::plan_flat_batched(params(8, 4, 4, false, 0, 1, 1.0f));  // padded leading dimensions
   EXPECT_EQ(plan.a.mode, FlatCopyMode::kElements);
   EXPECT_EQ(plan.c.mode, FlatCopyMode::kElements);
@@ -385,9 +386,17 @@ TEST(FlatBatchedPlan, CopyModesAndLayout) {
   EXPECT_EQ(plan.a_row_step, 9);
   EXPECT_EQ(plan.a_k_step, 1);
   EXPECT_EQ(plan.stage_elements, plan.c_offset);  // beta = 0: C is not staged
-  plan = small::plan_flat_batched(params(32, 32, 32, false, 0, 0, 1.0f));
-  EXPECT_GT(plan.problems, 0);
-  EXPECT_LE(small::flat_shared_bytes(plan), std::size_t(227 * 1024));
+  for (int size : {1, 2, 5, 8, 13, 24, 32}) {
+    plan = small::plan_flat_batched(params(size, size, size, true, 0, 3, 1.0f));
+    EXPECT_GT(plan.problems, 0) << size;
+    EXPECT_LE(small::flat_shared_bytes(plan), small::kFlatBlockBytes + 1024) << size;
+    small::SmallBatchParams<double> wide{KernelParams<double>{size, size, size, 1.0, 1.0, nullptr, size, size * size,
+                                                              nullptr, size, size * size, nullptr, size, size * size,
+                                                              1000, false, false}};
+    small::FlatBatchParams<double> const doubles = small::plan_flat_batched(wide);
+    EXPECT_GT(doubles.problems, 0) << size;
+    EXPECT_LE(small::flat_shared_bytes(doubles), small::kFlatBlockBytes + 1024) << size;
+  }
 }
 
 /// The flat kernel launched directly over its copy modes: packed strided batches (16-byte spans),
