@@ -98,19 +98,22 @@ void add_sgemm_simt_split_k(Registry& registry) {
 
 /// The small batched kernels (m, n, k <= 32): strided batches and pointer arrays in one launch.
 /// Pointer arrays in device memory go to the kernel as they are; host arrays are copied into the
-/// workspace first. kAuto is the library's choice (the selection table's row); kFlat forces the
-/// flat kernel, for comparison.
+/// workspace first. kAuto is the library's choice (the selection table's row); kFlat and kBuckets
+/// force one kernel family, for comparison.
 template <typename T>
 void add_small_batched(Registry& registry, small::SmallKernelFamily family) {
   constexpr Dtype dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
-  bool const flat = family == small::SmallKernelFamily::kFlat;
-  std::string const id = std::string(sizeof(T) == 8 ? "dgemm_gpu_small" : "sgemm_gpu_small") + (flat ? "_flat" : "");
+  using small::SmallKernelFamily;
+  std::string const id = std::string(sizeof(T) == 8 ? "dgemm_gpu_small" : "sgemm_gpu_small") +
+                         (family == SmallKernelFamily::kFlat ? "_flat" : family == SmallKernelFamily::kBuckets ? "_buckets" : "");
+  char const* const summary =
+      family == SmallKernelFamily::kFlat ? "batched m, n, k <= 32: the flat kernel only (run-time sizes, operands staged as stored)"
+      : family == SmallKernelFamily::kBuckets
+          ? "batched m, n, k <= 32: the size-templated buckets only (padded where no bucket fits exactly)"
+          : "batched m, n, k <= 32 (seed 003): size-templated, problems aggregated per block; the flat kernel "
+            "where no bucket fits exactly";
   registry.add(std::make_unique<FunctionVariant>(
-      VariantInfo{id, dtype, Platform::kCuda, VariantKind::kProduction, kMinSm,
-                  flat ? "batched m, n, k <= 32: the flat kernel only (run-time sizes, operands staged as stored)"
-                       : "batched m, n, k <= 32 (seed 003): size-templated, problems aggregated per block; "
-                         "the flat kernel where no bucket fits exactly",
-                  true},
+      VariantInfo{id, dtype, Platform::kCuda, VariantKind::kProduction, kMinSm, summary, true},
       [](GemmProblem const& p) {
         return p.m <= small::kSmallMaxSize && p.n <= small::kSmallMaxSize && p.k <= small::kSmallMaxSize;
       },
@@ -205,6 +208,8 @@ void register_cuda_variants(Registry& registry) {
   add_small_batched<float>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<double>(registry, small::SmallKernelFamily::kFlat);
   add_small_batched<float>(registry, small::SmallKernelFamily::kFlat);
+  add_small_batched<double>(registry, small::SmallKernelFamily::kBuckets);
+  add_small_batched<float>(registry, small::SmallKernelFamily::kBuckets);
   add_dgemm_tensorop_split_k<std::tuple_element_t<1, gemm::DgemmTensorOpConfigs>>(registry);  // 128x128x16 s4
   register_cublas_variants(registry);
 }

@@ -14,6 +14,7 @@
 #include "cuda/batched/small_batched_config.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace gemmkit::small {
 
@@ -104,7 +105,7 @@ __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_k
   // one's blocks retire; it touches other memory, so it need not wait for this one's stores.
   asm volatile("griddepcontrol.launch_dependents;");
 #endif
-  constexpr int kElements = kArrays ? kFlatArrayElementsPerThread : kFlatElementsPerThread;
+  constexpr int kElements = flat_elements_per_thread<T>(kArrays);
   KernelParams<T> const& p = params.batch.gemm;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* const stages = reinterpret_cast<T*>(shared_bytes);
@@ -257,16 +258,19 @@ FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params) {
   int const b_rows = p.trans_b ? n : k, b_cols = p.trans_b ? k : n;
   // A transposed is read along its columns: an odd pitch keeps a warp's rows in distinct banks.
   int const a_pitch = p.trans_a && a_rows % 2 == 0 ? a_rows + 1 : a_rows;
-  // Problems per group: enough to give each thread its elements of C, no more
-  // than let kFlatBlocksPerSm blocks fit an SM's shared memory, and a multiple of the elements in
-  // 16 bytes so packed spans start aligned.
+  // Problems per group: enough to give each thread its elements of C, no more than let
+  // kFlatBlocksPerSm blocks fit an SM's shared memory, and a multiple of what keeps every packed
+  // span 16-byte aligned.
   std::size_t const per_problem_bytes =
       kFlatStages * sizeof(T) * std::size_t(a_pitch * a_cols + b_rows * b_cols + (reads_c ? mn : 0)) +
       (strided ? 0 : kFlatPointerSlots * 3 * sizeof(void*));
-  int const elements_per_thread = strided ? kFlatElementsPerThread : kFlatArrayElementsPerThread;
-  int problems = std::min({kFlatMaxProblems, kFlatThreads * elements_per_thread / mn,
+  int problems = std::min({kFlatMaxProblems, kFlatThreads * flat_elements_per_thread<T>(!strided) / mn,
                            int(kFlatBlockBytes / per_problem_bytes)});
-  if (problems >= kPerCopy) problems -= problems % kPerCopy;
+  int aligned_multiple = 1;  // problems whose A, B and C each span whole 16-byte copies
+  for (int elements : {a_rows * a_cols, b_rows * b_cols, mn}) {
+    aligned_multiple = std::lcm(aligned_multiple, kPerCopy / std::gcd(kPerCopy, elements));
+  }
+  if (problems >= aligned_multiple) problems -= problems % aligned_multiple;
   problems = std::max(problems, 1);
   int const element_bytes = int(sizeof(T));
   plan.a = plan_operand(a_rows, a_cols, a_pitch, element_bytes, problems, strided, p.stride_a, p.lda, p.A);

@@ -70,9 +70,6 @@ struct FlatBatchParams {
 /// and shared memory are planned for them), shared memory of a block (1 KiB of an SM's 227 KiB is
 /// reserved per block; 1 KiB more for the tiles' alignment).
 inline constexpr int kFlatThreads = 256;
-inline constexpr int kFlatElementsPerThread = 8;
-/// Pointer arrays: fewer, so the staged pointers' addressing fits the registers without spilling.
-inline constexpr int kFlatArrayElementsPerThread = 6;
 inline constexpr int kFlatStages = 3;
 inline constexpr int kFlatMaxProblems = 128;
 inline constexpr int kFlatBlocksPerSm = 3;
@@ -80,6 +77,15 @@ inline constexpr std::size_t kFlatBlockBytes = 227 * 1024 / kFlatBlocksPerSm - 2
 /// Staged pointers of pointer-array batches: groups ahead, slots.
 inline constexpr int kFlatPointerLead = 2 * kFlatStages - 1;
 inline constexpr int kFlatPointerSlots = kFlatPointerLead + 1;
+
+/// Elements of C a thread computes per group, at most. Double: 4, since a block's third of shared
+/// memory holds about 1000 elements of C in a double group of any size from 5 up (slots past a
+/// thread's elements still cost their multiply-adds); float 8, or 6 on pointer arrays, whose
+/// staged pointers' addressing takes the registers of two.
+template <typename T>
+constexpr int flat_elements_per_thread(bool pointer_arrays) {
+  return sizeof(T) == 8 ? 4 : (pointer_arrays ? 6 : 8);
+}
 
 /// The launch's layout for this batch (m, n, k >= 1; params.batch's strides, leading dimensions,
 /// pointers and beta decide the copy modes); problems == 0 when a group would not fit shared memory.

@@ -1,6 +1,6 @@
 /*! \file
-    \brief The small batched GPU kernels (dgemm_gpu_small, sgemm_gpu_small, and the flat kernel
-    alone as ?gemm_gpu_small_flat): every size bucket and the sizes between them, non-square shapes,
+    \brief The small batched GPU kernels (dgemm_gpu_small, sgemm_gpu_small; each family alone as
+    ?gemm_gpu_small_flat and ?gemm_gpu_small_buckets): every size bucket and the sizes between them, non-square shapes,
     all transposes, alpha/beta, padded leading dimensions, batches that span several blocks,
     broadcast operands, and pointer arrays through the public API; the flat kernel's plan and copy
     modes. Device tests skip without a device.
@@ -100,7 +100,8 @@ TEST_P(GpuSmall, DeclinesPast32) {
 
 INSTANTIATE_TEST_SUITE_P(Registered, GpuSmall,
                          ::testing::Values("dgemm_gpu_small", "sgemm_gpu_small", "dgemm_gpu_small_flat",
-                                           "sgemm_gpu_small_flat"));
+                                           "sgemm_gpu_small_flat", "dgemm_gpu_small_buckets",
+                                           "sgemm_gpu_small_buckets"));
 
 /// Pointer arrays (in host memory, as the API says) to matrices in device memory, in shuffled
 /// order and with a broadcast A, run through the variant's lifecycle: one launch of the small
@@ -364,15 +365,19 @@ TEST(FlatBatchedPlan, CopyModesAndLayout) {
                                                               1000, ta, false}};
   };
   small::FlatBatchParams<float> plan = small::plan_flat_batched(params(5, 7, 3, false, 0, 0, 1.0f));
-  EXPECT_EQ(plan.problems % 4, 0);
-  EXPECT_LE(plan.problems * 35, small::kFlatThreads * small::kFlatElementsPerThread);
-  EXPECT_GT(plan.problems * 35, small::kFlatThreads * (small::kFlatElementsPerThread - 1));
+  int const per_thread = small::flat_elements_per_thread<float>(false);
+  EXPECT_EQ(plan.problems % 4, 0);  // 15, 21 and 35 floats a problem: spans of 4 problems are whole copies
+  EXPECT_LE(plan.problems * 35, small::kFlatThreads * per_thread);
+  EXPECT_GT(plan.problems * 35, small::kFlatThreads * (per_thread - 1));
   EXPECT_EQ(plan.a.mode, FlatCopyMode::kSpans);
   EXPECT_EQ(plan.b.mode, FlatCopyMode::kSpans);
   EXPECT_EQ(plan.c.mode, FlatCopyMode::kSpans);
   EXPECT_EQ(plan.b_offset % 4, 0);
   EXPECT_EQ(plan.c_offset % 4, 0);
   EXPECT_EQ(plan.stage_elements % 4, 0);
+  plan = small::plan_flat_batched(params(12, 24, 6, false, 0, 0, 1.0f));  // whole copies a problem
+  EXPECT_EQ(plan.problems, small::kFlatThreads * per_thread / (12 * 24));  // so any count of them
+  EXPECT_EQ(plan.a.mode, FlatCopyMode::kSpans);
   plan = small::plan_flat_batched(params(8, 4, 4, false, 4, 0, 1.0f));  // gaps: problem by problem
   EXPECT_EQ(plan.a.mode, FlatCopyMode::kChunks);
   plan = small::plan_flat_batched(params(5, 7, 3, false, 4, 0, 1.0f));  // 15 floats: no whole copies
