@@ -98,38 +98,40 @@ __device__ __forceinline__ void copy_operand(T* tiles, FlatOperand const& op, T 
   }
 }
 
-template <typename T, bool kArrays>
+template <typename T, bool kArrays, int kBlock>
 __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_kernel(FlatBatchParams<T> const params) {
 #if __CUDA_ARCH__ >= 900
   // A kernel launched to overlap this one (the next group of a grouped call) may start as this
   // one's blocks retire; it touches other memory, so it need not wait for this one's stores.
   asm volatile("griddepcontrol.launch_dependents;");
 #endif
-  constexpr int kElements = flat_elements_per_thread<T>(kArrays);
+  constexpr int kSlots = flat_elements_per_thread<T>(kArrays) / (kBlock * kBlock);  // blocks of C a thread
   KernelParams<T> const& p = params.batch.gemm;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* const stages = reinterpret_cast<T*>(shared_bytes);
   int const problems = params.problems;
   FlatRing<T> const ring{reinterpret_cast<T const**>(shared_bytes + std::size_t(kFlatStages) * params.stage_elements * sizeof(T)),
                          problems};
-  int const m = int(p.m);
-  int const mn = m * int(p.n);
+  int const m = int(p.m), n = int(p.n);
+  int const mn = m * n;
   bool const reads_c = p.beta != T(0);
   int const b_offset = params.b_offset, c_offset = params.c_offset;
 
-  // This thread's elements of C in every group: e = threadIdx.x + i * kFlatThreads of the group's
-  // problems x m x n, worked out once: where its row of op(A) and column of op(B) start in a stage,
-  // and its problem | row << 8 | column << 16 (problem `problems` past the group's elements: never
-  // live, and its loads stay in the stage).
-  int a_start[kElements], b_start[kElements], place[kElements];
+  // This thread's kBlock x kBlock blocks of C in every group: block e = threadIdx.x + i * kFlatThreads
+  // of the group's problems x column blocks x row blocks, worked out once: where its rows of op(A)
+  // and columns of op(B) start in a stage, and its problem | first row << 8 | first column << 16
+  // (problem `problems` past the group's blocks: never live, and its loads stay in the stage; rows
+  // and columns past m and n read neighbouring tiles or the stage's tail, and are not stored).
+  int a_start[kSlots], b_start[kSlots], place[kSlots];
+  int const blocks_per_problem = params.row_blocks * params.col_blocks;
 #pragma unroll
-  for (int i = 0; i < kElements; ++i) {
+  for (int i = 0; i < kSlots; ++i) {
     int const e = int(threadIdx.x) + i * kFlatThreads;
-    bool const exists = e < problems * mn;
-    int const local = exists ? params.by_mn.quotient(e) : problems;
-    int const in_problem = exists ? e - local * mn : 0;
-    int const col = params.by_m.quotient(in_problem);
-    int const row = in_problem - col * m;
+    bool const exists = e < problems * blocks_per_problem;
+    int const local = exists ? params.by_blocks.quotient(e) : problems;
+    int const in_problem = exists ? e - local * blocks_per_problem : 0;
+    int const col_block = params.by_row_blocks.quotient(in_problem);
+    int const row = (in_problem - col_block * params.row_blocks) * kBlock, col = col_block * kBlock;
     a_start[i] = exists ? local * params.a.tile + row * params.a_row_step : 0;
     b_start[i] = exists ? b_offset + local * params.b.tile + col * params.b_col_step : 0;
     place[i] = local | row << 8 | col << 16;
@@ -177,9 +179,15 @@ __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_k
     arch::cp_async_commit();
 
     T const* const tiles = stages + stage * params.stage_elements;
-    T acc[kElements];
+    T acc[kSlots][kBlock][kBlock];
 #pragma unroll
-    for (int i = 0; i < kElements; ++i) acc[i] = T(0);
+    for (int i = 0; i < kSlots; ++i) {
+#pragma unroll
+      for (int r = 0; r < kBlock; ++r) {
+#pragma unroll
+        for (int q = 0; q < kBlock; ++q) acc[i][r][q] = T(0);
+      }
+    }
     int const k = int(p.k);
     // k outermost: its step is the same for every element, so each load is a start plus one
     // uniform offset.
@@ -187,19 +195,40 @@ __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_k
     for (int kk = 0; kk < k; ++kk) {
       int const a_k = kk * params.a_k_step, b_k = kk * params.b_k_step;
 #pragma unroll
-      for (int i = 0; i < kElements; ++i) acc[i] += tiles[a_start[i] + a_k] * tiles[b_start[i] + b_k];
+      for (int i = 0; i < kSlots; ++i) {
+        T a[kBlock], b[kBlock];
+#pragma unroll
+        for (int r = 0; r < kBlock; ++r) a[r] = tiles[a_start[i] + r * params.a_row_step + a_k];
+#pragma unroll
+        for (int q = 0; q < kBlock; ++q) b[q] = tiles[b_start[i] + q * params.b_col_step + b_k];
+#pragma unroll
+        for (int r = 0; r < kBlock; ++r) {
+#pragma unroll
+          for (int q = 0; q < kBlock; ++q) acc[i][r][q] += a[r] * b[q];
+        }
+      }
     }
     int const live = int(p.batch - first < problems ? p.batch - first : problems);
     T* const c_strided = kArrays ? nullptr : p.C + first * p.stride_c;
 #pragma unroll
-    for (int i = 0; i < kElements; ++i) {
+    for (int i = 0; i < kSlots; ++i) {
       int const local = place[i] & 0xFF;
-      if (local < live) {
-        T value = p.alpha * acc[i];
-        // C's tiles are m x n with pitch m, so element e of the group is at e.
-        if (reads_c) value += p.beta * tiles[c_offset + int(threadIdx.x) + i * kFlatThreads];
-        T* const c = kArrays ? ring.c(slot, local) : c_strided + local * p.stride_c;
-        c[(place[i] >> 8 & 0xFF) + (place[i] >> 16) * p.ldc] = value;
+      if (local >= live) continue;
+      int const row0 = place[i] >> 8 & 0xFF, col0 = place[i] >> 16;
+      T* const c = kArrays ? ring.c(slot, local) : c_strided + local * p.stride_c;
+      // C's tiles are m x n with pitch m: with 1 x 1 blocks, block e of the group is at e.
+      T const* const c_tile = tiles + c_offset + (kBlock == 1 ? int(threadIdx.x) + i * kFlatThreads : local * mn + row0 + col0 * m);
+#pragma unroll
+      for (int r = 0; r < kBlock; ++r) {
+#pragma unroll
+        for (int q = 0; q < kBlock; ++q) {
+          int const row = row0 + r, col = col0 + q;
+          if (kBlock == 1 || (row < m && col < n)) {
+            T value = p.alpha * acc[i][r][q];
+            if (reads_c) value += p.beta * c_tile[r + q * m];
+            c[row + col * p.ldc] = value;
+          }
+        }
       }
     }
     stage = stage + 1 == kFlatStages ? 0 : stage + 1;
@@ -230,9 +259,9 @@ FlatOperand plan_operand(int rows, int cols, int pitch, int element_bytes, int p
   return op;
 }
 
-template <typename T, bool kArrays>
+template <typename T, bool kArrays, int kBlock>
 int resident_flat_blocks(std::size_t bytes) {
-  auto const kernel = flat_batched_kernel<T, kArrays>;
+  auto const kernel = flat_batched_kernel<T, kArrays, kBlock>;
   static cudaError_t const raised = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024);
   int count = 0;
   if (raised != cudaSuccess || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, kFlatThreads, bytes) != cudaSuccess) {
@@ -243,6 +272,12 @@ int resident_flat_blocks(std::size_t bytes) {
 }
 
 }  // namespace
+
+bool flat_two_by_two(int m, int n, int k) {
+  // Measured at 7b9ccd4 with 1 x 1 blocks: 24x24x8 (2.9 multiply-adds per element moved) no
+  // better than the padded bucket; 20x12x28 (4.9) at 40 % of the bound.
+  return double(m) * n * k > 1.5 * (double(m) * k + double(k) * n + 2.0 * m * n);
+}
 
 template <typename T>
 FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params) {
@@ -258,14 +293,22 @@ FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params) {
   int const b_rows = p.trans_b ? n : k, b_cols = p.trans_b ? k : n;
   // A transposed is read along its columns: an odd pitch keeps a warp's rows in distinct banks.
   int const a_pitch = p.trans_a && a_rows % 2 == 0 ? a_rows + 1 : a_rows;
+  plan.block = flat_two_by_two(m, n, k) ? 2 : 1;
+  plan.row_blocks = (m + plan.block - 1) / plan.block;
+  plan.col_blocks = (n + plan.block - 1) / plan.block;
+  int const blocks_per_problem = plan.row_blocks * plan.col_blocks;
+  // A 2 x 2 block past m or n reads up to a pitch past its operand's last tile: a tail per stage.
+  int const tail = plan.block > 1 ? std::max(a_pitch, b_rows) : 0;
   // Problems per group: enough to give each thread its elements of C, no more than let
   // kFlatBlocksPerSm blocks fit an SM's shared memory, and a multiple of what keeps every packed
   // span 16-byte aligned.
   std::size_t const per_problem_bytes =
       kFlatStages * sizeof(T) * std::size_t(a_pitch * a_cols + b_rows * b_cols + (reads_c ? mn : 0)) +
       (strided ? 0 : kFlatPointerSlots * 3 * sizeof(void*));
-  int problems = std::min({kFlatMaxProblems, kFlatThreads * flat_elements_per_thread<T>(!strided) / mn,
-                           int(kFlatBlockBytes / per_problem_bytes)});
+  std::size_t const tail_bytes = kFlatStages * sizeof(T) * std::size_t(tail + 3 * 4);
+  int const slots = flat_elements_per_thread<T>(!strided) / (plan.block * plan.block);
+  int problems = std::min({kFlatMaxProblems, kFlatThreads * slots / blocks_per_problem,
+                           int((kFlatBlockBytes - tail_bytes) / per_problem_bytes)});
   int aligned_multiple = 1;  // problems whose A, B and C each span whole 16-byte copies
   for (int elements : {a_rows * a_cols, b_rows * b_cols, mn}) {
     aligned_multiple = std::lcm(aligned_multiple, kPerCopy / std::gcd(kPerCopy, elements));
@@ -281,13 +324,13 @@ FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params) {
   plan.problems = problems;
   plan.b_offset = whole_copies(problems * plan.a.tile);
   plan.c_offset = plan.b_offset + whole_copies(problems * plan.b.tile);
-  plan.stage_elements = plan.c_offset + (reads_c ? whole_copies(problems * plan.c.tile) : 0);
+  plan.stage_elements = plan.c_offset + whole_copies((reads_c ? problems * plan.c.tile : 0) + tail);
   plan.a_row_step = p.trans_a ? a_pitch : 1;
   plan.a_k_step = p.trans_a ? 1 : a_pitch;
   plan.b_k_step = p.trans_b ? b_rows : 1;
   plan.b_col_step = p.trans_b ? 1 : b_rows;
-  plan.by_mn = FastDivisor(std::uint32_t(mn));
-  plan.by_m = FastDivisor(std::uint32_t(m));
+  plan.by_blocks = FastDivisor(std::uint32_t(blocks_per_problem));
+  plan.by_row_blocks = FastDivisor(std::uint32_t(plan.row_blocks));
   if (flat_shared_bytes(plan) > 227 * 1024 - 1024) plan.problems = 0;  // past any m, n, k <= 32
   return plan;
 }
@@ -309,7 +352,9 @@ cudaError_t launch_flat_batched(SmallBatchParams<T> const& params, cudaStream_t 
   FlatBatchParams<T> const plan = plan_flat_batched(params);
   if (plan.problems == 0) return cudaErrorInvalidValue;
   std::size_t const bytes = flat_shared_bytes(plan);
-  int const per_sm = arrays ? resident_flat_blocks<T, true>(bytes) : resident_flat_blocks<T, false>(bytes);
+  bool const two = plan.block == 2;
+  int const per_sm = arrays ? (two ? resident_flat_blocks<T, true, 2>(bytes) : resident_flat_blocks<T, true, 1>(bytes))
+                            : (two ? resident_flat_blocks<T, false, 2>(bytes) : resident_flat_blocks<T, false, 1>(bytes));
   if (per_sm == 0) return cudaErrorInvalidConfiguration;
   int device = 0, multiprocessors = 0;
   cudaError_t status = cudaGetDevice(&device);
@@ -329,8 +374,12 @@ cudaError_t launch_flat_batched(SmallBatchParams<T> const& params, cudaStream_t 
   overlap.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &overlap;
   config.numAttrs = options.overlaps_previous_kernel ? 1 : 0;
-  return arrays ? cudaLaunchKernelEx(&config, flat_batched_kernel<T, true>, plan)
-                : cudaLaunchKernelEx(&config, flat_batched_kernel<T, false>, plan);
+  if (arrays) {
+    return two ? cudaLaunchKernelEx(&config, flat_batched_kernel<T, true, 2>, plan)
+               : cudaLaunchKernelEx(&config, flat_batched_kernel<T, true, 1>, plan);
+  }
+  return two ? cudaLaunchKernelEx(&config, flat_batched_kernel<T, false, 2>, plan)
+             : cudaLaunchKernelEx(&config, flat_batched_kernel<T, false, 1>, plan);
 }
 
 template FlatBatchParams<double> plan_flat_batched<double>(SmallBatchParams<double> const&);

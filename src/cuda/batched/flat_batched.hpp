@@ -62,7 +62,12 @@ struct FlatBatchParams {
   FlatOperand a, b, c;
   /// op(A)(r, kk) is at a tile's r * a_row_step + kk * a_k_step; op(B)(kk, q) at kk * b_k_step + q * b_col_step.
   int a_row_step = 0, a_k_step = 0, b_k_step = 0, b_col_step = 0;
-  FastDivisor by_mn, by_m;  ///< a thread's elements of C: problem = e / (m n), column = (e mod m n) / m
+  /// A thread computes blocks of block x block elements of C (1, or 2 where each value loaded is
+  /// used twice: half the shared-memory loads per multiply-add); a problem has row_blocks x
+  /// col_blocks of them.
+  int block = 1;
+  int row_blocks = 0, col_blocks = 0;
+  FastDivisor by_blocks, by_row_blocks;  ///< a block's problem = e / blocks a problem, its column block
 };
 
 /// Threads of a block of the flat kernel, elements of C a thread computes per group (at most),
@@ -86,6 +91,10 @@ template <typename T>
 constexpr int flat_elements_per_thread(bool pointer_arrays) {
   return sizeof(T) == 8 ? 4 : (pointer_arrays ? 6 : 8);
 }
+
+/// Whether the flat kernel computes 2 x 2 blocks of C a thread for m x n x k: where its multiply-adds
+/// per element moved are many (see small_flat_preferred), so shared memory's bandwidth would bind.
+bool flat_two_by_two(int m, int n, int k);
 
 /// The launch's layout for this batch (m, n, k >= 1; params.batch's strides, leading dimensions,
 /// pointers and beta decide the copy modes); problems == 0 when a group would not fit shared memory.

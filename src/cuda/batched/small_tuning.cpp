@@ -66,7 +66,7 @@ bool small_flat_preferred(int m, int n, int k) {
   // 3.1 TB/s, 1.98 GHz). Measured at aad5529 (strided, % of the bound, flat against the padded
   // bucket): 5x7x3 (ratio 1.0) f64 86 / 78, f32 81 / 59; 20x12x6 (2.1) 91 / 79, 84 / 60; 9x9x9
   // (2.25) 90 / 85, 84 / 45 (the bucket's at 4ccfa2f, same day); 24x24x8 (3.0) 83 / 84, 66 / 72.
-  constexpr double kMaxMultiplyAddsPerElement = 2.5;
+  constexpr double kMaxMultiplyAddsPerElement = 5.0;
   double const elements = double(m) * k + double(k) * n + 2.0 * m * n;
   return double(m) * n * k <= kMaxMultiplyAddsPerElement * elements;
 }
