@@ -12,6 +12,7 @@
 
 #include "cuda/arch/cp_async.cuh"
 #include "cuda/batched/small_batched_config.hpp"
+#include "cuda/batched/small_tuning.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -273,12 +274,6 @@ int resident_flat_blocks(std::size_t bytes) {
 
 }  // namespace
 
-bool flat_two_by_two(int m, int n, int k) {
-  // Measured at 7b9ccd4 with 1 x 1 blocks: 24x24x8 (2.9 multiply-adds per element moved) no
-  // better than the padded bucket; 20x12x28 (4.9) at 40 % of the bound.
-  return double(m) * n * k > 1.5 * (double(m) * k + double(k) * n + 2.0 * m * n);
-}
-
 template <typename T>
 FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params) {
   KernelParams<T> const& p = params.gemm;
@@ -293,7 +288,7 @@ FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params) {
   int const b_rows = p.trans_b ? n : k, b_cols = p.trans_b ? k : n;
   // A transposed is read along its columns: an odd pitch keeps a warp's rows in distinct banks.
   int const a_pitch = p.trans_a && a_rows % 2 == 0 ? a_rows + 1 : a_rows;
-  plan.block = flat_two_by_two(m, n, k) ? 2 : 1;
+  plan.block = flat_two_by_two(int(sizeof(T)), m, n, k) ? 2 : 1;
   plan.row_blocks = (m + plan.block - 1) / plan.block;
   plan.col_blocks = (n + plan.block - 1) / plan.block;
   int const blocks_per_problem = plan.row_blocks * plan.col_blocks;

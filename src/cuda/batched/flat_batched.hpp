@@ -92,10 +92,6 @@ constexpr int flat_elements_per_thread(bool pointer_arrays) {
   return sizeof(T) == 8 ? 4 : (pointer_arrays ? 6 : 8);
 }
 
-/// Whether the flat kernel computes 2 x 2 blocks of C a thread for m x n x k: where its multiply-adds
-/// per element moved are many (see small_flat_preferred), so shared memory's bandwidth would bind.
-bool flat_two_by_two(int m, int n, int k);
-
 /// The launch's layout for this batch (m, n, k >= 1; params.batch's strides, leading dimensions,
 /// pointers and beta decide the copy modes); problems == 0 when a group would not fit shared memory.
 template <typename T>

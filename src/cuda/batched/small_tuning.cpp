@@ -59,16 +59,22 @@ SmallBucket small_bucket_for(int m, int n, int k) {
   return best;
 }
 
-bool small_flat_preferred(int m, int n, int k) {
-  // Per element of A, B and C moved: the flat kernel's shared-memory wavefronts per problem
-  // (m n k / 16 at a warp's 32 loads of 4 bytes, two per multiply-add) against the cycles its
-  // bytes take at the bandwidth bound come to about 0.19 of this ratio on the H100 (132 SMs,
-  // 3.1 TB/s, 1.98 GHz). Measured at aad5529 (strided, % of the bound, flat against the padded
-  // bucket): 5x7x3 (ratio 1.0) f64 86 / 78, f32 81 / 59; 20x12x6 (2.1) 91 / 79, 84 / 60; 9x9x9
-  // (2.25) 90 / 85, 84 / 45 (the bucket's at 4ccfa2f, same day); 24x24x8 (3.0) 83 / 84, 66 / 72.
-  constexpr double kMaxMultiplyAddsPerElement = 5.0;
-  double const elements = double(m) * k + double(k) * n + 2.0 * m * n;
-  return double(m) * n * k <= kMaxMultiplyAddsPerElement * elements;
+double multiply_adds_per_element(int m, int n, int k) {
+  return double(m) * n * k / (double(m) * k + double(k) * n + 2.0 * m * n);
+}
+
+// Measured on the H100, strided batches, % of the bandwidth bound (flat 1 x 1 / flat 2 x 2 /
+// padded bucket; f64, then f32), multiply-adds per element in brackets:
+//   5x7x3 (1.0)    86.6 / - / 77.0,  80.1 / - / 59.2   (178045e)
+//   20x12x6 (2.1)  91.7 / 82.6 / 79.4,  86.7 / 81.4 / 60.3   (7b9ccd4, 178045e)
+//   12x24x6 (2.2)  91.6 / 78.8 / 82.5,  84.5 / 80.6 / 68.0   (7b9ccd4, 178045e)
+//   9x9x9 (2.25)   90.3 / 78.2 / 84.1,  83.9 / 78.9 / 45.4   (aad5529, 178045e)
+//   24x24x8 (3.0)  87.4 / 81.9 / 83.9,  70.2 / 80.9 / 70.9   (b332d80, 178045e)
+//   20x12x28 (4.9) 33.0 / 77.2 / 60.1,  36.6 / 71.2 / 42.2   (b332d80, 178045e)
+bool small_flat_preferred(int m, int n, int k) { return multiply_adds_per_element(m, n, k) <= 5.0; }
+
+bool flat_two_by_two(int element_bytes, int m, int n, int k) {
+  return multiply_adds_per_element(m, n, k) > (element_bytes == 8 ? 3.0 : 2.5);
 }
 
 namespace {

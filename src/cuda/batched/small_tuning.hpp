@@ -40,11 +40,19 @@ std::vector<SmallBucket> const& small_buckets();
 /// (M*K + K*N + M*N elements) are smallest, then the fewest padded multiply-adds; invalid past 32.
 SmallBucket small_bucket_for(int m, int n, int k);
 
-/// Whether an m x n x k problem that its bucket would pad and copy element by element runs in the
-/// flat kernel instead (flat_batched.hpp): where its multiply-adds per element moved,
-/// m n k / (m k + k n + 2 m n), are few enough that the flat kernel's two shared-memory loads per
-/// multiply-add (no register block) leave shared memory's bandwidth to spare.
+/// m n k / (m k + k n + 2 m n): multiply-adds per element of A, B and C an m x n x k problem
+/// moves. The flat kernel's shared-memory loads per problem against the cycles its bytes take at
+/// the bandwidth bound grow with it (about 0.19 of it with a load per operand per multiply-add on
+/// the H100: 132 SMs, 3.1 TB/s, 1.98 GHz).
+double multiply_adds_per_element(int m, int n, int k);
+
+/// Whether an m x n x k problem that its bucket would copy element by element runs in the flat
+/// kernel instead (flat_batched.hpp).
 bool small_flat_preferred(int m, int n, int k);
+
+/// Whether the flat kernel computes 2 x 2 blocks of C a thread (half the shared-memory loads per
+/// multiply-add, more work past odd m and n) rather than single elements.
+bool flat_two_by_two(int element_bytes, int m, int n, int k);
 
 /// One row of small_tuning.csv.
 struct SmallTuningRow {

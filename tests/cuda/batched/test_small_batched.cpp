@@ -377,8 +377,11 @@ TEST(FlatBatchedPlan, CopyModesAndLayout) {
   EXPECT_EQ(plan.stage_elements % 4, 0);
   EXPECT_EQ(plan.block, 1);
   plan = small::plan_flat_batched(params(12, 24, 6, false, 0, 0, 1.0f));  // whole copies a problem
+  EXPECT_EQ(plan.block, 1);
+  EXPECT_EQ(plan.problems, small::kFlatThreads * per_thread / (12 * 24));  // so any count of them
+  plan = small::plan_flat_batched(params(24, 24, 8, false, 0, 0, 1.0f));
   EXPECT_EQ(plan.block, 2);
-  EXPECT_EQ(plan.problems, small::kFlatThreads * (per_thread / 4) / (6 * 12));  // so any count of them
+  EXPECT_EQ(plan.problems, small::kFlatThreads * (per_thread / 4) / (12 * 12));
   EXPECT_EQ(plan.a.mode, FlatCopyMode::kSpans);
   plan = small::plan_flat_batched(params(8, 4, 4, false, 4, 0, 1.0f));  // gaps: problem by problem
   EXPECT_EQ(plan.a.mode, FlatCopyMode::kChunks);
@@ -393,8 +396,8 @@ TEST(FlatBatchedPlan, CopyModesAndLayout) {
   EXPECT_EQ(plan.a_row_step, 9);
   EXPECT_EQ(plan.a_k_step, 1);
   EXPECT_EQ(plan.stage_elements, plan.c_offset);  // beta = 0: C is not staged
-  EXPECT_TRUE(small::flat_two_by_two(20, 12, 28));
-  EXPECT_FALSE(small::flat_two_by_two(5, 7, 3));
+  EXPECT_TRUE(small::flat_two_by_two(4, 20, 12, 28));
+  EXPECT_FALSE(small::flat_two_by_two(4, 5, 7, 3));
   for (int size : {1, 2, 5, 8, 13, 24, 32}) {
     plan = small::plan_flat_batched(params(size, size, size, true, 0, 3, 1.0f));
     EXPECT_GT(plan.problems, 0) << size;
@@ -416,7 +419,8 @@ template <typename T>
 void check_flat_kernel() {
   // 1 x 1 blocks of C a thread, and 2 x 2 (flat_two_by_two) with m or n odd or both.
   int const shapes[][3] = {{5, 7, 3}, {4, 4, 4}, {8, 4, 16}, {9, 3, 1}, {20, 12, 6}, {12, 24, 6}, {32, 32, 32},
-                           {1, 1, 1}, {2, 31, 17}, {31, 2, 5}, {24, 24, 8}, {3, 3, 3}, {9, 9, 9}, {13, 5, 27}};
+                           {1, 1, 1}, {2, 31, 17}, {31, 2, 5}, {24, 24, 8}, {3, 3, 3}, {9, 9, 9}, {13, 5, 27},
+                           {20, 12, 28}, {17, 15, 19}};
   int seed = 0;
   for (auto const& shape : shapes) {
     int const m = shape[0], n = shape[1], k = shape[2];
