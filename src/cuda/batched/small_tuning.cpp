@@ -71,7 +71,18 @@ double multiply_adds_per_element(int m, int n, int k) {
 //   9x9x9 (2.25)   90.3 / 78.2 / 84.1,  83.9 / 78.9 / 45.4   (aad5529, 178045e)
 //   24x24x8 (3.0)  87.4 / 81.9 / 83.9,  70.2 / 80.9 / 70.9   (b332d80, 178045e)
 //   20x12x28 (4.9) 33.0 / 77.2 / 60.1,  36.6 / 71.2 / 42.2   (b332d80, 178045e)
-bool small_flat_preferred(int m, int n, int k) { return multiply_adds_per_element(m, n, k) <= 5.0; }
+// Pointer arrays (flat / bucket, f64 then f32, at ccc635a; the flat kernel's copies there are
+// element by element unless a problem is whole 16-byte copies): flat ahead at 5x7x3 84 / 78,
+// 73 / 63; 9x3x1 84 / 64, 77 / 50; 20x12x6 91 / 64, 80 / 61; 12x24x6 90 / 69, 79 / 61; and
+// 20x12x28, padded to 32x16x32, 71 / 54, 71 / 42; behind at 24x24x8 (3.0) 71 / 84, 50 / 72 and
+// at 11, 13, 15, 17 and 19 cubed in float (46-57 against 56-68).
+bool small_flat_preferred(int m, int n, int k, SmallBucket const& bucket, bool pointer_arrays) {
+  double const ratio = multiply_adds_per_element(m, n, k);
+  if (ratio > 5.0) return false;
+  if (!pointer_arrays) return true;
+  double const padding = double(bucket.m) * bucket.n * bucket.k / (double(m) * n * k);
+  return ratio <= 2.2 || padding >= 2.0;
+}
 
 bool flat_two_by_two(int element_bytes, int m, int n, int k) {
   return multiply_adds_per_element(m, n, k) > (element_bytes == 8 ? 3.0 : 2.5);
