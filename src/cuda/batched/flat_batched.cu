@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <type_traits>
 
 namespace gemmkit::small {
 
@@ -106,7 +107,7 @@ __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_k
   // one's blocks retire; it touches other memory, so it need not wait for this one's stores.
   asm volatile("griddepcontrol.launch_dependents;");
 #endif
-  constexpr int kSlots = flat_elements_per_thread<T>(kArrays) / (kBlock * kBlock);  // blocks of C a thread
+  constexpr int kSlots = flat_blocks_per_thread<T>(kArrays, kBlock);
   KernelParams<T> const& p = params.batch.gemm;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* const stages = reinterpret_cast<T*>(shared_bytes);
@@ -125,6 +126,7 @@ __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_k
   // and columns past m and n read neighbouring tiles or the stage's tail, and are not stored).
   int a_start[kSlots], b_start[kSlots], place[kSlots];
   int const blocks_per_problem = params.row_blocks * params.col_blocks;
+  int const used_slots = (problems * blocks_per_problem + kFlatThreads - 1) / kFlatThreads;  // by some thread
 #pragma unroll
   for (int i = 0; i < kSlots; ++i) {
     int const e = int(threadIdx.x) + i * kFlatThreads;
@@ -191,24 +193,30 @@ __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_k
     }
     int const k = int(p.k);
     // k outermost: its step is the same for every element, so each load is a start plus one
-    // uniform offset.
+    // uniform offset. Where shared memory holds fewer problems than the block has slots for, the
+    // slots no thread of the block has are skipped (a uniform branch), not multiplied.
+    auto multiply = [&](auto some_slots_unused) {
 #pragma unroll 1
-    for (int kk = 0; kk < k; ++kk) {
-      int const a_k = kk * params.a_k_step, b_k = kk * params.b_k_step;
+      for (int kk = 0; kk < k; ++kk) {
+        int const a_k = kk * params.a_k_step, b_k = kk * params.b_k_step;
 #pragma unroll
-      for (int i = 0; i < kSlots; ++i) {
-        T a[kBlock], b[kBlock];
+        for (int i = 0; i < kSlots; ++i) {
+          if (some_slots_unused && i >= used_slots) break;
+          T a[kBlock], b[kBlock];
 #pragma unroll
-        for (int r = 0; r < kBlock; ++r) a[r] = tiles[a_start[i] + r * params.a_row_step + a_k];
+          for (int r = 0; r < kBlock; ++r) a[r] = tiles[a_start[i] + r * params.a_row_step + a_k];
 #pragma unroll
-        for (int q = 0; q < kBlock; ++q) b[q] = tiles[b_start[i] + q * params.b_col_step + b_k];
+          for (int q = 0; q < kBlock; ++q) b[q] = tiles[b_start[i] + q * params.b_col_step + b_k];
 #pragma unroll
-        for (int r = 0; r < kBlock; ++r) {
+          for (int r = 0; r < kBlock; ++r) {
 #pragma unroll
-          for (int q = 0; q < kBlock; ++q) acc[i][r][q] += a[r] * b[q];
+            for (int q = 0; q < kBlock; ++q) acc[i][r][q] += a[r] * b[q];
+          }
         }
       }
-    }
+    };
+    if (used_slots < kSlots) multiply(std::true_type{});
+    else multiply(std::false_type{});
     int const live = int(p.batch - first < problems ? p.batch - first : problems);
     T* const c_strided = kArrays ? nullptr : p.C + first * p.stride_c;
 #pragma unroll
@@ -301,7 +309,7 @@ FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params) {
       kFlatStages * sizeof(T) * std::size_t(a_pitch * a_cols + b_rows * b_cols + (reads_c ? mn : 0)) +
       (strided ? 0 : kFlatPointerSlots * 3 * sizeof(void*));
   std::size_t const tail_bytes = kFlatStages * sizeof(T) * std::size_t(tail + 3 * 4);
-  int const slots = flat_elements_per_thread<T>(!strided) / (plan.block * plan.block);
+  int const slots = flat_blocks_per_thread<T>(!strided, plan.block);
   int problems = std::min({kFlatMaxProblems, kFlatThreads * slots / blocks_per_problem,
                            int((kFlatBlockBytes - tail_bytes) / per_problem_bytes)});
   int aligned_multiple = 1;  // problems whose A, B and C each span whole 16-byte copies

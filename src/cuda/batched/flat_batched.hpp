@@ -83,11 +83,16 @@ inline constexpr std::size_t kFlatBlockBytes = 227 * 1024 / kFlatBlocksPerSm - 2
 inline constexpr int kFlatPointerLead = 2 * kFlatStages - 1;
 inline constexpr int kFlatPointerSlots = kFlatPointerLead + 1;
 
-/// Elements of C a thread computes per group, at most: 8 for strided batches; on pointer arrays,
-/// whose staged pointers' addressing takes registers, 6 in float and 4 in double (8 spill).
-/// Strided double at 4 (7b9ccd4 to ccc635a) ran 24x24x8 at 72 % of the bound against 87 % at 8.
+/// Blocks of C (block x block elements each) a thread computes per group, at most. Single
+/// elements: 8 for strided batches; on pointer arrays, whose staged pointers' addressing takes
+/// registers, 6 in float and 4 in double (more spill). Strided double at 4 (7b9ccd4 to ccc635a)
+/// ran 24x24x8 at 72 % of the bound against 87 % at 8. 2 x 2 blocks: 2 for strided float, else 1
+/// (shared memory holds too few double problems of the sizes that take them to fill a second;
+/// 20x12x28 f64 77 % of the bound with one, 52 % with two at 5bf87cf, where a thread's unused
+/// blocks were still multiplied).
 template <typename T>
-constexpr int flat_elements_per_thread(bool pointer_arrays) {
+constexpr int flat_blocks_per_thread(bool pointer_arrays, int block) {
+  if (block == 2) return sizeof(T) == 4 && !pointer_arrays ? 2 : 1;
   return pointer_arrays ? (sizeof(T) == 8 ? 4 : 6) : 8;
 }
 

@@ -81,8 +81,8 @@ cudaError_t launch_shape(SmallBatchParams<T> const& p, int multiprocessors, cuda
   bool const bucket_sizes = p.gemm.m == Shape::kM && p.gemm.n == Shape::kN && p.gemm.k == Shape::kK;
   if (path == CopyPath::kElements && options.candidate < 0 && options.family == SmallKernelFamily::kAuto &&
       (!bucket_sizes || sizeof(T) == 4) &&
-      small_flat_preferred(int(p.gemm.m), int(p.gemm.n), int(p.gemm.k), SmallBucket{Shape::kM, Shape::kN, Shape::kK},
-                           arrays)) {
+      small_flat_preferred(int(sizeof(T)), int(p.gemm.m), int(p.gemm.n), int(p.gemm.k),
+                           SmallBucket{Shape::kM, Shape::kN, Shape::kK}, arrays)) {
     return launch_flat_batched<T>(p, stream, options);
   }
   if (arrays) return launch_instance<Shape, T, SmallKernelKind::kPointerArrays>(p, multiprocessors, stream, options);

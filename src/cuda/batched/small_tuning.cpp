@@ -76,12 +76,15 @@ double multiply_adds_per_element(int m, int n, int k) {
 // 73 / 63; 9x3x1 84 / 64, 77 / 50; 20x12x6 91 / 64, 80 / 61; 12x24x6 90 / 69, 79 / 61; and
 // 20x12x28, padded to 32x16x32, 71 / 54, 71 / 42; behind at 24x24x8 (3.0) 71 / 84, 50 / 72 and
 // at 11, 13, 15, 17 and 19 cubed in float (46-57 against 56-68).
-bool small_flat_preferred(int m, int n, int k, SmallBucket const& bucket, bool pointer_arrays) {
+// Strided double at 5bf87cf, flat / bucket: ahead at 9, 11 cubed (87 / 85, 80 / 77) and 24x24x8
+// (3.0) 89 / 84; behind at 13, 15, 17, 19 cubed (80 / 85, 84 / 88, 61 / 66, 68 / 75). Strided
+// float: ahead everywhere measured up to 5.
+bool small_flat_preferred(int element_bytes, int m, int n, int k, SmallBucket const& bucket, bool pointer_arrays) {
   double const ratio = multiply_adds_per_element(m, n, k);
   if (ratio > 5.0) return false;
-  if (!pointer_arrays) return true;
+  if (!pointer_arrays && element_bytes == 4) return true;
   double const padding = double(bucket.m) * bucket.n * bucket.k / (double(m) * n * k);
-  return ratio <= 2.2 || padding >= 2.0;
+  return ratio <= (pointer_arrays ? 2.2 : 3.0) || padding >= 2.0;
 }
 
 bool flat_two_by_two(int element_bytes, int m, int n, int k) {

@@ -46,9 +46,9 @@ SmallBucket small_bucket_for(int m, int n, int k);
 /// the H100: 132 SMs, 3.1 TB/s, 1.98 GHz).
 double multiply_adds_per_element(int m, int n, int k);
 
-/// Whether an m x n x k problem that `bucket` would copy element by element runs in the flat kernel
-/// instead (flat_batched.hpp), for strided batches or pointer arrays.
-bool small_flat_preferred(int m, int n, int k, SmallBucket const& bucket, bool pointer_arrays);
+/// Whether an m x n x k problem of elements of element_bytes that `bucket` would copy element by
+/// element runs in the flat kernel instead (flat_batched.hpp), for strided batches or pointer arrays.
+bool small_flat_preferred(int element_bytes, int m, int n, int k, SmallBucket const& bucket, bool pointer_arrays);
 
 /// Whether the flat kernel computes 2 x 2 blocks of C a thread (half the shared-memory loads per
 /// multiply-add, more work past odd m and n) rather than single elements.

@@ -365,7 +365,7 @@ TEST(FlatBatchedPlan, CopyModesAndLayout) {
                                                               1000, ta, false}};
   };
   small::FlatBatchParams<float> plan = small::plan_flat_batched(params(5, 7, 3, false, 0, 0, 1.0f));
-  int const per_thread = small::flat_elements_per_thread<float>(false);
+  int const per_thread = small::flat_blocks_per_thread<float>(false, 1);
   EXPECT_EQ(plan.problems % 4, 0);  // 15, 21 and 35 floats a problem: spans of 4 problems are whole copies
   EXPECT_LE(plan.problems * 35, small::kFlatThreads * per_thread);
   EXPECT_GT(plan.problems * 35, small::kFlatThreads * (per_thread - 1));
@@ -381,7 +381,7 @@ TEST(FlatBatchedPlan, CopyModesAndLayout) {
   EXPECT_EQ(plan.problems, small::kFlatThreads * per_thread / (12 * 24));  // so any count of them
   plan = small::plan_flat_batched(params(24, 24, 8, false, 0, 0, 1.0f));
   EXPECT_EQ(plan.block, 2);
-  EXPECT_EQ(plan.problems, small::kFlatThreads * (per_thread / 4) / (12 * 12));
+  EXPECT_EQ(plan.problems, small::kFlatThreads * small::flat_blocks_per_thread<float>(false, 2) / (12 * 12));
   EXPECT_EQ(plan.a.mode, FlatCopyMode::kSpans);
   plan = small::plan_flat_batched(params(8, 4, 4, false, 4, 0, 1.0f));  // gaps: problem by problem
   EXPECT_EQ(plan.a.mode, FlatCopyMode::kChunks);

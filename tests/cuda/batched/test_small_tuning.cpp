@@ -90,14 +90,18 @@ TEST(SmallTuning, ParserRefusesBadRows) {
 }  // namespace
 TEST(SmallTuning, FlatKernelRule) {
   EXPECT_NEAR(multiply_adds_per_element(8, 8, 8), 512.0 / 256.0, 1e-12);
-  // Strided: up to 5 multiply-adds per element moved.
-  EXPECT_TRUE(small_flat_preferred(5, 7, 3, SmallBucket{8, 8, 4}, false));
-  EXPECT_TRUE(small_flat_preferred(20, 12, 28, SmallBucket{32, 16, 32}, false));
-  EXPECT_FALSE(small_flat_preferred(31, 31, 31, SmallBucket{32, 32, 32}, false));
-  // Pointer arrays: few multiply-adds per element, or a bucket twice the problem's volume.
-  EXPECT_TRUE(small_flat_preferred(5, 7, 3, SmallBucket{8, 8, 4}, true));
-  EXPECT_FALSE(small_flat_preferred(11, 11, 11, SmallBucket{12, 12, 12}, true));
-  EXPECT_TRUE(small_flat_preferred(20, 12, 28, SmallBucket{32, 16, 32}, true));
+  // Strided float: up to 5 multiply-adds per element moved.
+  EXPECT_TRUE(small_flat_preferred(4, 5, 7, 3, SmallBucket{8, 8, 4}, false));
+  EXPECT_TRUE(small_flat_preferred(4, 15, 15, 15, SmallBucket{16, 16, 16}, false));
+  EXPECT_FALSE(small_flat_preferred(4, 31, 31, 31, SmallBucket{32, 32, 32}, false));
+  // Strided double and pointer arrays: few multiply-adds per element, or a bucket twice the
+  // problem's volume.
+  EXPECT_TRUE(small_flat_preferred(8, 24, 24, 8, SmallBucket{32, 32, 8}, false));
+  EXPECT_FALSE(small_flat_preferred(8, 15, 15, 15, SmallBucket{16, 16, 16}, false));
+  EXPECT_TRUE(small_flat_preferred(8, 20, 12, 28, SmallBucket{32, 16, 32}, false));
+  EXPECT_TRUE(small_flat_preferred(4, 5, 7, 3, SmallBucket{8, 8, 4}, true));
+  EXPECT_FALSE(small_flat_preferred(4, 11, 11, 11, SmallBucket{12, 12, 12}, true));
+  EXPECT_TRUE(small_flat_preferred(8, 20, 12, 28, SmallBucket{32, 16, 32}, true));
   EXPECT_FALSE(flat_two_by_two(8, 24, 24, 8));  // 3.0: single elements in double, 2 x 2 in float
   EXPECT_TRUE(flat_two_by_two(4, 24, 24, 8));
 }
