@@ -364,25 +364,13 @@ cudaError_t launch_flat_batched(SmallBatchParams<T> const& params, cudaStream_t 
   if (status == cudaSuccess) status = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device);
   if (status != cudaSuccess) return status;
   std::int64_t const groups = (p.batch + plan.problems - 1) / plan.problems;
-  std::int64_t const wave = std::int64_t(per_sm) * multiprocessors;
-  unsigned const blocks =
-      unsigned(std::min(groups, options.max_blocks > 0 ? std::min<std::int64_t>(options.max_blocks, wave) : wave));
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(kFlatThreads);
-  config.dynamicSmemBytes = bytes;
-  config.stream = stream;
-  cudaLaunchAttribute overlap{};
-  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &overlap;
-  config.numAttrs = options.overlaps_previous_kernel ? 1 : 0;
+  WaveLaunch const launch(groups, per_sm, multiprocessors, kFlatThreads, bytes, stream, options);
   if (arrays) {
-    return two ? cudaLaunchKernelEx(&config, flat_batched_kernel<T, true, 2>, plan)
-               : cudaLaunchKernelEx(&config, flat_batched_kernel<T, true, 1>, plan);
+    return two ? cudaLaunchKernelEx(&launch.config, flat_batched_kernel<T, true, 2>, plan)
+               : cudaLaunchKernelEx(&launch.config, flat_batched_kernel<T, true, 1>, plan);
   }
-  return two ? cudaLaunchKernelEx(&config, flat_batched_kernel<T, false, 2>, plan)
-             : cudaLaunchKernelEx(&config, flat_batched_kernel<T, false, 1>, plan);
+  return two ? cudaLaunchKernelEx(&launch.config, flat_batched_kernel<T, false, 2>, plan)
+             : cudaLaunchKernelEx(&launch.config, flat_batched_kernel<T, false, 1>, plan);
 }
 
 template FlatBatchParams<double> plan_flat_batched<double>(SmallBatchParams<double> const&);

@@ -1,5 +1,6 @@
 /*! \file
-    \brief Host side of the small batched GPU kernel: its parameters and the launcher that picks
+    \brief Host side of the small batched GPU kernels: their parameters, the launch options (which
+    kernel family, which candidate), one wave of blocks as a launch, and the launcher that picks
     the bucket's shape.
 */
 #pragma once
@@ -8,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace gemmkit::small {
@@ -43,6 +45,32 @@ struct SmallLaunchOptions {
   /// At most this many blocks (0: one resident wave), so that tests can make every block walk
   /// many groups of problems.
   int max_blocks = 0;
+};
+
+/// The launch of a small batched kernel whose blocks walk `groups` groups of problems: one resident
+/// wave of blocks (per_sm on each of `multiprocessors` SMs), or options.max_blocks, no more than
+/// the groups; started while the stream's previous kernel drains when options.overlaps_previous_kernel
+/// (programmatic dependent launch). Not copyable: the configuration points at its own attribute.
+struct WaveLaunch {
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute overlap{};
+
+  WaveLaunch(std::int64_t groups, int per_sm, int multiprocessors, int threads, std::size_t shared_bytes,
+             cudaStream_t stream, SmallLaunchOptions const& options) {
+    std::int64_t const wave = std::int64_t(per_sm) * multiprocessors;
+    std::int64_t const cap = options.max_blocks > 0 && options.max_blocks < wave ? options.max_blocks : wave;
+    config.gridDim = dim3(unsigned(groups < cap ? groups : cap));
+    config.blockDim = dim3(unsigned(threads));
+    config.dynamicSmemBytes = shared_bytes;
+    config.stream = stream;
+    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap.val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &overlap;
+    config.numAttrs = options.overlaps_previous_kernel ? 1 : 0;
+  }
+  WaveLaunch(WaveLaunch const&) = delete;
+  WaveLaunch& operator=(WaveLaunch const&) = delete;
+  unsigned blocks() const { return config.gridDim.x; }
 };
 
 /// Launches the kernel of the problem's bucket on `stream`.

@@ -7,7 +7,6 @@
 #include "cuda/batched/small_batched.cuh"
 #include "cuda/batched/small_tuning.hpp"
 
-#include <algorithm>
 #include <utility>
 
 namespace gemmkit::small {
@@ -47,22 +46,11 @@ cudaError_t launch_instance(SmallBatchParams<T> const& p, int multiprocessors, c
   int const per_sm = resident_blocks_per_sm<Shape, T, kKind>();
   if (per_sm == 0) return cudaErrorInvalidConfiguration;
   std::int64_t const groups = (p.gemm.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
-  std::int64_t const wave = std::int64_t(per_sm) * multiprocessors;
-  unsigned const blocks =
-      unsigned(std::min(groups, options.max_blocks > 0 ? std::min<std::int64_t>(options.max_blocks, wave) : wave));
+  WaveLaunch const launch(groups, per_sm, multiprocessors, Shape::kThreads, launch_shared_bytes<Shape, T, kKind>(),
+                          stream, options);
   SmallBatchParams<T> launched = p;
-  launched.c_advance = std::int64_t(blocks) * Shape::kProblemsPerBlock * p.gemm.stride_c;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(Shape::kThreads);
-  config.dynamicSmemBytes = launch_shared_bytes<Shape, T, kKind>();
-  config.stream = stream;
-  cudaLaunchAttribute overlap{};
-  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &overlap;
-  config.numAttrs = options.overlaps_previous_kernel ? 1 : 0;
-  return cudaLaunchKernelEx(&config, small_batched_kernel<Shape, T, kKind>, launched);
+  launched.c_advance = std::int64_t(launch.blocks()) * Shape::kProblemsPerBlock * p.gemm.stride_c;
+  return cudaLaunchKernelEx(&launch.config, small_batched_kernel<Shape, T, kKind>, launched);
 }
 
 template <typename Shape, typename T>
