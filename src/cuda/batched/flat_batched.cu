@@ -2,10 +2,10 @@
     \brief The flat small batched GPU kernel and its launcher. Each block walks groups of problems;
     a group's A, B and C are copied into a stage as stored (16 bytes a copy over a packed span or a
     contiguous problem, else element by element) while an earlier group is multiplied; one barrier
-    a group. The group's elements of C are dealt round the block's threads once per launch (element
-    e to thread e mod 256, its problem, row and column worked out then), so a group costs a thread
-    only its multiply-adds, two shared loads each, and one store per element: no padding, no
-    per-size instance, no division in the loop. Where the size-templated kernel would pad a
+    a group. The group's elements of C, single or in 2 x 2 blocks, are dealt round the block's
+    threads once per launch (block e to thread e mod 256, its problem, rows and columns worked out
+    then), so a group costs a thread only its multiply-adds and one store per element: no padding,
+    no per-size instance, no division in the loop. Where the size-templated kernel would pad a
     problem to a larger bucket and copy it element by element, this one moves only its bytes.
 */
 #include "cuda/batched/flat_batched.hpp"
