@@ -268,16 +268,22 @@ FlatOperand plan_operand(int rows, int cols, int pitch, int element_bytes, int p
   return op;
 }
 
+/// One resident wave of the instance for this plan (as many blocks an SM as its shared memory lets fit).
 template <typename T, bool kArrays, int kBlock>
-int resident_flat_blocks(std::size_t bytes) {
+cudaError_t launch_flat_instance(FlatBatchParams<T> const& plan, int multiprocessors, cudaStream_t stream,
+                                 SmallLaunchOptions const& options) {
   auto const kernel = flat_batched_kernel<T, kArrays, kBlock>;
   static cudaError_t const raised = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024);
-  int count = 0;
-  if (raised != cudaSuccess || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, kFlatThreads, bytes) != cudaSuccess) {
-    (void)cudaGetLastError();  // the launch reports it; later calls must not see it
-    return 0;
+  std::size_t const bytes = flat_shared_bytes(plan);
+  int per_sm = 0;
+  if (raised != cudaSuccess || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kFlatThreads, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();  // the error is returned; later calls must not see it
+    return cudaErrorInvalidConfiguration;
   }
-  return count;
+  if (per_sm == 0) return cudaErrorInvalidConfiguration;
+  std::int64_t const groups = (plan.batch.gemm.batch + plan.problems - 1) / plan.problems;
+  WaveLaunch const launch(groups, per_sm, multiprocessors, kFlatThreads, bytes, stream, options);
+  return cudaLaunchKernelEx(&launch.config, kernel, plan);
 }
 
 }  // namespace
@@ -308,6 +314,7 @@ FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params) {
   std::size_t const per_problem_bytes =
       kFlatStages * sizeof(T) * std::size_t(a_pitch * a_cols + b_rows * b_cols + (reads_c ? mn : 0)) +
       (strided ? 0 : kFlatPointerSlots * 3 * sizeof(void*));
+  // The tail, and up to 4 elements of 16-byte rounding after each of the stage's three regions.
   std::size_t const tail_bytes = kFlatStages * sizeof(T) * std::size_t(tail + 3 * 4);
   int const slots = flat_blocks_per_thread<T>(!strided, plan.block);
   int problems = std::min({kFlatMaxProblems, kFlatThreads * slots / blocks_per_problem,
@@ -345,7 +352,8 @@ std::size_t flat_shared_bytes(FlatBatchParams<T> const& plan) {
 }
 
 template <typename T>
-cudaError_t launch_flat_batched(SmallBatchParams<T> const& params, cudaStream_t stream, SmallLaunchOptions const& options) {
+cudaError_t launch_flat_batched(SmallBatchParams<T> const& params, int multiprocessors, cudaStream_t stream,
+                                SmallLaunchOptions const& options) {
   KernelParams<T> const& p = params.gemm;
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.m > kSmallMaxSize || p.n > kSmallMaxSize || p.k > kSmallMaxSize) {
     return cudaErrorInvalidValue;
@@ -354,30 +362,21 @@ cudaError_t launch_flat_batched(SmallBatchParams<T> const& params, cudaStream_t 
   if (arrays != (params.B_array != nullptr) || arrays != (params.C_array != nullptr)) return cudaErrorInvalidValue;
   FlatBatchParams<T> const plan = plan_flat_batched(params);
   if (plan.problems == 0) return cudaErrorInvalidValue;
-  std::size_t const bytes = flat_shared_bytes(plan);
   bool const two = plan.block == 2;
-  int const per_sm = arrays ? (two ? resident_flat_blocks<T, true, 2>(bytes) : resident_flat_blocks<T, true, 1>(bytes))
-                            : (two ? resident_flat_blocks<T, false, 2>(bytes) : resident_flat_blocks<T, false, 1>(bytes));
-  if (per_sm == 0) return cudaErrorInvalidConfiguration;
-  int device = 0, multiprocessors = 0;
-  cudaError_t status = cudaGetDevice(&device);
-  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device);
-  if (status != cudaSuccess) return status;
-  std::int64_t const groups = (p.batch + plan.problems - 1) / plan.problems;
-  WaveLaunch const launch(groups, per_sm, multiprocessors, kFlatThreads, bytes, stream, options);
   if (arrays) {
-    return two ? cudaLaunchKernelEx(&launch.config, flat_batched_kernel<T, true, 2>, plan)
-               : cudaLaunchKernelEx(&launch.config, flat_batched_kernel<T, true, 1>, plan);
+    return two ? launch_flat_instance<T, true, 2>(plan, multiprocessors, stream, options)
+               : launch_flat_instance<T, true, 1>(plan, multiprocessors, stream, options);
   }
-  return two ? cudaLaunchKernelEx(&launch.config, flat_batched_kernel<T, false, 2>, plan)
-             : cudaLaunchKernelEx(&launch.config, flat_batched_kernel<T, false, 1>, plan);
+  return two ? launch_flat_instance<T, false, 2>(plan, multiprocessors, stream, options)
+             : launch_flat_instance<T, false, 1>(plan, multiprocessors, stream, options);
 }
 
 template FlatBatchParams<double> plan_flat_batched<double>(SmallBatchParams<double> const&);
 template FlatBatchParams<float> plan_flat_batched<float>(SmallBatchParams<float> const&);
 template std::size_t flat_shared_bytes<double>(FlatBatchParams<double> const&);
 template std::size_t flat_shared_bytes<float>(FlatBatchParams<float> const&);
-template cudaError_t launch_flat_batched<double>(SmallBatchParams<double> const&, cudaStream_t, SmallLaunchOptions const&);
-template cudaError_t launch_flat_batched<float>(SmallBatchParams<float> const&, cudaStream_t, SmallLaunchOptions const&);
+template cudaError_t launch_flat_batched<double>(SmallBatchParams<double> const&, int, cudaStream_t,
+                                                 SmallLaunchOptions const&);
+template cudaError_t launch_flat_batched<float>(SmallBatchParams<float> const&, int, cudaStream_t, SmallLaunchOptions const&);
 
 }  // namespace gemmkit::small

@@ -105,9 +105,10 @@ FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params);
 template <typename T>
 std::size_t flat_shared_bytes(FlatBatchParams<T> const& plan);
 
-/// Launches the flat kernel on `stream` (options.candidate is ignored).
+/// Launches the flat kernel with one resident wave of blocks on `multiprocessors` SMs on `stream`
+/// (options.candidate is ignored).
 template <typename T>
-cudaError_t launch_flat_batched(SmallBatchParams<T> const& params, cudaStream_t stream,
-                                SmallLaunchOptions const& options = {});
+cudaError_t launch_flat_batched(SmallBatchParams<T> const& params, int multiprocessors, cudaStream_t stream,
+                                SmallLaunchOptions const& options);
 
 }  // namespace gemmkit::small

@@ -16,7 +16,11 @@ namespace gemmkit::small {
 
 template <typename T>
 cudaError_t launch_small_batched(SmallBatchParams<T> const& p, cudaStream_t stream, SmallLaunchOptions const& options) {
-  if (options.family == SmallKernelFamily::kFlat) return launch_flat_batched<T>(p, stream, options);
+  int device = 0, multiprocessors = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device);
+  if (status != cudaSuccess) return status;
+  if (options.family == SmallKernelFamily::kFlat) return launch_flat_batched<T>(p, multiprocessors, stream, options);
   int candidate = options.candidate;
   SmallBucket const bucket = small_bucket_for(int(p.gemm.m), int(p.gemm.n), int(p.gemm.k));
   if (!bucket.valid()) return cudaErrorInvalidValue;
@@ -24,10 +28,6 @@ cudaError_t launch_small_batched(SmallBatchParams<T> const& p, cudaStream_t stre
   if (candidate < 0 || candidate >= kSmallCandidateCount) return cudaErrorInvalidValue;
   SmallBucket const& holds = small_candidates()[candidate].bucket;
   if (holds.m < p.gemm.m || holds.n < p.gemm.n || holds.k < p.gemm.k) return cudaErrorInvalidValue;
-  int device = 0, multiprocessors = 0;
-  cudaError_t status = cudaGetDevice(&device);
-  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device);
-  if (status != cudaSuccess) return status;
   using PartLauncher = cudaError_t (*)(int, SmallBatchParams<T> const&, int, cudaStream_t, SmallLaunchOptions const&);
   static constexpr auto parts = []<int... kPart>(std::integer_sequence<int, kPart...>) {
     return std::array<PartLauncher, sizeof...(kPart)>{launch_small_part<kPart, T>...};

@@ -71,7 +71,7 @@ cudaError_t launch_shape(SmallBatchParams<T> const& p, int multiprocessors, cuda
       (!bucket_sizes || sizeof(T) == 4) &&
       small_flat_preferred(int(sizeof(T)), int(p.gemm.m), int(p.gemm.n), int(p.gemm.k),
                            SmallBucket{Shape::kM, Shape::kN, Shape::kK}, arrays)) {
-    return launch_flat_batched<T>(p, stream, options);
+    return launch_flat_batched<T>(p, multiprocessors, stream, options);
   }
   if (arrays) return launch_instance<Shape, T, SmallKernelKind::kPointerArrays>(p, multiprocessors, stream, options);
   return path == CopyPath::kElements
