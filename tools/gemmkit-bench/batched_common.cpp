@@ -96,6 +96,8 @@ std::string batched_settings_from_options(Options const& o, BatchedForm form, bo
     if (o.max_pass_ms > 0) s.max_pass_ms = o.max_pass_ms;
   }
   s.variants = o.variants;
+  s.group_mix = o.group_mix;
+  if (!o.group_mix.empty() && !s.grouped) return "--group-mix picks groups of the grouped case (--grouped)";
   for (Dtype d : s.dtypes) {
     if (!s.variants.empty() && forced_variant(s, d).empty()) {
       return "--variants " + s.variants + ": no " + std::string(to_string(d)) + " variant of this backend matches";

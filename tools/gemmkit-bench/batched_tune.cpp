@@ -50,6 +50,58 @@ struct TuneBatch {
   }
 };
 
+/// The key of a table row ("f32,7,7,7"), or "" for a comment or the header.
+std::string row_key(std::string const& line) {
+  if (line.empty() || line[0] == '#' || line.rfind("dtype,", 0) == 0) return {};
+  std::size_t end = 0;
+  for (int field = 0; field < 4 && end != std::string::npos; ++field) end = line.find(',', end + (field > 0 ? 1 : 0));
+  return end == std::string::npos ? line : line.substr(0, end);
+}
+
+/// The table at `path` with the rows of `fresh` (a partial tune, of square sizes `sizes`) in place
+/// of its rows of the same buckets, plus a comment naming the re-tuned rows; `fresh` alone where
+/// `path` cannot be read.
+std::string merge_tuning_rows(std::string const& path, std::string const& fresh, std::vector<std::int64_t> const& sizes) {
+  std::ifstream in(path);
+  if (!in) return fresh;
+  std::vector<std::string> fresh_rows, fresh_comments;
+  std::istringstream fresh_lines(fresh);
+  for (std::string line; std::getline(fresh_lines, line);) {
+    if (!row_key(line).empty()) fresh_rows.push_back(line);
+    else if (line.rfind("# ", 0) == 0) fresh_comments.push_back(line);
+  }
+  std::ostringstream out;
+  std::vector<bool> used(fresh_rows.size(), false);
+  std::string sizes_text;
+  for (std::int64_t n : sizes) {
+    if (!sizes_text.empty()) sizes_text += ',';
+    sizes_text += std::to_string(n);
+  }
+  for (std::string line; std::getline(in, line);) {
+    std::string const key = row_key(line);
+    if (line.rfind("dtype,", 0) == 0) {
+      out << "# Rows of square sizes " << sizes_text << " re-tuned (`--tune --n " << sizes_text << "`):\n";
+      for (std::string const& comment : fresh_comments) {
+        if (comment.find("# (fastest") == 0 || comment.find("# NVIDIA") == 0 || comment.find(", driver") != std::string::npos) {
+          out << comment << '\n';
+        }
+      }
+    }
+    bool replaced = false;
+    for (std::size_t i = 0; i < fresh_rows.size() && !key.empty(); ++i) {
+      if (row_key(fresh_rows[i]) == key) {
+        out << fresh_rows[i] << '\n';
+        used[i] = replaced = true;
+      }
+    }
+    if (!replaced) out << line << '\n';
+  }
+  for (std::size_t i = 0; i < fresh_rows.size(); ++i) {
+    if (!used[i]) out << fresh_rows[i] << '\n';
+  }
+  return out.str();
+}
+
 struct CandidateTime {
   small::SmallCandidateInfo candidate;
   Stats ms;
@@ -116,6 +168,12 @@ int run_batched_tune(Options const& o) {
   cudaStreamCreate(&stream);
   std::int64_t const bytes = o.bytes > 0 ? o.bytes : (std::int64_t(1) << 30);
   int const reps = o.reps > 0 ? o.reps : 7;
+  // --n: only the square buckets of those sizes; their rows replace those of the table already at
+  // --tune-out, whose other rows are kept.
+  auto tuned = [&](small::SmallBucket const& bucket) {
+    return o.n.empty() || (bucket.m == bucket.n && bucket.n == bucket.k &&
+                           std::find(o.n.begin(), o.n.end(), std::int64_t(bucket.m)) != o.n.end());
+  };
   std::ostringstream table;
   table << "# Which candidate shape (small_batched_config.hpp) each bucket (m x n x k) of the small batched GPU\n"
         << "# kernel runs: rows x columns of C per thread, problems per block, registers per thread, stages. Written by\n"
@@ -131,6 +189,7 @@ int run_batched_tune(Options const& o) {
     Dtype const type = f64 ? Dtype::kF64 : Dtype::kF32;
     if (!o.dtypes.empty() && std::find(o.dtypes.begin(), o.dtypes.end(), type) == o.dtypes.end()) continue;
     for (small::SmallBucket const& bucket : small::small_buckets()) {
+      if (!tuned(bucket)) continue;
       std::string const name =
           std::to_string(bucket.m) + "x" + std::to_string(bucket.n) + "x" + std::to_string(bucket.k);
       std::string error;
@@ -165,8 +224,9 @@ int run_batched_tune(Options const& o) {
   cudaStreamDestroy(stream);
   std::printf("\n%s", table.str().c_str());
   if (!o.tune_out.empty()) {
+    std::string const text = o.n.empty() ? table.str() : merge_tuning_rows(o.tune_out, table.str(), o.n);
     std::ofstream out(o.tune_out);
-    out << table.str();
+    out << text;
     if (!out) {
       std::fprintf(stderr, "gemmkit-bench: cannot write %s\n", o.tune_out.c_str());
       return 2;

@@ -293,6 +293,10 @@ std::string parse_options(int argc, char** argv, Options* o) {
     else if (arg == "--machine") e = need(&o->machine_file);
     else if (arg == "--gpu") o->force_gpu = true;
     else if (arg == "--grouped") o->grouped = true;
+    else if (arg == "--group-mix") {
+      if ((e = need(&text)).empty()) e = parse_size_list(text, &o->group_mix);
+      if (!e.empty()) e = arg + ": " + e;
+    }
     else if (arg == "--suite") e = need(&o->suite);
     else if (arg == "--alpha") e = need_double(&o->alpha);
     else if (arg == "--beta") {

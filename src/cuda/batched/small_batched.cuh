@@ -21,6 +21,7 @@
 #include "cuda/batched/small_batched_config.hpp"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace gemmkit::small {
 
@@ -132,16 +133,27 @@ __device__ __forceinline__ void stage_span(T* tile, T const* base, std::int64_t 
   constexpr int kCopies = Shape::kProblemsPerBlock * kPerProblem / kPerCopy;
   T const* const span = base + first * kPerProblem;
   std::int64_t const span_end = (batch - first) * kPerProblem;  // elements of the batch from the span on
-  bool const whole = span_end >= std::int64_t(kCopies) * kPerCopy;   // every group but the batch's last
+  constexpr int kPasses = (kCopies + Shape::kThreads - 1) / Shape::kThreads;
+  if (span_end >= std::int64_t(kCopies) * kPerCopy) {
+    // Every group but the batch's last: one copy a pass, at offsets known at compile time.
 #pragma unroll 4
-  for (int pass = 0; pass < (kCopies + Shape::kThreads - 1) / Shape::kThreads; ++pass) {
+    for (int pass = 0; pass < kPasses; ++pass) {
+      int const copy = int(threadIdx.x) + pass * Shape::kThreads;
+      if (kCopies % Shape::kThreads != 0 && copy >= kCopies) break;
+      arch::cp_async<16>(tile + copy * kPerCopy, span + copy * kPerCopy, 16);
+    }
+    return;
+  }
+  int const left_in_batch = int(span_end);  // under kCopies * kPerCopy
+#pragma unroll 1
+  for (int pass = 0; pass < kPasses; ++pass) {
     int const copy = int(threadIdx.x) + pass * Shape::kThreads;
     if (kCopies % Shape::kThreads != 0 && copy >= kCopies) break;
-    std::int64_t const left = span_end - std::int64_t(copy) * kPerCopy;  // batch elements from here on
-    if (whole || left >= kPerCopy) {
+    int const left = left_in_batch - copy * kPerCopy;  // batch elements from here on
+    if (left >= kPerCopy) {
       arch::cp_async<16>(tile + copy * kPerCopy, span + copy * kPerCopy, 16);
     } else {
-      // The batch ends inside this copy: element by element, so nothing past it is read.
+      // The batch ends inside or before this copy: element by element, so nothing past it is read.
 #pragma unroll
       for (int e = 0; e < kPerCopy; ++e) {
         if (e < left) {
@@ -181,6 +193,46 @@ __device__ __forceinline__ void stage_problem_chunks(T* tile, GroupOperand<T> co
     } else {
 #pragma unroll
       for (int e = 0; e < kPerCopy; ++e) arch::cp_async<int(sizeof(T))>(slot + e, from + e, int(sizeof(T)));
+    }
+  }
+}
+
+/// Stores a group's C from its tiles in a stage (problem `local`'s m x n elements at
+/// tile + local * kPerProblem, as the exact instance stages C) to strided global memory, 16 bytes a
+/// store: over the group's whole span where the batch is packed (kSpans), else problem by problem,
+/// element by element where a problem's start is not 16-byte aligned. Nothing past the batch is
+/// written. Neighbouring threads store neighbouring addresses, where a thread holding a whole
+/// problem would store addresses a problem apart.
+template <typename Shape, int kPerProblem, typename T>
+__device__ __forceinline__ void store_staged_c(T const* tile, T* c, std::int64_t stride_c, std::int64_t first,
+                                               std::int64_t batch, bool packed) {
+  constexpr int kPerCopy = 16 / int(sizeof(T));
+  using Vector = typename std::conditional_t<sizeof(T) == 4, float4, double2>;
+  int const live = int(batch - first < Shape::kProblemsPerBlock ? batch - first : Shape::kProblemsPerBlock);
+  if (packed) {
+    T* const span = c + first * kPerProblem;
+    int const elements = live * kPerProblem;
+    for (int copy = int(threadIdx.x); copy * kPerCopy < elements; copy += Shape::kThreads) {
+      int const at = copy * kPerCopy;
+      if (elements - at >= kPerCopy) {
+        *reinterpret_cast<Vector*>(span + at) = *reinterpret_cast<Vector const*>(tile + at);
+      } else {
+        for (int e = at; e < elements; ++e) span[e] = tile[e];
+      }
+    }
+    return;
+  }
+  constexpr int kChunks = (kPerProblem + kPerCopy - 1) / kPerCopy;  // per problem, the last maybe short
+  for (int copy = int(threadIdx.x); copy < live * kChunks; copy += Shape::kThreads) {
+    int const local = copy / kChunks;
+    int const at = copy % kChunks * kPerCopy;
+    T* const to = c + (first + local) * stride_c + at;
+    T const* const from = tile + local * kPerProblem + at;
+    if (at + kPerCopy <= kPerProblem && reinterpret_cast<std::uintptr_t>(to) % 16 == 0 &&
+        reinterpret_cast<std::uintptr_t>(from) % 16 == 0) {
+      *reinterpret_cast<Vector*>(to) = *reinterpret_cast<Vector const*>(from);
+    } else {
+      for (int e = 0; e < kPerCopy && at + e < kPerProblem; ++e) to[e] = from[e];
     }
   }
 }
@@ -372,6 +424,10 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   // The exact instance's tiles are unpadded and hold C as well; the others load C into registers a
   // group ahead.
   constexpr bool kStagedC = kExact;
+  // A thread holding a whole problem would store C a problem apart from its neighbours: with C
+  // staged, it writes its results back over its problem's C in the stage, and the block stores the
+  // group from there after a barrier, neighbouring threads neighbouring addresses.
+  constexpr bool kStoresThroughStage = kStagedC && Shape::kThreadsPerProblem == 1;
   using Stage = typename Shape::template Stage<kMayCopyElements>;
   constexpr int kOperandA = Stage::kOperandA;  // op(B)'s tiles start here in a stage
   // Pointer arrays' entries go through the ring after the stages.
@@ -477,7 +533,8 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
 
     if (live(first)) {
       T* const c = arrays ? ring.c(slot, t.local) : c_here;
-      T const* const a_tiles = stages + stage * Stage::kElements;
+      T* const stage_tiles = stages + stage * Stage::kElements;
+      T const* const a_tiles = stage_tiles;
       T const* const b_tiles = a_tiles + kOperandA;
       T acc[kRows][kCols];
       if (contiguous_tiles) {
@@ -486,7 +543,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
         multiply_block<Shape, Shape::kPitchA, Shape::kPitchB>(acc, a_tiles + t.local * Shape::kTileElementsA,
                                                               b_tiles + t.local * Shape::kTileElementsB, t);
       }
-      T const* const c_tile = a_tiles + Stage::kOperandC + t.local * M * N;  // kStagedC: this problem's C as stored
+      T* const c_tile = stage_tiles + Stage::kOperandC + t.local * M * N;  // kStagedC: this problem's C as stored
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
 #pragma unroll
@@ -497,10 +554,16 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
               if constexpr (kStagedC) value += p.beta * c_tile[t.row(r) + t.col(q) * M];
               else value += p.beta * c_now[r][q];
             }
-            c[t.row(r) + t.col(q) * p.ldc] = value;
+            if constexpr (kStoresThroughStage) c_tile[t.row(r) + t.col(q) * M] = value;
+            else c[t.row(r) + t.col(q) * p.ldc] = value;
           }
         }
       }
+    }
+    if constexpr (kStoresThroughStage) {
+      __syncthreads();  // every result of the group is in the stage
+      store_staged_c<Shape, M * N>(stages + stage * Stage::kElements + Stage::kOperandC, p.C, p.stride_c, first, p.batch,
+                                   path == CopyPath::kSpans);
     }
     if constexpr (!kStagedC) {
 #pragma unroll

@@ -198,7 +198,14 @@ using SquareCandidates = std::tuple<
     // Four stages at 5 and 7: a float problem of these sizes moves few bytes for the threads it
     // takes, so a block needs more groups in flight.
     SquareShape<5, 1, 1, 40, 32, 4>, SquareShape<5, 1, 1, 20, 32, 4>, SquareShape<7, 1, 1, 20, 32, 4>,
-    SquareShape<7, 1, 1, 12, 32, 4>>;
+    SquareShape<7, 1, 1, 12, 32, 4>,
+    // A whole problem per thread (f32 at 5 and 7 issued an instruction on most cycles with the
+    // element-per-thread shapes: two shared loads a multiply-add, and each element's epilogue and
+    // each group's bookkeeping paid by a warp holding under one problem). In the exact instance such
+    // a thread writes its C back into the stage and the block stores it in 16-byte pieces.
+    SquareShape<3, 3, 3, 128, 64, 3>, SquareShape<5, 5, 5, 32, 128, 3>, SquareShape<5, 5, 5, 64, 128, 3>,
+    SquareShape<5, 5, 5, 64, 128, 2>, SquareShape<7, 7, 7, 32, 168, 3>, SquareShape<7, 7, 7, 32, 168, 2>,
+    SquareShape<7, 7, 7, 64, 168, 2>>;
 /// Every candidate: the square buckets' first, then the grid's.
 using SmallCandidates = decltype(std::tuple_cat(std::declval<SquareCandidates>(), std::declval<GridCandidates>()));
 inline constexpr int kSmallCandidateCount = std::tuple_size_v<SmallCandidates>;

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -250,6 +251,15 @@ void check_launch(small::SmallLaunchOptions const& options, std::string const& k
   }
   double const tolerance = sizeof(T) == 8 ? 1e-12 : 1e-4;  // |C| <= 33: a few ulps per term
   EXPECT_LT(worst, tolerance) << what;
+  // Whatever lies outside the problems' m x n (rows past m up to ldc, the gap after each problem)
+  // is as it was, bit for bit.
+  std::int64_t untouched_wrong = 0;
+  for (std::int64_t at = 0; at < batch * stride_c; ++at) {
+    std::int64_t const in_problem = at % stride_c;
+    bool const inside = in_problem < std::int64_t(ldc) * n && in_problem % ldc < m;
+    if (!inside && std::memcmp(&out[std::size_t(at)], &c[std::size_t(at)], sizeof(T)) != 0) ++untouched_wrong;
+  }
+  EXPECT_EQ(untouched_wrong, 0) << what << ": elements outside the problems written";
 }
 
 /// check_launch of candidate `cand` (the bucket's kernel).
@@ -303,6 +313,35 @@ TEST(GpuSmallCandidates, EveryShapeTheTunerMayPick) {
   if (compute_capability(device_memory()->device()) < 80) GTEST_SKIP() << "needs sm_80";
   check_every_candidate<double>();
   check_every_candidate<float>();
+}
+
+/// The shapes where a thread holds a whole problem and (exact sizes, C staged) the block stores C
+/// from its stage: packed batches ending in a partial group, 2 blocks walking many groups (so a
+/// stage is refilled right after its C was stored from it), problems apart by a gap (stored problem
+/// by problem), and beta = 0 on a C of NaN.
+template <typename T>
+void check_whole_problem_candidates() {
+  int checked = 0;
+  for (small::SmallCandidateInfo const& cand : small::small_candidates()) {
+    small::SmallBucket const& b = cand.bucket;
+    if (cand.rows_per_thread != b.m || cand.cols_per_thread != b.n) continue;
+    std::int64_t const p = cand.problems_per_block;
+    check_candidate<T>(cand, b.m, b.n, b.k, false, false, T(1.25), T(-0.75), 9 * p + 1, false,
+                       std::uint64_t(cand.index * 4 + 1), /*max_blocks=*/2);
+    check_candidate<T>(cand, b.m, b.n, b.k, false, false, T(0.5), T(0.0), 5 * p - 3, false,
+                       std::uint64_t(cand.index * 4 + 2), /*max_blocks=*/2);
+    check_candidate<T>(cand, b.m, b.n, b.k, false, false, T(-1.0), T(2.0), 6 * p + 5, false,
+                       std::uint64_t(cand.index * 4 + 3), /*max_blocks=*/3, /*ld_pad=*/0, /*stride_pad=*/4);
+    ++checked;
+  }
+  EXPECT_GE(checked, 4);  // the 5 x 5 x 5 and 7 x 7 x 7 shapes at least
+}
+
+TEST(GpuSmallCandidates, WholeProblemPerThreadStoresThroughTheStage) {
+  if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  if (compute_capability(device_memory()->device()) < 80) GTEST_SKIP() << "needs sm_80";
+  check_whole_problem_candidates<float>();
+  check_whole_problem_candidates<double>();
 }
 
 /// Pointer arrays whose batch gives every block of a full resident wave several groups to walk,
