@@ -44,7 +44,7 @@ struct BatchedSettings {
   int samples = 64;                    ///< problems checked per implementation
   std::vector<std::string> peers;      ///< peer names to run, in table order
   bool grouped = false;                ///< GPU: also the grouped case, one gk_?gemm_grouped call over a mix of shapes
-  std::vector<std::int64_t> group_mix; ///< GPU: the grouped case's groups by index into the mix; empty: all
+  std::vector<std::int64_t> group_mix; ///< GPU: the grouped case's groups, 1-based in the mix; empty: all
   int device = 0;                      ///< GPU: CUDA device
   std::string variants;                ///< --variants GLOB: gemmkit's variant, forced; "" = the table's
   int verbosity = 0;

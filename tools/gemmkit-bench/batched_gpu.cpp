@@ -812,13 +812,13 @@ void BatchedGpuRun::run_grouped() {
   Dtype const dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
   std::vector<GroupShape> mix;
   for (std::size_t i = 0; i < grouped_mix().size(); ++i) {
-    if (set_.group_mix.empty() || std::find(set_.group_mix.begin(), set_.group_mix.end(), std::int64_t(i)) != set_.group_mix.end()) {
+    if (set_.group_mix.empty() || std::find(set_.group_mix.begin(), set_.group_mix.end(), std::int64_t(i) + 1) != set_.group_mix.end()) {
       mix.push_back(grouped_mix()[i]);
     }
   }
   if (mix.empty()) {
-    report_skipped(kGroupedCaseName, 0, 0, 0, dtype, "--group-mix names none of the mix's groups (0 .. " +
-                                                         std::to_string(grouped_mix().size() - 1) + ")");
+    report_skipped(kGroupedCaseName, 0, 0, 0, dtype, "--group-mix names none of the mix's groups (1 .. " +
+                                                         std::to_string(grouped_mix().size()) + ")");
     return;
   }
   grouped_ = lay_out_grouped(mix, dtype, set_);

@@ -110,7 +110,7 @@ void print_usage() {
       "                               16x16x16, 32x32x32, 5x7x3, 20x12x28 (tn), 12x24x6 (nt), --bytes in all,\n"
       "                               device pointer arrays, vs cublas?gemmGroupedBatched; alone, or with the\n"
       "                               cases of --n/--shapes; the default run (no sizes) has both\n"
-      "  --group-mix LIST             only those groups of the grouped case (0-based, in the order above)\n"
+      "  --group-mix LIST             only those groups of the grouped case (1 .. 7, in the order above)\n"
       "  --device N                   CUDA device (default 0)\n"
       "  --max-pass-ms X              as above (default 200; gemmkit's strided call always runs the whole batch)\n"
       "  --tune [--tune-out PATH]     time every candidate shape of the small GPU kernel per size (--dtype,\n"

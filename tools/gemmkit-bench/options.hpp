@@ -57,7 +57,7 @@ struct Options {
   bool tune = false;                   ///< batched --tune: time the small GPU kernel's candidate shapes
   std::string tune_out;                ///< --tune-out PATH: where the tuner writes its table
   bool grouped = false;                ///< batched --grouped: the grouped case (GPU)
-  std::vector<std::int64_t> group_mix; ///< batched --group-mix: which of the grouped case's groups (indices)
+  std::vector<std::int64_t> group_mix; ///< batched --group-mix: which of the grouped case's groups (1-based)
 
   // micro and model
   std::string machine_out;             ///< micro --machine-out FILE: the measured machine description
