@@ -11,6 +11,7 @@
 #include "cuda/batched/flat_batched.hpp"
 
 #include "cuda/arch/cp_async.cuh"
+#include "cuda/batched/small_batched.cuh"
 #include "cuda/batched/small_batched_config.hpp"
 #include "cuda/batched/small_tuning.hpp"
 
@@ -215,8 +216,41 @@ __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_k
         }
       }
     };
-    if (used_slots < kSlots) multiply(std::true_type{});
-    else multiply(std::false_type{});
+    // The same with kVector values of k a load (params.k_vectors: a_k_step = b_k_step = 1, k a
+    // multiple of kVector, every row of op(A) and column of op(B) 16-byte aligned).
+    constexpr int kVector = 16 / int(sizeof(T));
+    auto multiply_vectors = [&](auto some_slots_unused) {
+#pragma unroll 1
+      for (int kk = 0; kk < k; kk += kVector) {
+#pragma unroll
+        for (int i = 0; i < kSlots; ++i) {
+          if (some_slots_unused && i >= used_slots) break;
+          T a[kBlock][kVector], b[kBlock][kVector];
+#pragma unroll
+          for (int r = 0; r < kBlock; ++r) load_contiguous<kVector, kVector>(a[r], tiles + a_start[i] + r * params.a_row_step + kk);
+#pragma unroll
+          for (int q = 0; q < kBlock; ++q) load_contiguous<kVector, kVector>(b[q], tiles + b_start[i] + q * params.b_col_step + kk);
+#pragma unroll
+          for (int u = 0; u < kVector; ++u) {
+#pragma unroll
+            for (int r = 0; r < kBlock; ++r) {
+#pragma unroll
+              for (int q = 0; q < kBlock; ++q) acc[i][r][q] += a[r][u] * b[q][u];
+            }
+          }
+        }
+      }
+    };
+    // 2 x 2 blocks only (plan_flat_batched): with 1 x 1 blocks' many slots the vectors spill.
+    if (kBlock == 2 && params.k_vectors) {
+      if constexpr (kBlock == 2) {
+        if (used_slots < kSlots) multiply_vectors(std::true_type{});
+        else multiply_vectors(std::false_type{});
+      }
+    } else {
+      if (used_slots < kSlots) multiply(std::true_type{});
+      else multiply(std::false_type{});
+    }
     int const live = int(p.batch - first < problems ? p.batch - first : problems);
     T* const c_strided = kArrays ? nullptr : p.C + first * p.stride_c;
 #pragma unroll
@@ -300,9 +334,14 @@ FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params) {
   bool const reads_c = p.beta != T(0);
   int const a_rows = p.trans_a ? k : m, a_cols = p.trans_a ? m : k;
   int const b_rows = p.trans_b ? n : k, b_cols = p.trans_b ? k : n;
-  // A transposed is read along its columns: an odd pitch keeps a warp's rows in distinct banks.
-  int const a_pitch = p.trans_a && a_rows % 2 == 0 ? a_rows + 1 : a_rows;
   plan.block = flat_two_by_two(int(sizeof(T)), m, n, k) ? 2 : 1;
+  // op(A) and op(B) both along k as stored (A transposed, B not), 2 x 2 blocks: 16-byte loads of k
+  // values from tiles at the stored pitch k, where k is an odd number of vectors (the rows a
+  // quarter-warp loads then start in different bank groups, but for the blocks' row pairs: two
+  // ways). Otherwise transposed A is read along its columns an element at a time: an odd pitch
+  // keeps a warp's rows in distinct banks.
+  plan.k_vectors = plan.block == 2 && p.trans_a && !p.trans_b && k % kPerCopy == 0 && (k / kPerCopy) % 2 == 1;
+  int const a_pitch = p.trans_a && a_rows % 2 == 0 && !plan.k_vectors ? a_rows + 1 : a_rows;
   plan.row_blocks = (m + plan.block - 1) / plan.block;
   plan.col_blocks = (n + plan.block - 1) / plan.block;
   int const blocks_per_problem = plan.row_blocks * plan.col_blocks;

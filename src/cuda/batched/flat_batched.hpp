@@ -68,6 +68,11 @@ struct FlatBatchParams {
   int block = 1;
   int row_blocks = 0, col_blocks = 0;
   FastDivisor by_blocks, by_row_blocks;  ///< a block's problem = e / blocks a problem, its column block
+  /// op(A)'s rows and op(B)'s columns both run along k in their tiles (A transposed, B not, tiles
+  /// at the stored pitch k, a whole number of 16-byte vectors): the multiply loads 16 bytes of k
+  /// values of each at once, a quarter (float) or half (double) of the loads. Else the loads are
+  /// element by element.
+  bool k_vectors = false;
 };
 
 /// Threads of a block of the flat kernel, elements of C a thread computes per group (at most),

@@ -435,6 +435,14 @@ TEST(FlatBatchedPlan, CopyModesAndLayout) {
   EXPECT_EQ(plan.a_row_step, 9);
   EXPECT_EQ(plan.a_k_step, 1);
   EXPECT_EQ(plan.stage_elements, plan.c_offset);  // beta = 0: C is not staged
+  EXPECT_FALSE(plan.k_vectors);  // k = 8: two vectors, an even number
+  plan = small::plan_flat_batched(params(20, 12, 28, true, 0, 0, 1.0f));  // k = 28: seven vectors
+  EXPECT_TRUE(plan.k_vectors);
+  EXPECT_EQ(plan.a.pitch, 28);
+  EXPECT_EQ(plan.a.mode, FlatCopyMode::kSpans);
+  EXPECT_EQ(plan.a_row_step, 28);
+  EXPECT_EQ(plan.b_k_step, 1);
+  EXPECT_FALSE(small::plan_flat_batched(params(20, 12, 28, false, 0, 0, 1.0f)).k_vectors);  // A not transposed
   EXPECT_TRUE(small::flat_two_by_two(4, 20, 12, 28));
   EXPECT_FALSE(small::flat_two_by_two(4, 5, 7, 3));
   for (int size : {1, 2, 5, 8, 13, 24, 32}) {
@@ -459,7 +467,7 @@ void check_flat_kernel() {
   // 1 x 1 blocks of C a thread, and 2 x 2 (flat_two_by_two) with m or n odd or both.
   int const shapes[][3] = {{5, 7, 3}, {4, 4, 4}, {8, 4, 16}, {9, 3, 1}, {20, 12, 6}, {12, 24, 6}, {32, 32, 32},
                            {1, 1, 1}, {2, 31, 17}, {31, 2, 5}, {24, 24, 8}, {3, 3, 3}, {9, 9, 9}, {13, 5, 27},
-                           {20, 12, 28}, {17, 15, 19}};
+                           {20, 12, 28}, {17, 15, 19}, {7, 5, 12}};
   int seed = 0;
   for (auto const& shape : shapes) {
     int const m = shape[0], n = shape[1], k = shape[2];
