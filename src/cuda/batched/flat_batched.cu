@@ -103,6 +103,11 @@ __device__ __forceinline__ void copy_operand(T* tiles, FlatOperand const& op, T 
 
 template <typename T, bool kArrays, int kBlock>
 __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_kernel(FlatBatchParams<T> const params) {
+#if __CUDA_ARCH__ >= 900
+  // A kernel launched to overlap this one (the next group of a grouped call) may start as this
+  // one's blocks retire; it touches other memory, so it need not wait for this one's stores.
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
   constexpr int kSlots = flat_blocks_per_thread<T>(kArrays, kBlock);
   KernelParams<T> const& p = params.batch.gemm;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
@@ -171,7 +176,6 @@ __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_k
   for (int stage = 0, slot = 0; first < p.batch; first += grid_problems) {
     arch::cp_async_wait<kFlatStages - 2>();
     __syncthreads();
-    if (first + grid_problems >= p.batch) allow_dependent_launch();
     if (std::int64_t const far = first + (kFlatStages - 1) * grid_problems; far < p.batch) {
       stage_group(far, stage == 0 ? kFlatStages - 1 : stage - 1, slot_plus(slot, kFlatStages - 1));
     }

@@ -237,17 +237,6 @@ __device__ __forceinline__ void store_staged_c(T const* tile, T* c, std::int64_t
   }
 }
 
-/// Lets a kernel launched to overlap this one (the next group of a grouped call: it touches other
-/// memory, so it need not wait for this one's stores) start once every block has called this.
-/// Blocks call it as they begin their last group, so the next kernel's blocks take the SMs as this
-/// one's retire: let in at the start, some of them would share SMs with this kernel and others start
-/// only as it ends, each with the same share of groups, and the late ones would stretch the tail.
-__device__ __forceinline__ void allow_dependent_launch() {
-#if __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;");
-#endif
-}
-
 /// This thread's register block of C: which problem of the group, and its first row and column
 /// (kRowsPerThread contiguous rows, kColsPerThread contiguous columns, so they load as vectors).
 template <typename Shape>
@@ -419,6 +408,11 @@ enum class SmallKernelKind {
 template <typename Shape, typename T, SmallKernelKind kKind>
 __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_per_sm<T, kKind != SmallKernelKind::kStridedExact>()) small_batched_kernel(SmallBatchParams<T> const params) {
   static_assert(Shape::valid());
+#if __CUDA_ARCH__ >= 900
+  // A kernel launched to overlap this one (the next group of a grouped call) may start as this
+  // one's blocks retire; it touches other memory, so it need not wait for this one's stores.
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
   constexpr int kRows = Shape::kRowsPerThread, kCols = Shape::kColsPerThread;
   constexpr int M = Shape::kM, N = Shape::kN, K = Shape::kK;
   KernelParams<T> const& p = params.gemm;
@@ -523,7 +517,6 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::template min_blocks_pe
   for (int stage = 0, slot = 0; first < p.batch; first += grid_problems) {
     arch::cp_async_wait<kStages - 2>();  // this thread's copies of `first`'s group have landed
     __syncthreads();                     // and everyone's; everyone is done with the previous group
-    if (first + grid_problems >= p.batch) allow_dependent_launch();
     if (std::int64_t const far = first + (kStages - 1) * grid_problems; far < p.batch) {
       stage_group(far, stage == 0 ? kStages - 1 : stage - 1, slot_plus(slot, kStages - 1));
     }
