@@ -45,15 +45,19 @@ struct FlatRing {
 };
 
 /// Starts copying one operand of a group (problems [first, first + live) exist; `pointers`: the
-/// group's staged pointers, or null for a strided batch) into its tiles.
-template <typename T>
+/// group's staged pointers (kArrays), else a strided batch) into its tiles.
+template <bool kArrays, typename T>
 __device__ __forceinline__ void copy_operand(T* tiles, FlatOperand const& op, T const* base,
                                              std::int64_t stride, std::int64_t ld, T const* const* pointers,
                                              std::int64_t first, int live) {
   constexpr int kPerCopy = 16 / int(sizeof(T));
   int const per_problem = op.rows * op.cols;
-  auto of = [&](int local) { return pointers != nullptr ? pointers[local] : base + (first + local) * stride; };
-  if (op.mode == FlatCopyMode::kSpans) {
+  // Which of the two is known per instance: the other's address arithmetic is not compiled in.
+  auto of = [&](int local) {
+    if constexpr (kArrays) return pointers[local];
+    else return base + (first + local) * stride;
+  };
+  if (!kArrays && op.mode == FlatCopyMode::kSpans) {
     // Packed, tile == rows * cols: the group's problems are one span, and so are their tiles.
     T const* const span = base + first * per_problem;
     int const elements = live * per_problem;
@@ -136,8 +140,8 @@ __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_k
     int const in_problem = exists ? e - local * blocks_per_problem : 0;
     int const col_block = params.by_row_blocks.quotient(in_problem);
     int const row = (in_problem - col_block * params.row_blocks) * kBlock, col = col_block * kBlock;
-    a_start[i] = exists ? local * params.a.tile + row * params.a_row_step : 0;
-    b_start[i] = exists ? b_offset + local * params.b.tile + col * params.b_col_step : 0;
+    a_start[i] = int(sizeof(T)) * (exists ? local * params.a.tile + row * params.a_row_step : 0);
+    b_start[i] = int(sizeof(T)) * (exists ? b_offset + local * params.b.tile + col * params.b_col_step : 0);
     place[i] = local | row << 8 | col << 16;
   }
 
@@ -145,11 +149,11 @@ __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_k
     T* const tiles = stages + stage * params.stage_elements;
     int const live = int(p.batch - first < problems ? p.batch - first : problems);
     T const* const* const pointers = kArrays ? ring.slot(slot) : nullptr;
-    copy_operand(tiles, params.a, p.A, p.stride_a, p.lda, pointers, first, live);
-    copy_operand(tiles + b_offset, params.b, p.B, p.stride_b, p.ldb, kArrays ? pointers + problems : nullptr,
+    copy_operand<kArrays>(tiles, params.a, p.A, p.stride_a, p.lda, pointers, first, live);
+    copy_operand<kArrays>(tiles + b_offset, params.b, p.B, p.stride_b, p.ldb, kArrays ? pointers + problems : nullptr,
                  first, live);
     if (reads_c) {
-      copy_operand<T>(tiles + c_offset, params.c, p.C, p.stride_c, p.ldc,
+      copy_operand<kArrays, T>(tiles + c_offset, params.c, p.C, p.stride_c, p.ldc,
                       kArrays ? pointers + 2 * problems : nullptr, first, live);
     }
   };
@@ -193,21 +197,29 @@ __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_k
       }
     }
     int const k = int(p.k);
-    // k outermost: its step is the same for every element, so each load is a start plus one
-    // uniform offset. Where shared memory holds fewer problems than the block has slots for, the
-    // slots no thread of the block has are skipped (a uniform branch), not multiplied.
+    // k outermost: its step is the same for every element, so each slot's row of op(A) and column
+    // of op(B) are two pointers stepped by a uniform amount, a load and an add each. Where shared
+    // memory holds fewer problems than the block has slots for, the slots no thread of the block
+    // has are skipped (a uniform branch), not multiplied.
+    // The starts are in bytes and each k's offset is the same for every thread: a load is the
+    // thread's start plus a uniform base.
+    auto element = [](unsigned char const* base, int bytes) { return *reinterpret_cast<T const*>(base + bytes); };
+    auto vector_at = [](unsigned char const* base, int bytes) { return reinterpret_cast<T const*>(base + bytes); };
+    unsigned char const* const stage_bytes = reinterpret_cast<unsigned char const*>(tiles);
+    int const a_row_bytes = params.a_row_step * int(sizeof(T)), b_col_bytes = params.b_col_step * int(sizeof(T));
     auto multiply = [&](auto some_slots_unused) {
 #pragma unroll 1
       for (int kk = 0; kk < k; ++kk) {
-        int const a_k = kk * params.a_k_step, b_k = kk * params.b_k_step;
+        unsigned char const* const a_k = stage_bytes + kk * params.a_k_step * int(sizeof(T));
+        unsigned char const* const b_k = stage_bytes + kk * params.b_k_step * int(sizeof(T));
 #pragma unroll
         for (int i = 0; i < kSlots; ++i) {
           if (some_slots_unused && i >= used_slots) break;
           T a[kBlock], b[kBlock];
 #pragma unroll
-          for (int r = 0; r < kBlock; ++r) a[r] = tiles[a_start[i] + r * params.a_row_step + a_k];
+          for (int r = 0; r < kBlock; ++r) a[r] = element(a_k, a_start[i] + r * a_row_bytes);
 #pragma unroll
-          for (int q = 0; q < kBlock; ++q) b[q] = tiles[b_start[i] + q * params.b_col_step + b_k];
+          for (int q = 0; q < kBlock; ++q) b[q] = element(b_k, b_start[i] + q * b_col_bytes);
 #pragma unroll
           for (int r = 0; r < kBlock; ++r) {
 #pragma unroll
@@ -222,14 +234,15 @@ __global__ void __launch_bounds__(kFlatThreads, kFlatBlocksPerSm) flat_batched_k
     auto multiply_vectors = [&](auto some_slots_unused) {
 #pragma unroll 1
       for (int kk = 0; kk < k; kk += kVector) {
+        unsigned char const* const k_at = stage_bytes + kk * int(sizeof(T));  // a_k_step = b_k_step = 1
 #pragma unroll
         for (int i = 0; i < kSlots; ++i) {
           if (some_slots_unused && i >= used_slots) break;
           T a[kBlock][kVector], b[kBlock][kVector];
 #pragma unroll
-          for (int r = 0; r < kBlock; ++r) load_contiguous<kVector, kVector>(a[r], tiles + a_start[i] + r * params.a_row_step + kk);
+          for (int r = 0; r < kBlock; ++r) load_contiguous<kVector, kVector>(a[r], vector_at(k_at, a_start[i] + r * a_row_bytes));
 #pragma unroll
-          for (int q = 0; q < kBlock; ++q) load_contiguous<kVector, kVector>(b[q], tiles + b_start[i] + q * params.b_col_step + kk);
+          for (int q = 0; q < kBlock; ++q) load_contiguous<kVector, kVector>(b[q], vector_at(k_at, b_start[i] + q * b_col_bytes));
 #pragma unroll
           for (int u = 0; u < kVector; ++u) {
 #pragma unroll
