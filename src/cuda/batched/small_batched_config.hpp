@@ -33,7 +33,7 @@ constexpr int tile_pitch(int length) {
 /// is held to (more resident warps to hide the copies' latency, or more room for a register block).
 /// kStages: groups of problems whose operands are in shared memory at once (one multiplied, the
 /// others' copies in flight: more bytes in flight per block where too few warps fit to hide the
-/// copies' latency).
+/// copies' latency); 0: the cache-based design (small_cached.cuh), no shared memory at all.
 template <int kM_, int kN_, int kK_, int kRowsPerThread_, int kColsPerThread_, int kProblemsPerBlock_,
           int kRegisterBudget_ = 80, int kStages_ = 2>
 struct SmallShape {
@@ -105,7 +105,7 @@ struct SmallShape {
 
   static constexpr bool valid() {
     return kM % kRowsPerThread == 0 && kN % kColsPerThread == 0 && kThreads <= 1024 && kM <= 32 && kN <= 32 &&
-           kK <= 32 && kStages >= 2;
+           kK <= 32 && (kStages >= 2 || kStages == 0);
   }
 };
 
@@ -114,6 +114,11 @@ template <int kSize, int kRowsPerThread, int kColsPerThread, int kProblemsPerBlo
           int kStages = 2>
 using SquareShape =
     SmallShape<kSize, kSize, kSize, kRowsPerThread, kColsPerThread, kProblemsPerBlock, kRegisterBudget, kStages>;
+
+/// A square bucket run by the cache-based kernel (operands read through the read-only cache, no
+/// shared memory: seed 003's first GPU design), 64 registers.
+template <int kSize, int kRowsPerThread, int kColsPerThread, int kProblemsPerBlock>
+using CachedShape = SquareShape<kSize, kRowsPerThread, kColsPerThread, kProblemsPerBlock, 64, 0>;
 
 /// The sides of the power-of-two buckets (every M x N x K of them is a bucket).
 inline constexpr int kGridSides[] = {2, 4, 8, 16, 32};
@@ -205,7 +210,13 @@ using SquareCandidates = std::tuple<
     // a thread writes its C back into the stage and the block stores it in 16-byte pieces.
     SquareShape<3, 3, 3, 128, 64, 3>, SquareShape<5, 5, 5, 32, 128, 3>, SquareShape<5, 5, 5, 64, 128, 3>,
     SquareShape<5, 5, 5, 64, 128, 2>, SquareShape<7, 7, 7, 32, 168, 3>, SquareShape<7, 7, 7, 32, 168, 2>,
-    SquareShape<7, 7, 7, 64, 168, 2>>;
+    SquareShape<7, 7, 7, 64, 168, 2>,
+    // The cache-based design at every square size, about 256 threads a block: measured beside the
+    // shared-memory shapes, it runs a bucket only where the tuner finds it faster.
+    CachedShape<2, 1, 1, 64>, CachedShape<3, 1, 1, 28>, CachedShape<4, 1, 1, 16>, CachedShape<5, 1, 1, 10>,
+    CachedShape<6, 1, 1, 7>, CachedShape<7, 1, 1, 5>, CachedShape<8, 1, 1, 4>, CachedShape<10, 2, 1, 5>,
+    CachedShape<12, 2, 2, 7>, CachedShape<16, 2, 2, 4>, CachedShape<20, 2, 2, 2>, CachedShape<24, 2, 2, 2>,
+    CachedShape<28, 2, 2, 1>, CachedShape<32, 2, 2, 1>>;
 /// Every candidate: the square buckets' first, then the grid's.
 using SmallCandidates = decltype(std::tuple_cat(std::declval<SquareCandidates>(), std::declval<GridCandidates>()));
 inline constexpr int kSmallCandidateCount = std::tuple_size_v<SmallCandidates>;

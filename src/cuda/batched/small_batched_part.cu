@@ -5,6 +5,7 @@
 */
 #include "cuda/batched/flat_batched.hpp"
 #include "cuda/batched/small_batched.cuh"
+#include "cuda/batched/small_cached.cuh"
 #include "cuda/batched/small_tuning.hpp"
 
 #include <utility>
@@ -21,21 +22,35 @@ constexpr std::size_t launch_shared_bytes() {
          (kKind == SmallKernelKind::kPointerArrays ? Shape::kPointerRingBytes : 0);
 }
 
+/// Blocks of `kernel` that fit an SM with `bytes` of dynamic shared memory a block; 0 on an error.
+template <typename Kernel>
+int blocks_per_sm(Kernel kernel, int threads, std::size_t bytes) {
+  int count = 0;
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, threads, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();  // the launch reports it; later calls must not see it
+    return 0;
+  }
+  return count;
+}
+
 /// Blocks of one instance that fit an SM (shared memory and threads), found once per instance.
 template <typename Shape, typename T, SmallKernelKind kKind>
 int resident_blocks_per_sm() {
-  static int const blocks = [] {
-    auto const kernel = small_batched_kernel<Shape, T, kKind>;
-    std::size_t const bytes = launch_shared_bytes<Shape, T, kKind>();
-    int count = 0;
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, Shape::kThreads, bytes) != cudaSuccess) {
-      (void)cudaGetLastError();  // the launch reports it; later calls must not see it
-      return 0;
-    }
-    return count;
-  }();
+  static int const blocks =
+      blocks_per_sm(small_batched_kernel<Shape, T, kKind>, Shape::kThreads, launch_shared_bytes<Shape, T, kKind>());
   return blocks;
+}
+
+/// The cache-based kernel (a zero-stage shape): one resident wave, no shared memory.
+template <typename Shape, typename T>
+cudaError_t launch_cached(SmallBatchParams<T> const& p, int multiprocessors, cudaStream_t stream,
+                          SmallLaunchOptions const& options) {
+  static int const per_sm = blocks_per_sm(small_cached_kernel<Shape, T>, Shape::kThreads, 0);
+  if (per_sm == 0) return cudaErrorInvalidConfiguration;
+  std::int64_t const groups = (p.gemm.batch + Shape::kProblemsPerBlock - 1) / Shape::kProblemsPerBlock;
+  WaveLaunch const launch(groups, per_sm, multiprocessors, Shape::kThreads, 0, stream, options);
+  return cudaLaunchKernelEx(&launch.config, small_cached_kernel<Shape, T>, p);
 }
 
 /// One resident wave (or options.max_blocks): each block walks its groups, copying the next while
@@ -73,10 +88,14 @@ cudaError_t launch_shape(SmallBatchParams<T> const& p, int multiprocessors, cuda
                            SmallBucket{Shape::kM, Shape::kN, Shape::kK}, arrays)) {
     return launch_flat_batched<T>(p, multiprocessors, stream, options);
   }
-  if (arrays) return launch_instance<Shape, T, SmallKernelKind::kPointerArrays>(p, multiprocessors, stream, options);
-  return path == CopyPath::kElements
-             ? launch_instance<Shape, T, SmallKernelKind::kStridedAny>(p, multiprocessors, stream, options)
-             : launch_instance<Shape, T, SmallKernelKind::kStridedExact>(p, multiprocessors, stream, options);
+  if constexpr (Shape::kStages == 0) {
+    return launch_cached<Shape, T>(p, multiprocessors, stream, options);
+  } else {
+    if (arrays) return launch_instance<Shape, T, SmallKernelKind::kPointerArrays>(p, multiprocessors, stream, options);
+    return path == CopyPath::kElements
+               ? launch_instance<Shape, T, SmallKernelKind::kStridedAny>(p, multiprocessors, stream, options)
+               : launch_instance<Shape, T, SmallKernelKind::kStridedExact>(p, multiprocessors, stream, options);
+  }
 }
 
 }  // namespace

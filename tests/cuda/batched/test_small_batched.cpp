@@ -282,8 +282,9 @@ void check_candidate(small::SmallCandidateInfo const& cand, int m, int n, int k,
 /// three blocks walking many groups each, strided (packed, and with gaps between problems) and on
 /// device arrays.
 template <typename T>
-void check_every_candidate() {
+void check_every_candidate(bool cache_based_only = false) {
   for (small::SmallCandidateInfo const& cand : small::small_candidates()) {
+    if (cache_based_only && cand.stages != 0) continue;
     for (int mode = 0; mode < 8; ++mode) {
       bool const trans_a = mode & 1, trans_b = mode & 2, shrink = mode & 4;
       int const m = std::max(1, cand.bucket.m - int(shrink)), n = cand.bucket.n,
@@ -313,6 +314,18 @@ TEST(GpuSmallCandidates, EveryShapeTheTunerMayPick) {
   if (compute_capability(device_memory()->device()) < 80) GTEST_SKIP() << "needs sm_80";
   check_every_candidate<double>();
   check_every_candidate<float>();
+}
+
+/// The cache-based design's shapes alone (zero stages: no shared memory, loads straight from
+/// global memory), so that compute-sanitizer can check their reads in a short run.
+TEST(GpuSmallCandidates, CacheBasedDesign) {
+  if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  if (compute_capability(device_memory()->device()) < 80) GTEST_SKIP() << "needs sm_80";
+  int shapes = 0;
+  for (small::SmallCandidateInfo const& cand : small::small_candidates()) shapes += cand.stages == 0 ? 1 : 0;
+  EXPECT_EQ(shapes, int(std::size(small::kSmallSizes)));  // one at every square size
+  check_every_candidate<double>(true);
+  check_every_candidate<float>(true);
 }
 
 /// The shapes where a thread holds a whole problem and (exact sizes, C staged) the block stores C
