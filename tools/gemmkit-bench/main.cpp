@@ -97,6 +97,9 @@ void print_usage() {
       "  --bytes N                    A+B+C per case, at least (default 1G; K, M, G suffixes)\n"
       "  --beta X                     default 1 (C read and written); 0: C written only\n"
       "  --peers LIST                 libxsmm,openblas,blis,eigen,loop | all | none (default all)\n"
+      "  --tune [--tune-out PATH]     time every blocking of the small kernels per square size 1..32 on one\n"
+      "                               thread (--n, --dtype, --bytes default 256M, --reps default 5) and print the\n"
+      "                               table (src/cpu/small/small_blocking.csv); --tune-out only for whole tables\n"
       "  --max-pass-ms X              a peer whose pass would last longer runs on rotating windows of the\n"
       "                               batch, GF/s from the problems it ran (default 500)\n"
       "  --reps N --warmup N          timed passes (default 3); untimed passes after the checked one (default 0)\n"
@@ -375,7 +378,7 @@ int run_batched(Options const& o) {
     std::fprintf(stderr, "gemmkit-bench: batched takes --cpu or --gpu, not both\n");
     return 2;
   }
-  if (o.tune) return run_batched_tune(o);
+  if (o.tune) return o.force_cpu ? run_batched_cpu_tune(o) : run_batched_tune(o);
   if (!o.force_cpu) return run_batched_gpu_command(o);
   MachineInfo const machine = collect_machine_info(o.device, false);
   BatchedSettings settings;

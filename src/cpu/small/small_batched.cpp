@@ -6,6 +6,7 @@
 #include "cpu/small/small_batched.hpp"
 
 #include "cpu/small/batch_partition.hpp"
+#include "cpu/small/small_blocking.hpp"
 #include "cpu/small/small_kernels.hpp"
 
 #include <memory>
@@ -24,18 +25,27 @@ bool cpu_has_avx2_fma() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
+/// This CPU's ISA table with the tuned blockings, built once.
+template <typename T>
+SmallKernelTable<T> const* tuned_table(SmallKernelTable<T> const& (*avx512)(), SmallKernelTable<T> const& (*avx2)()) {
+  SmallKernelTable<T> const* isa = cpu_has_avx512() ? &avx512() : (cpu_has_avx2_fma() ? &avx2() : nullptr);
+  if (isa == nullptr) return nullptr;
+  static SmallKernelTable<T> const table = with_tuned_blocking(*isa, small_blocking_table());
+  return &table;
+}
+
 }  // namespace
 
 template <>
 SmallKernelTable<double> const* small_kernels_for_this_cpu<double>() {
-  if (cpu_has_avx512()) return &small_kernels_avx512_f64();
-  return cpu_has_avx2_fma() ? &small_kernels_avx2_f64() : nullptr;
+  static SmallKernelTable<double> const* const table = tuned_table(&small_kernels_avx512_f64, &small_kernels_avx2_f64);
+  return table;
 }
 
 template <>
 SmallKernelTable<float> const* small_kernels_for_this_cpu<float>() {
-  if (cpu_has_avx512()) return &small_kernels_avx512_f32();
-  return cpu_has_avx2_fma() ? &small_kernels_avx2_f32() : nullptr;
+  static SmallKernelTable<float> const* const table = tuned_table(&small_kernels_avx512_f32, &small_kernels_avx2_f32);
+  return table;
 }
 
 namespace {

@@ -20,12 +20,25 @@ using SmallGemmFn = void (*)(std::int64_t count, int n, int k, T alpha, T const*
                              std::int64_t stride_a, T const* B, std::int64_t ldb, std::int64_t stride_b, T beta, T* C,
                              std::int64_t ldc, std::int64_t stride_c);
 
+/// How a square kernel splits its columns into register blocks (each block: the rows' vectors,
+/// up to the ISA's kMaxRowVectors, by some columns). kBalanced: as few blocks as the widest width
+/// allows, the columns spread evenly over them; kWidest: blocks of the widest width and a narrower
+/// remainder; kNarrow: blocks of at most half that width (fewer accumulators, more loads of A),
+/// spread evenly. Which one a size runs is data (small_blocking.csv, written by the tuner).
+enum class SmallBlocking : int { kBalanced, kWidest, kNarrow };
+inline constexpr int kSmallBlockings = 3;
+
 /// One ISA's kernels for one type. square[s] has m = n = k = s all compile-time; by_m[m] has m
 /// compile-time and n, k taken at run time. Index 0 is unused.
 template <typename T>
 struct SmallKernelTable {
   char const* isa = "";
+  /// The square kernel a size runs: square_blocking[b][s] for the blocking b the table names.
   SmallGemmFn<T> square[kSmallMax + 1] = {};
+  /// Every blocking of every square size (the tuner's and the tests' way in), and the columns per
+  /// block of its first rows (blockings that split alike compile to the same code).
+  SmallGemmFn<T> square_blocking[kSmallBlockings][kSmallMax + 1] = {};
+  int square_block_columns[kSmallBlockings][kSmallMax + 1] = {};
   SmallGemmFn<T> by_m[kSmallMax + 1] = {};
   /// packed[s]: s x s x s problems stored back to back (ld = s, stride = s^2, untransposed), run
   /// as a flat stream that fills whole vectors; nullptr where the square kernel is the one to run.
@@ -42,7 +55,8 @@ SmallKernelTable<float> const& small_kernels_avx512_f32();
 SmallKernelTable<double> const& small_kernels_avx2_f64();
 SmallKernelTable<float> const& small_kernels_avx2_f32();
 
-/// The best table this CPU runs (AVX-512 > AVX2+FMA), or nullptr when neither is supported.
+/// The best table this CPU runs (AVX-512 > AVX2+FMA), with each square size's blocking from the
+/// tuning table (small_blocking.csv), or nullptr when neither ISA is supported.
 template <typename T>
 SmallKernelTable<T> const* small_kernels_for_this_cpu();
 

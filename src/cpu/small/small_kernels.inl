@@ -144,6 +144,19 @@ template <class V, int MR, int NB, int K>
   }
 }
 
+/// Columns per block for a compile-time n under blocking kBlocking (SmallBlocking's order).
+template <class V, int N, int kBlocking>
+constexpr int columns_per_block(int row_vectors) {
+  int const widest = block_columns<V>(row_vectors);
+  if (kBlocking == int(SmallBlocking::kWidest)) return widest;
+  if (kBlocking == int(SmallBlocking::kNarrow)) {
+    int const narrow = (widest + 1) / 2;
+    int const blocks = (N + narrow - 1) / narrow;
+    return (N + blocks - 1) / blocks;
+  }
+  return balanced_block_columns<V, N>(row_vectors);
+}
+
 /// Runs `block` for a remainder of `columns` < NB columns, as a compile-time column count.
 template <class V, int MR, int NB, int K>
 [[gnu::always_inline]]
@@ -160,12 +173,12 @@ inline void tail_columns(int columns, int k, typename V::T alpha, typename V::T 
 }
 
 /// All columns for rows [0, MR): full NB-column blocks, then the remainder.
-template <class V, int MR, int N, int K>
+template <class V, int MR, int N, int K, int kBlocking>
 [[gnu::always_inline]]
 inline void row_block(int n_runtime, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                       typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
                       std::int64_t ldc) {
-  constexpr int kNB = N > 0 ? balanced_block_columns<V, N>(row_vectors<V>(MR)) : block_columns<V>(row_vectors<V>(MR));
+  constexpr int kNB = N > 0 ? columns_per_block<V, N, kBlocking>(row_vectors<V>(MR)) : block_columns<V>(row_vectors<V>(MR));
   int const n = N > 0 ? N : n_runtime;
   int j = 0;
   for (; j + kNB <= n; j += kNB) block<V, MR, kNB, K>(k, alpha, A, lda, B + j * ldb, ldb, beta, C + j * ldc, ldc);
@@ -173,15 +186,17 @@ inline void row_block(int n_runtime, int k, typename V::T alpha, typename V::T c
 }
 
 /// The whole problem: rows in blocks of kRowVectors vectors, the last block possibly shorter.
-template <class V, int M, int N, int K, int Row0 = 0>
+template <class V, int M, int N, int K, int kBlocking = 0, int Row0 = 0>
 [[gnu::always_inline]]
 inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                        typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
                        std::int64_t ldc) {
   constexpr int kRows = row_vectors<V>(M - Row0) * V::kWidth;
   constexpr int kMR = (M - Row0) < kRows ? (M - Row0) : kRows;
-  row_block<V, kMR, N, K>(n, k, alpha, A + Row0, lda, B, ldb, beta, C + Row0, ldc);
-  if constexpr (Row0 + kMR < M) small_gemm<V, M, N, K, Row0 + kMR>(n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  row_block<V, kMR, N, K, kBlocking>(n, k, alpha, A + Row0, lda, B, ldb, beta, C + Row0, ldc);
+  if constexpr (Row0 + kMR < M) {
+    small_gemm<V, M, N, K, kBlocking, Row0 + kMR>(n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
 }
 
 /// Problems with kPrefetchMinRows..kPrefetchMaxRows rows prefetch the next problem's A, B and C
@@ -214,7 +229,7 @@ template <typename T>
   }
 }
 
-template <class V, int M, int N, int K>
+template <class V, int M, int N, int K, int kBlocking = 0>
 void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                       std::int64_t stride_a, typename V::T const* B, std::int64_t ldb, std::int64_t stride_b,
                       typename V::T beta, typename V::T* C, std::int64_t ldc, std::int64_t stride_c) {
@@ -232,7 +247,8 @@ void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typ
         prefetch_columns(C + (b + 1) * stride_c, M, n_next, ldc);
       }
     }
-    small_gemm<V, M, N, K>(n, k, alpha, A + b * stride_a, lda, B + b * stride_b, ldb, beta, C + b * stride_c, ldc);
+    small_gemm<V, M, N, K, kBlocking>(n, k, alpha, A + b * stride_a, lda, B + b * stride_b, ldb, beta, C + b * stride_c,
+                                      ldc);
   }
 }
 
@@ -331,7 +347,20 @@ template <class Select, int... S>
 SmallKernelTable<typename Select::Packed::T> make_table(char const* isa, std::integer_sequence<int, S...>) {
   SmallKernelTable<typename Select::Packed::T> table;
   table.isa = isa;
-  ((table.square[S + 1] = &small_gemm_entry<typename Select::template For<S + 1>, S + 1, S + 1, S + 1>), ...);
+  auto const fill = [&]<int kBlocking>(std::integer_sequence<int, kBlocking>) {
+    ((table.square_blocking[kBlocking][S + 1] =
+          &small_gemm_entry<typename Select::template For<S + 1>, S + 1, S + 1, S + 1, kBlocking>),
+     ...);
+    ((table.square_block_columns[kBlocking][S + 1] =
+          columns_per_block<typename Select::template For<S + 1>, S + 1, kBlocking>(
+              row_vectors<typename Select::template For<S + 1>>(S + 1))),
+     ...);
+  };
+  static_assert(kSmallBlockings == 3);
+  fill(std::integer_sequence<int, 0>{});
+  fill(std::integer_sequence<int, 1>{});
+  fill(std::integer_sequence<int, 2>{});
+  ((table.square[S + 1] = table.square_blocking[int(SmallBlocking::kBalanced)][S + 1]), ...);
   ((table.by_m[S + 1] = &small_gemm_entry<typename Select::template For<S + 1>, S + 1, 0, 0>), ...);
   table.packed[2] = &packed_2x2_entry<typename Select::Packed>;
   return table;

@@ -4,6 +4,7 @@
     leading dimensions with poisoned padding, beta = 0 with NaN-filled C; strided runs of several
     problems with guards around C.
 */
+#include "cpu/small/small_blocking.hpp"
 #include "cpu/small/small_kernels.hpp"
 #include "support/gemm_check.hpp"
 
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,15 +44,17 @@ std::vector<IsaTable<T>> tables_this_cpu_runs() {
   return tables;
 }
 
-/// Runs the table's kernel for one untransposed problem and checks it against the reference.
+/// Runs the table's kernel for one untransposed problem (or `forced`, where given) and checks it
+/// against the reference.
 template <typename T>
 ::testing::AssertionResult check_kernel(cpu::SmallKernelTable<T> const& table, std::int64_t m, std::int64_t n,
-                                        std::int64_t k, double alpha, double beta, std::int64_t ld_pad) {
+                                        std::int64_t k, double alpha, double beta, std::int64_t ld_pad,
+                                        cpu::SmallGemmFn<T> forced = nullptr) {
   GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_N, GK_OP_N, m, n, k, ld_pad);
   Operands<T> ops = make_operands<T>(p, beta);
   Matrix<T> const C0 = ops.C;
   auto const reference = reference_result(p, alpha, ops.A, ops.B, beta, C0);
-  cpu::SmallGemmFn<T> const kernel = table.lookup(int(m), int(n), int(k));
+  cpu::SmallGemmFn<T> const kernel = forced != nullptr ? forced : table.lookup(int(m), int(n), int(k));
   if (kernel == nullptr) return ::testing::AssertionFailure() << "no kernel for " << describe(p);
   kernel(1, int(n), int(k), T(alpha), ops.A.data(), p.lda, 0, ops.B.data(), p.ldb, 0, T(beta), ops.C.data(), p.ldc, 0);
   return check_result(p, alpha, beta, ops.A, ops.B, C0, ops.C, reference) << " (" << table.isa << ")";
@@ -83,6 +87,23 @@ TYPED_TEST(SmallKernels, SquaresWithScalarsAndPadding) {
       EXPECT_TRUE(check_kernel(*t.table, s, s, s, 1.0, 0.0, 0)) << t.name;    // C is NaN: must not be read
       EXPECT_TRUE(check_kernel(*t.table, s, s, s, -1.5, 0.25, 3)) << t.name;  // padded, poisoned ld
       EXPECT_TRUE(check_kernel(*t.table, s, s, s, 2.0, -1.0, 1)) << t.name;
+    }
+  }
+}
+
+/// Every blocking the tuner may pick, at every square size: beta = 0 on a NaN C, and padded,
+/// poisoned leading dimensions.
+TYPED_TEST(SmallKernels, EveryBlockingOfEverySquareSize) {
+  auto const tables = tables_this_cpu_runs<TypeParam>();
+  if (tables.empty()) GTEST_SKIP() << "CPU has neither AVX-512 nor AVX2+FMA";
+  for (auto const& t : tables) {
+    for (int b = 0; b < cpu::kSmallBlockings; ++b) {
+      for (int s = 1; s <= cpu::kSmallMax; ++s) {
+        auto const kernel = t.table->square_blocking[b][s];
+        ASSERT_NE(kernel, nullptr) << t.name << " " << cpu::to_string(cpu::SmallBlocking(b)) << " " << s;
+        EXPECT_TRUE(check_kernel(*t.table, s, s, s, 1.0, 0.0, 0, kernel)) << cpu::to_string(cpu::SmallBlocking(b));
+        EXPECT_TRUE(check_kernel(*t.table, s, s, s, -0.5, 1.5, 2, kernel)) << cpu::to_string(cpu::SmallBlocking(b));
+      }
     }
   }
 }
@@ -191,6 +212,55 @@ TYPED_TEST(SmallKernels, StridedRunsWriteOnlyTheirWindows) {
       }
     }
   }
+}
+
+TEST(SmallBlockingTable, ParsesRowsAndRefusesBadOnes) {
+  std::string const header = "# comment\nisa,dtype,n,blocking\n";
+  auto const rows = cpu::parse_small_blocking(header + "avx512,f64,20,widest\navx2,f32,7,narrow\n");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].isa, "avx512");
+  EXPECT_EQ(rows[0].element_bytes, 8);
+  EXPECT_EQ(rows[0].size, 20);
+  EXPECT_EQ(rows[0].blocking, cpu::SmallBlocking::kWidest);
+  EXPECT_EQ(rows[1].element_bytes, 4);
+  EXPECT_EQ(rows[1].blocking, cpu::SmallBlocking::kNarrow);
+  for (char const* bad : {"avx512,f64,33,widest\n", "avx512,f64,0,widest\n", "avx512,f16,8,widest\n",
+                          "sse,f64,8,widest\n", "avx512,f64,8,wide\n", "avx512,f64,8\n", "avx512,f64,8,widest,1\n",
+                          "avx512,f64,8x,widest\n"}) {
+    EXPECT_THROW(cpu::parse_small_blocking(header + bad), std::invalid_argument) << bad;
+  }
+  EXPECT_THROW(cpu::parse_small_blocking("avx512,f64,8,widest\n"), std::invalid_argument);  // no header
+  EXPECT_NO_THROW(cpu::small_blocking_table());  // the committed table parses
+}
+
+/// The table small_kernels_for_this_cpu returns runs, per square size, the blocking the committed
+/// table names for its ISA and precision (balanced where it names none).
+template <typename T>
+void check_tuned_blocking_applied() {
+  auto const* table = cpu::small_kernels_for_this_cpu<T>();
+  if (table == nullptr) GTEST_SKIP() << "CPU has neither AVX-512 nor AVX2+FMA";
+  for (int s = 1; s <= cpu::kSmallMax; ++s) {
+    cpu::SmallBlocking wanted = cpu::SmallBlocking::kBalanced;
+    for (cpu::SmallBlockingRow const& row : cpu::small_blocking_table()) {
+      if (row.isa == table->isa && row.element_bytes == int(sizeof(T)) && row.size == s) wanted = row.blocking;
+    }
+    EXPECT_EQ(table->square[s], table->square_blocking[int(wanted)][s]) << table->isa << " " << s;
+  }
+  // A row applies to its own ISA and precision only.
+  cpu::SmallKernelTable<T> const& base = *table;
+  std::vector<cpu::SmallBlockingRow> rows = {{base.isa, int(sizeof(T)), 9, cpu::SmallBlocking::kNarrow},
+                                             {"other", int(sizeof(T)), 10, cpu::SmallBlocking::kNarrow},
+                                             {base.isa, sizeof(T) == 8 ? 4 : 8, 11, cpu::SmallBlocking::kNarrow}};
+  cpu::SmallKernelTable<T> const tuned = cpu::with_tuned_blocking(base, rows);
+  int const narrow = int(cpu::SmallBlocking::kNarrow);
+  EXPECT_EQ(tuned.square[9], base.square_blocking[narrow][9]);
+  EXPECT_EQ(tuned.square[10], base.square[10]);
+  EXPECT_EQ(tuned.square[11], base.square[11]);
+}
+
+TEST(SmallBlockingTable, TheKernelTableRunsTheTunedBlocking) {
+  check_tuned_blocking_applied<double>();
+  check_tuned_blocking_applied<float>();
 }
 
 TEST(SmallKernels, LookupUsesTheSquareKernelOnlyForSquares) {
