@@ -3,6 +3,7 @@
 */
 #include "cpu/small/small_blocking.hpp"
 
+#include "core/csv_rows.hpp"
 #include "cpu/small/small_blocking_data.hpp"
 
 #include <cstring>
@@ -22,21 +23,10 @@ char const* to_string(SmallBlocking blocking) {
 
 std::vector<SmallBlockingRow> parse_small_blocking(std::string_view csv) {
   std::vector<SmallBlockingRow> rows;
-  std::istringstream in{std::string(csv)};
-  std::string line;
-  int number = 0;
-  bool header = true;
-  auto fail = [&](char const* what) {
-    throw std::invalid_argument("small blocking table line " + std::to_string(number) + ": " + what + " '" + line + "'");
-  };
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      if (line != "isa,dtype,n,blocking") fail("unexpected header");
-      header = false;
-      continue;
-    }
+  for_each_csv_row(csv, "isa,dtype,n,blocking", "small blocking table", [&](std::string const& line, int number) {
+    auto fail = [&](char const* what) {
+      throw std::invalid_argument("small blocking table line " + std::to_string(number) + ": " + what + " '" + line + "'");
+    };
     std::istringstream fields(line);
     std::string isa, dtype, size, blocking, extra;
     if (!std::getline(fields, isa, ',') || !std::getline(fields, dtype, ',') || !std::getline(fields, size, ',') ||
@@ -61,8 +51,7 @@ std::vector<SmallBlockingRow> parse_small_blocking(std::string_view csv) {
     }
     if (!known) fail("unknown blocking");
     rows.push_back(row);
-  }
-  if (header) throw std::invalid_argument("small blocking table: no header");
+  });
   return rows;
 }
 

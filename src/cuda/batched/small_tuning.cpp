@@ -4,6 +4,7 @@
 */
 #include "cuda/batched/small_tuning.hpp"
 
+#include "core/csv_rows.hpp"
 #include "cuda/batched/small_batched_config.hpp"
 #include "cuda/batched/small_tuning_data.hpp"
 
@@ -108,20 +109,8 @@ int find_candidate(SmallTuningRow const& row) {
 
 std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv) {
   std::vector<SmallTuningRow> rows;
-  std::istringstream in{std::string(csv)};
-  std::string line;
-  int number = 0;
-  bool header = true;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      if (line != "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages") {
-        throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": unexpected header");
-      }
-      header = false;
-      continue;
-    }
+  for_each_csv_row(csv, "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages",
+                   "small tuning table", [&](std::string const& line, int number) {
     std::istringstream fields(line);
     std::string dtype;
     char comma = 0;
@@ -138,7 +127,7 @@ std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv) {
                                   line.substr(dtype.size() + 1));
     }
     rows.push_back(row);
-  }
+  });
   return rows;
 }
 
