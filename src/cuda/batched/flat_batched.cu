@@ -86,6 +86,24 @@ __device__ __forceinline__ void copy_operand(T* tiles, FlatOperand const& op, T 
         for (int e = 0; e < kPerCopy; ++e) arch::cp_async<int(sizeof(T))>(to + e, from + e, int(sizeof(T)));
       }
     }
+  } else if (op.mode == FlatCopyMode::kColumns) {
+    // Each stored column is whole 16-byte copies; its tile column starts at a multiple of the pitch.
+    int const column_chunks = op.rows / kPerCopy;
+    int const chunks = column_chunks * op.cols;  // per problem
+    for (int copy = int(threadIdx.x); copy < live * chunks; copy += kFlatThreads) {
+      int const local = op.by_elements.quotient(copy);
+      int const in_problem = copy - local * chunks;
+      int const j = op.by_rows.quotient(in_problem);
+      int const offset = (in_problem - j * column_chunks) * kPerCopy;
+      T const* const from = of(local) + j * ld + offset;
+      T* const to = tiles + local * op.tile + j * op.pitch + offset;
+      if (reinterpret_cast<std::uintptr_t>(from) % 16 == 0) {
+        arch::cp_async<16>(to, from, 16);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kPerCopy; ++e) arch::cp_async<int(sizeof(T))>(to + e, from + e, int(sizeof(T)));
+      }
+    }
   } else if (op.mode == FlatCopyMode::kRuns) {
     // Each problem's operand is one run and its tile the same run: element e of the group is
     // element e of the tiles.
@@ -303,7 +321,14 @@ FlatOperand plan_operand(int rows, int cols, int pitch, int element_bytes, int p
   op.by_rows = FastDivisor(std::uint32_t(rows));
   int const per_copy = 16 / element_bytes;
   bool const contiguous = pitch == rows && (cols == 1 || ld == rows);  // each problem's operand as one run
-  if (!contiguous) return op;
+  if (!contiguous) {
+    if (rows % per_copy == 0 && pitch % per_copy == 0 && ld % per_copy == 0) {
+      op.mode = FlatCopyMode::kColumns;
+      op.by_elements = FastDivisor(std::uint32_t(rows / per_copy * cols));
+      op.by_rows = FastDivisor(std::uint32_t(rows / per_copy));
+    }
+    return op;
+  }
   op.mode = FlatCopyMode::kRuns;
   if (strided && stride == std::int64_t(rows) * cols && reinterpret_cast<std::uintptr_t>(base) % 16 == 0 &&
       std::int64_t(problems) * rows * cols % per_copy == 0) {
@@ -348,13 +373,15 @@ FlatBatchParams<T> plan_flat_batched(SmallBatchParams<T> const& params) {
   int const a_rows = p.trans_a ? k : m, a_cols = p.trans_a ? m : k;
   int const b_rows = p.trans_b ? n : k, b_cols = p.trans_b ? k : n;
   plan.block = flat_two_by_two(int(sizeof(T)), m, n, k) ? 2 : 1;
-  // op(A) and op(B) both along k as stored (A transposed, B not), 2 x 2 blocks: 16-byte loads of k
-  // values from tiles at the stored pitch k, where k is an odd number of vectors (the rows a
-  // quarter-warp loads then start in different bank groups, but for the blocks' row pairs: two
-  // ways). Otherwise transposed A is read along its columns an element at a time: an odd pitch
-  // keeps a warp's rows in distinct banks.
-  plan.k_vectors = plan.block == 2 && p.trans_a && !p.trans_b && k % kPerCopy == 0 && (k / kPerCopy) % 2 == 1;
-  int const a_pitch = p.trans_a && a_rows % 2 == 0 && !plan.k_vectors ? a_rows + 1 : a_rows;
+  // op(A) and op(B) both along k as stored (A transposed, B not), 2 x 2 blocks, k whole vectors:
+  // 16-byte loads of k values. A's tile pitch is k where that is an odd number of vectors (copied
+  // as stored), else k plus one vector (copied column by column): the rows a quarter-warp loads
+  // then start in different bank groups, but for the blocks' row pairs (two ways). Otherwise
+  // transposed A is read along its columns an element at a time: an odd pitch keeps a warp's rows
+  // in distinct banks.
+  plan.k_vectors = plan.block == 2 && p.trans_a && !p.trans_b && k % kPerCopy == 0;
+  int const a_pitch = plan.k_vectors ? ((k / kPerCopy) % 2 == 1 ? k : k + kPerCopy)
+                                     : (p.trans_a && a_rows % 2 == 0 ? a_rows + 1 : a_rows);
   plan.row_blocks = (m + plan.block - 1) / plan.block;
   plan.col_blocks = (n + plan.block - 1) / plan.block;
   int const blocks_per_problem = plan.row_blocks * plan.col_blocks;

@@ -37,9 +37,10 @@ struct FastDivisor {
 
 /// How one operand of a group reaches its stage: 16-byte copies over the group's whole span
 /// (packed strided batch), 16-byte copies problem by problem (each problem stored contiguously, a
-/// whole number of copies), element by element along each problem's run (stored contiguously), or
-/// element by element (any leading dimension; the tile's pitch may differ from it).
-enum class FlatCopyMode : int { kSpans, kChunks, kRuns, kElements };
+/// whole number of copies), element by element along each problem's run (stored contiguously),
+/// 16-byte copies column by column (columns, leading dimension and tile pitch all whole copies,
+/// the pitch or leading dimension not the rows), or element by element (anything else).
+enum class FlatCopyMode : int { kSpans, kChunks, kRuns, kColumns, kElements };
 
 /// One stored operand (rows x cols, column-major) of every problem, as the kernel copies it.
 struct FlatOperand {
@@ -47,8 +48,8 @@ struct FlatOperand {
   int rows = 0, cols = 0;
   int pitch = 0;  ///< leading dimension of its tile in shared memory (rows, or rows + 1)
   int tile = 0;   ///< elements of one problem's tile: pitch * cols
-  FastDivisor by_elements;  ///< rows * cols (kElements), or 16-byte chunks per problem (kChunks)
-  FastDivisor by_rows;      ///< rows (kElements)
+  FastDivisor by_elements;  ///< rows * cols (kElements), or 16-byte chunks per problem (kChunks, kColumns)
+  FastDivisor by_rows;      ///< rows (kElements), or 16-byte chunks per column (kColumns)
 };
 
 /// The launch's parameters: the batch and the layout of a group of `problems` problems in a stage
@@ -68,10 +69,10 @@ struct FlatBatchParams {
   int block = 1;
   int row_blocks = 0, col_blocks = 0;
   FastDivisor by_blocks, by_row_blocks;  ///< a block's problem = e / blocks a problem, its column block
-  /// op(A)'s rows and op(B)'s columns both run along k in their tiles (A transposed, B not, tiles
-  /// at the stored pitch k, a whole number of 16-byte vectors): the multiply loads 16 bytes of k
-  /// values of each at once, a quarter (float) or half (double) of the loads. Else the loads are
-  /// element by element.
+  /// op(A)'s rows and op(B)'s columns both run along k in their tiles (A transposed, B not, k a
+  /// whole number of 16-byte vectors, A's pitch an odd number of them): the multiply loads 16
+  /// bytes of k values of each at once, a quarter (float) or half (double) of the loads. Else the
+  /// loads are element by element.
   bool k_vectors = false;
 };
 

@@ -448,7 +448,15 @@ TEST(FlatBatchedPlan, CopyModesAndLayout) {
   EXPECT_EQ(plan.a_row_step, 9);
   EXPECT_EQ(plan.a_k_step, 1);
   EXPECT_EQ(plan.stage_elements, plan.c_offset);  // beta = 0: C is not staged
-  EXPECT_FALSE(plan.k_vectors);  // k = 8: two vectors, an even number
+  EXPECT_FALSE(plan.k_vectors);  // 1 x 1 blocks
+  plan = small::plan_flat_batched(params(16, 12, 24, true, 0, 0, 1.0f));  // k = 24: six vectors, pitch seven
+  EXPECT_TRUE(plan.k_vectors);
+  EXPECT_EQ(plan.a.pitch, 28);
+  EXPECT_EQ(plan.a.mode, FlatCopyMode::kColumns);
+  plan = small::plan_flat_batched(params(8, 4, 4, false, 0, 4, 1.0f));  // leading dimensions padded by a vector
+  EXPECT_EQ(plan.a.mode, FlatCopyMode::kColumns);
+  EXPECT_EQ(plan.c.mode, FlatCopyMode::kColumns);
+  EXPECT_EQ(plan.b.mode, FlatCopyMode::kColumns);
   plan = small::plan_flat_batched(params(20, 12, 28, true, 0, 0, 1.0f));  // k = 28: seven vectors
   EXPECT_TRUE(plan.k_vectors);
   EXPECT_EQ(plan.a.pitch, 28);
@@ -480,7 +488,7 @@ void check_flat_kernel() {
   // 1 x 1 blocks of C a thread, and 2 x 2 (flat_two_by_two) with m or n odd or both.
   int const shapes[][3] = {{5, 7, 3}, {4, 4, 4}, {8, 4, 16}, {9, 3, 1}, {20, 12, 6}, {12, 24, 6}, {32, 32, 32},
                            {1, 1, 1}, {2, 31, 17}, {31, 2, 5}, {24, 24, 8}, {3, 3, 3}, {9, 9, 9}, {13, 5, 27},
-                           {20, 12, 28}, {17, 15, 19}, {7, 5, 12}};
+                           {20, 12, 28}, {17, 15, 19}, {7, 5, 12}, {16, 12, 24}, {8, 8, 8}};
   int seed = 0;
   for (auto const& shape : shapes) {
     int const m = shape[0], n = shape[1], k = shape[2];
@@ -495,7 +503,8 @@ void check_flat_kernel() {
       std::int64_t const batch = blocks == 0 ? 3 * problems + 1 : 7 * blocks * problems + mode;
       check_launch<T>({.family = small::SmallKernelFamily::kFlat, .max_blocks = blocks}, "flat kernel", m, n, k,
                       trans_a, trans_b, T(1.5), beta, batch, /*device_arrays=*/mode % 2 == 1,
-                      std::uint64_t(1000 + seed++), /*ld_pad=*/mode == 5 || mode == 6 ? 1 : 0,
+                      std::uint64_t(1000 + seed++),
+                      /*ld_pad=*/mode == 5 ? 1 : (mode == 6 ? 16 / int(sizeof(T)) : 0),
                       /*stride_pad=*/mode == 2 ? 4 : 0);
     }
   }
