@@ -14,6 +14,11 @@
 
 namespace gemmkit::bench {
 
+Buffer allocate_aligned(std::size_t bytes) {
+  std::size_t const rounded = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
+  return Buffer(std::aligned_alloc(64, rounded));
+}
+
 std::vector<ShapeSpec> default_batched_shapes() {
   std::vector<ShapeSpec> shapes;
   for (std::int64_t n : {2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 28, 32}) shapes.push_back({n, n, n, std::nullopt});

@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,6 +27,15 @@
 namespace gemmkit::bench {
 
 inline constexpr double kMiB = 1 << 20;
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+/// Host memory of the CPU form's operands.
+using Buffer = std::unique_ptr<void, FreeDeleter>;
+
+/// 64-byte aligned, no pages touched yet (first touch decides where they live); null when out of memory.
+Buffer allocate_aligned(std::size_t bytes);
 
 enum class BatchedForm { kCpu, kGpu };
 

@@ -26,17 +26,6 @@ namespace {
 
 // --- data ----------------------------------------------------------------------------------------
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-using Buffer = std::unique_ptr<void, FreeDeleter>;
-
-/// 64-byte aligned, no pages touched yet (first touch decides where they live).
-Buffer allocate_aligned(std::size_t bytes) {
-  std::size_t const rounded = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
-  return Buffer(std::aligned_alloc(64, rounded));
-}
-
 enum Operand { kOperandA = 0, kOperandB = 1, kOperandC = 2 };
 
 /// Each problem's operands have their own seed, so any problem's C0 can be made again for a check.

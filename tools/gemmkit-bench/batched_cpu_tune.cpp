@@ -6,6 +6,7 @@
 */
 #include "batched_tune.hpp"
 
+#include "batched_common.hpp"
 #include "cpu/small/small_blocking.hpp"
 #include "cpu/small/small_kernels.hpp"
 #include "machine_info.hpp"
@@ -16,9 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,24 +31,22 @@ namespace {
 /// and a flip on noise would only churn the table.
 constexpr double kKeepBalancedWithin = 0.03;
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
 /// Median seconds of `reps` passes of each blocking of size s over `count` packed problems.
 template <typename T>
 std::vector<Stats> time_blockings(cpu::SmallKernelTable<T> const& table, int s, std::int64_t count, int reps) {
   std::int64_t const area = std::int64_t(s) * s;
-  std::size_t const bytes = std::size_t(count * area) * sizeof(T);
-  std::size_t const rounded = (bytes + 63) / 64 * 64;
-  std::unique_ptr<T, FreeDeleter> a(static_cast<T*>(std::aligned_alloc(64, rounded)));
-  std::unique_ptr<T, FreeDeleter> b(static_cast<T*>(std::aligned_alloc(64, rounded)));
-  std::unique_ptr<T, FreeDeleter> c(static_cast<T*>(std::aligned_alloc(64, rounded)));
+  std::size_t const elements = std::size_t(count * area);
+  Buffer const a_buffer = allocate_aligned(elements * sizeof(T));
+  Buffer const b_buffer = allocate_aligned(elements * sizeof(T));
+  Buffer const c_buffer = allocate_aligned(elements * sizeof(T));
   std::vector<Stats> out;
-  if (!a || !b || !c) return out;
-  fill_random(a.get(), std::size_t(count * area), 11 + s);
-  fill_random(b.get(), std::size_t(count * area), 23 + s);
-  fill_random(c.get(), std::size_t(count * area), 37 + s);
+  if (!a_buffer || !b_buffer || !c_buffer) return out;
+  T* const a = static_cast<T*>(a_buffer.get());
+  T* const b = static_cast<T*>(b_buffer.get());
+  T* const c = static_cast<T*>(c_buffer.get());
+  fill_random(a, elements, 11 + s);
+  fill_random(b, elements, 23 + s);
+  fill_random(c, elements, 37 + s);
   // beta = 1 with alpha = 1 grows C pass by pass; alpha = 0.5 and beta = 0.5 keep it bounded.
   T const alpha = T(0.5), beta = T(0.5);
   for (int blocking = 0; blocking < cpu::kSmallBlockings; ++blocking) {
@@ -61,7 +58,7 @@ std::vector<Stats> time_blockings(cpu::SmallKernelTable<T> const& table, int s, 
     std::vector<double> seconds;
     for (int rep = 0; rep <= reps; ++rep) {  // rep 0 warms up
       auto const start = std::chrono::steady_clock::now();
-      kernel(count, s, s, alpha, a.get(), s, area, b.get(), s, area, beta, c.get(), s, area);
+      kernel(count, s, s, alpha, a, s, area, b, s, area, beta, c, s, area);
       double const elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (rep > 0) seconds.push_back(elapsed);
     }

@@ -53,9 +53,12 @@ struct TuneBatch {
 /// The key of a table row ("f32,7,7,7"), or "" for a comment or the header.
 std::string row_key(std::string const& line) {
   if (line.empty() || line[0] == '#' || line.rfind("dtype,", 0) == 0) return {};
-  std::size_t end = 0;
-  for (int field = 0; field < 4 && end != std::string::npos; ++field) end = line.find(',', end + (field > 0 ? 1 : 0));
-  return end == std::string::npos ? line : line.substr(0, end);
+  std::size_t end = std::string::npos;
+  for (int comma = 0; comma < 4; ++comma) {  // the fourth comma ends dtype, m, n, k
+    end = line.find(',', end == std::string::npos ? 0 : end + 1);
+    if (end == std::string::npos) return line;
+  }
+  return line.substr(0, end);
 }
 
 /// The table at `path` with the rows of `fresh` (a partial tune, of square sizes `sizes`) in place
@@ -82,7 +85,7 @@ std::string merge_tuning_rows(std::string const& path, std::string const& fresh,
     if (line.rfind("dtype,", 0) == 0) {
       out << "# Rows of square sizes " << sizes_text << " re-tuned (`--tune --n " << sizes_text << "`):\n";
       for (std::string const& comment : fresh_comments) {
-        if (comment.find("# (fastest") == 0 || comment.find("# NVIDIA") == 0 || comment.find(", driver") != std::string::npos) {
+        if (comment.find("# (fastest") == 0 || comment.find(", driver") != std::string::npos) {  // how, and where
           out << comment << '\n';
         }
       }

@@ -148,7 +148,7 @@ template <class V, int MR, int NB, int K>
 template <class V, int N, int kBlocking>
 constexpr int columns_per_block(int row_vectors) {
   int const widest = block_columns<V>(row_vectors);
-  if (kBlocking == int(SmallBlocking::kWidest)) return widest;
+  if (kBlocking == int(SmallBlocking::kWidest)) return widest < N ? widest : N;  // no wider than the problem
   if (kBlocking == int(SmallBlocking::kNarrow)) {
     int const narrow = (widest + 1) / 2;
     int const blocks = (N + narrow - 1) / narrow;

@@ -21,9 +21,16 @@
 #include "cuda/batched/small_batched_config.hpp"
 
 #include <cstdint>
-#include <type_traits>
 
 namespace gemmkit::small {
+
+/// The CUDA vector type of kWidth elements of T (1, 2 or 4 floats; 1 or 2 doubles).
+template <typename T, int kWidth> struct VectorOf;
+template <> struct VectorOf<float, 1> { using type = float; };
+template <> struct VectorOf<float, 2> { using type = float2; };
+template <> struct VectorOf<float, 4> { using type = float4; };
+template <> struct VectorOf<double, 1> { using type = double; };
+template <> struct VectorOf<double, 2> { using type = double2; };
 
 /// One operand of a group of kProblemsPerBlock problems starting at problem `first`: a strided
 /// batch, or the group's pointers as staged in shared memory (one per problem of the group).
@@ -207,7 +214,7 @@ template <typename Shape, int kPerProblem, typename T>
 __device__ __forceinline__ void store_staged_c(T const* tile, T* c, std::int64_t stride_c, std::int64_t first,
                                                std::int64_t batch, bool packed) {
   constexpr int kPerCopy = 16 / int(sizeof(T));
-  using Vector = typename std::conditional_t<sizeof(T) == 4, float4, double2>;
+  using Vector = typename VectorOf<T, kPerCopy>::type;
   int const live = int(batch - first < Shape::kProblemsPerBlock ? batch - first : Shape::kProblemsPerBlock);
   if (packed) {
     T* const span = c + first * kPerProblem;
@@ -267,14 +274,6 @@ __device__ __forceinline__ void load_c(T (&c)[Shape::kRowsPerThread][Shape::kCol
     }
   }
 }
-
-/// The CUDA vector type of kWidth elements of T (1, 2 or 4 floats; 1 or 2 doubles).
-template <typename T, int kWidth> struct VectorOf;
-template <> struct VectorOf<float, 1> { using type = float; };
-template <> struct VectorOf<float, 2> { using type = float2; };
-template <> struct VectorOf<float, 4> { using type = float4; };
-template <> struct VectorOf<double, 1> { using type = double; };
-template <> struct VectorOf<double, 2> { using type = double2; };
 
 /// Elements per vector load: the widest of 16 bytes, 2 elements or 1 that divides both the count
 /// of contiguous elements wanted and the tile pitch (so every such load is aligned).
