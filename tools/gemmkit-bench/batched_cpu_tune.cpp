@@ -1,8 +1,9 @@
 /*! \file
-    \brief `batched --cpu --tune`: the tuner of the CPU small kernels' blocking. For each precision
-           and square size, a packed batch of fresh random operands (beta = 1) runs every blocking's
-           kernel on one thread; the median of the passes picks the table's row
-           (src/cpu/small/small_blocking.csv).
+    \brief `batched --cpu --tune`: the tuner of the CPU small kernels' blocking and prefetch. For
+           each precision and square size, a packed batch of fresh random operands (beta = 1) runs
+           every blocking and prefetch of the square kernel and both prefetches of the by_m kernel
+           on one thread, the candidates taking turns pass by pass; the medians pick this CPU
+           vendor's rows of the table (src/cpu/small/small_blocking.csv).
 */
 #include "batched_tune.hpp"
 
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -26,21 +28,49 @@ namespace gemmkit::bench {
 
 namespace {
 
-/// A balanced blocking within this fraction of the fastest keeps the row: the VM's passes of one
-/// kernel differ by up to 2 % (three blockings that compile alike at 2 x 2 x 2 f64: 1.8 % apart),
-/// and a flip on noise would only churn the table.
-constexpr double kKeepBalancedWithin = 0.03;
+/// The default (balanced, the default prefetch) keeps its row unless another candidate is faster
+/// by more than this fraction: passes of one kernel on the VMs differ by a few percent even when
+/// the candidates take turns, and a flip on noise would only churn the table.
+constexpr double kKeepDefaultWithin = 0.03;
 
-/// Median seconds of `reps` passes of each blocking of size s over `count` packed problems.
+/// One kernel the tuner times at a size.
 template <typename T>
-std::vector<Stats> time_blockings(cpu::SmallKernelTable<T> const& table, int s, std::int64_t count, int reps) {
+struct Candidate {
+  cpu::SmallGemmFn<T> kernel = nullptr;
+  bool by_m = false;
+  cpu::SmallBlocking blocking = cpu::SmallBlocking::kBalanced;
+  cpu::SmallPrefetch prefetch = cpu::SmallPrefetch::kNone;
+  std::vector<double> seconds;
+  double median = 0;
+};
+
+/// The square kernel's blockings that split differently from balanced, each with both prefetches,
+/// then the by_m kernel's two prefetches.
+template <typename T>
+std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, int s) {
+  std::vector<Candidate<T>> out;
+  for (int b = 0; b < cpu::kSmallBlockings; ++b) {
+    if (b > 0 && table.square_block_columns[b][s] == table.square_block_columns[0][s]) continue;
+    for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
+      out.push_back({table.square_variant[b][p][s], false, cpu::SmallBlocking(b), cpu::SmallPrefetch(p), {}, 0});
+    }
+  }
+  for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
+    out.push_back({table.by_m_variant[p][s], true, cpu::SmallBlocking::kBalanced, cpu::SmallPrefetch(p), {}, 0});
+  }
+  return out;
+}
+
+/// Times every candidate over `count` packed problems of size s: `reps` rounds, each candidate one
+/// pass per round, after one warm-up round. False when the operands cannot be allocated.
+template <typename T>
+bool time_candidates(std::vector<Candidate<T>>& candidates, int s, std::int64_t count, int reps) {
   std::int64_t const area = std::int64_t(s) * s;
   std::size_t const elements = std::size_t(count * area);
   Buffer const a_buffer = allocate_aligned(elements * sizeof(T));
   Buffer const b_buffer = allocate_aligned(elements * sizeof(T));
   Buffer const c_buffer = allocate_aligned(elements * sizeof(T));
-  std::vector<Stats> out;
-  if (!a_buffer || !b_buffer || !c_buffer) return out;
+  if (!a_buffer || !b_buffer || !c_buffer) return false;
   T* const a = static_cast<T*>(a_buffer.get());
   T* const b = static_cast<T*>(b_buffer.get());
   T* const c = static_cast<T*>(c_buffer.get());
@@ -49,54 +79,92 @@ std::vector<Stats> time_blockings(cpu::SmallKernelTable<T> const& table, int s, 
   fill_random(c, elements, 37 + s);
   // beta = 1 with alpha = 1 grows C pass by pass; alpha = 0.5 and beta = 0.5 keep it bounded.
   T const alpha = T(0.5), beta = T(0.5);
-  for (int blocking = 0; blocking < cpu::kSmallBlockings; ++blocking) {
-    cpu::SmallGemmFn<T> const kernel = table.square_blocking[blocking][s];
-    if (blocking > 0 && table.square_block_columns[blocking][s] == table.square_block_columns[0][s]) {
-      out.push_back(Stats{});  // splits as balanced does: nothing to choose
-      continue;
-    }
-    std::vector<double> seconds;
-    for (int rep = 0; rep <= reps; ++rep) {  // rep 0 warms up
+  for (int rep = 0; rep <= reps; ++rep) {  // rep 0 warms up
+    for (Candidate<T>& candidate : candidates) {
       auto const start = std::chrono::steady_clock::now();
-      kernel(count, s, s, alpha, a, s, area, b, s, area, beta, c, s, area);
+      candidate.kernel(count, s, s, alpha, a, s, area, b, s, area, beta, c, s, area);
       double const elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (rep > 0) seconds.push_back(elapsed);
+      if (rep > 0) candidate.seconds.push_back(elapsed);
     }
-    out.push_back(summarize(seconds));
   }
-  return out;
+  for (Candidate<T>& candidate : candidates) candidate.median = summarize(candidate.seconds).median;
+  return true;
+}
+
+/// The index of the fastest candidate of one kernel kind, or the default's where it is within
+/// kKeepDefaultWithin of that.
+template <typename T>
+std::size_t pick(std::vector<Candidate<T>> const& candidates, bool by_m, cpu::SmallPrefetch default_prefetch) {
+  std::size_t best = candidates.size(), fallback = candidates.size();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    Candidate<T> const& c = candidates[i];
+    if (c.by_m != by_m) continue;
+    if (best == candidates.size() || c.median < candidates[best].median) best = i;
+    if (c.blocking == cpu::SmallBlocking::kBalanced && c.prefetch == default_prefetch) fallback = i;
+  }
+  if (fallback < candidates.size() && candidates[fallback].median <= candidates[best].median * (1 + kKeepDefaultWithin)) {
+    return fallback;
+  }
+  return best;
 }
 
 template <typename T>
 void tune_precision(char const* dtype, std::vector<std::int64_t> const& sizes, std::int64_t bytes, int reps,
-                    std::ostringstream* table_rows) {
+                    std::vector<cpu::SmallBlockingRow>* rows) {
   cpu::SmallKernelTable<T> const* table = cpu::small_kernels_for_this_cpu<T>();
   if (table == nullptr) return;
   for (std::int64_t size : sizes) {
     int const s = int(size);
     std::int64_t const per_problem = 3 * std::int64_t(s) * s * std::int64_t(sizeof(T));
     std::int64_t const count = std::max<std::int64_t>(1, bytes / per_problem);
-    std::vector<Stats> const times = time_blockings<T>(*table, s, count, reps);
-    if (times.size() != std::size_t(cpu::kSmallBlockings)) {
+    std::vector<Candidate<T>> candidates = candidates_at(*table, s);
+    if (!time_candidates(candidates, s, count, reps)) {
       std::printf("%-5s %4d  allocation failed\n", dtype, s);
       continue;
     }
+    std::size_t const square = pick(candidates, false, cpu::default_square_prefetch(s));
+    std::size_t const by_m = pick(candidates, true, cpu::default_by_m_prefetch(s));
     double const moved = double(count) * 4.0 * double(s) * s * double(sizeof(T));  // A, B read; C read, written
-    auto const measured = [&](int blocking) { return blocking == 0 || !std::isnan(times[blocking].median); };
-    int best = 0;
-    for (int blocking = 1; blocking < cpu::kSmallBlockings; ++blocking) {
-      if (measured(blocking) && times[blocking].median < times[best].median) best = blocking;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      Candidate<T> const& c = candidates[i];
+      std::printf("%-5s %4d %-6s %-9s %3d %-8s %10.3f %8.2f %s\n", dtype, s, c.by_m ? "by_m" : "square",
+                  c.by_m ? "-" : cpu::to_string(c.blocking), c.by_m ? 0 : table->square_block_columns[int(c.blocking)][s],
+                  cpu::to_string(c.prefetch), c.median * 1e3, moved / c.median * 1e-9,
+                  i == square || i == by_m ? "<" : "");
     }
-    int const balanced = int(cpu::SmallBlocking::kBalanced);
-    if (times[balanced].median <= times[best].median * (1.0 + kKeepBalancedWithin)) best = balanced;
-    for (int blocking = 0; blocking < cpu::kSmallBlockings; ++blocking) {
-      if (!measured(blocking)) continue;
-      std::printf("%-5s %4d %-9s %3d %10.3f %8.2f %s\n", dtype, s, cpu::to_string(cpu::SmallBlocking(blocking)),
-                  table->square_block_columns[blocking][s], times[blocking].median * 1e3,
-                  moved / times[blocking].median * 1e-9, blocking == best ? "<" : "");
-    }
-    *table_rows << table->isa << ',' << dtype << ',' << s << ',' << cpu::to_string(cpu::SmallBlocking(best)) << '\n';
+    rows->push_back({cpu::this_cpu_vendor(), table->isa, int(sizeof(T)), s, candidates[square].blocking,
+                     candidates[square].prefetch, candidates[by_m].prefetch});
   }
+}
+
+/// The committed table with `tuned` in place of its rows for the same cpu, isa, dtype and size,
+/// the comment block of `cpu` ("# cpu: ..." and its "#   " lines) replaced by `note`.
+std::string merged_table(std::vector<cpu::SmallBlockingRow> const& tuned, std::string const& cpu,
+                         std::string const& note) {
+  std::istringstream in{std::string(cpu::small_blocking_csv())};
+  std::string line, comments;
+  bool in_cpu_block = false;
+  while (std::getline(in, line) && line.rfind('#', 0) == 0) {
+    if (line.rfind("#   ", 0) != 0) in_cpu_block = line.rfind("# " + cpu + ":", 0) == 0;
+    if (!in_cpu_block) comments += line + '\n';
+  }
+  std::vector<cpu::SmallBlockingRow> rows;
+  for (cpu::SmallBlockingRow const& row : cpu::small_blocking_table()) {
+    bool const replaced = std::any_of(tuned.begin(), tuned.end(), [&](cpu::SmallBlockingRow const& t) {
+      return t.cpu == row.cpu && t.isa == row.isa && t.element_bytes == row.element_bytes && t.size == row.size;
+    });
+    if (!replaced) rows.push_back(row);
+  }
+  rows.insert(rows.end(), tuned.begin(), tuned.end());
+  std::stable_sort(rows.begin(), rows.end(), [](cpu::SmallBlockingRow const& x, cpu::SmallBlockingRow const& y) {
+    if (x.cpu != y.cpu) return x.cpu > y.cpu;  // intel before amd, as first committed
+    if (x.isa != y.isa) return x.isa > y.isa;
+    if (x.element_bytes != y.element_bytes) return x.element_bytes > y.element_bytes;
+    return x.size < y.size;
+  });
+  std::string out = comments + note + std::string(cpu::kSmallBlockingHeader) + '\n';
+  for (cpu::SmallBlockingRow const& row : rows) out += cpu::format_small_blocking_row(row) + '\n';
+  return out;
 }
 
 }  // namespace
@@ -107,9 +175,9 @@ int run_batched_cpu_tune(Options const& o) {
     std::printf("gemmkit-bench batched --cpu --tune: this CPU has neither AVX-512 nor AVX2+FMA\n");
     return 0;
   }
-  bool const whole = o.n.empty() && o.dtypes.empty();
-  if (!o.tune_out.empty() && !whole) {
-    std::fprintf(stderr, "gemmkit-bench: --tune-out writes a whole table: run --cpu --tune without --n and --dtype\n");
+  std::string const cpu = cpu::this_cpu_vendor();
+  if (!o.tune_out.empty() && cpu == "other") {
+    std::fprintf(stderr, "gemmkit-bench: the table keys rows by vendor (intel, amd); this CPU is neither\n");
     return 2;
   }
   std::vector<std::int64_t> sizes = o.n;
@@ -117,31 +185,32 @@ int run_batched_cpu_tune(Options const& o) {
     for (int s = 1; s <= cpu::kSmallMax; ++s) sizes.push_back(s);
   }
   for (std::int64_t s : sizes) {
-    if (s > cpu::kSmallMax) {
+    if (s < 1 || s > cpu::kSmallMax) {
       std::fprintf(stderr, "gemmkit-bench: --cpu --tune sizes are 1..%d\n", cpu::kSmallMax);
       return 2;
     }
   }
   std::int64_t const bytes = o.bytes > 0 ? o.bytes : (std::int64_t(256) << 20);
-  int const reps = o.reps > 0 ? o.reps : 5;
-  std::ostringstream rows;
-  std::printf("%-5s %4s %-9s %3s %10s %8s\n", "dtype", "n", "blocking", "nb", "ms median", "GB/s");
+  int const reps = o.reps > 0 ? o.reps : 7;
+  std::vector<cpu::SmallBlockingRow> rows;
+  std::printf("%-5s %4s %-6s %-9s %3s %-8s %10s %8s\n", "dtype", "n", "kernel", "blocking", "nb", "prefetch",
+              "ms median", "GB/s");
   bool const f64 = o.dtypes.empty() || std::find(o.dtypes.begin(), o.dtypes.end(), Dtype::kF64) != o.dtypes.end();
   bool const f32 = o.dtypes.empty() || std::find(o.dtypes.begin(), o.dtypes.end(), Dtype::kF32) != o.dtypes.end();
   if (f64) tune_precision<double>("f64", sizes, bytes, reps, &rows);
   if (f32) tune_precision<float>("f32", sizes, bytes, reps, &rows);
-  std::ostringstream table;
-  table << "# Which blocking (SmallBlocking in small_kernels.hpp) each square size of the CPU small kernels runs,\n"
-        << "# per ISA and precision; sizes without a row run \"balanced\". Written by `gemmkit-bench batched --cpu --tune`\n"
-        << "# (median of " << reps << " passes over " << (bytes >> 20) << " MiB of packed operands, one thread, balanced\n"
-        << "# kept unless another is over " << int(kKeepBalancedWithin * 100) << " % faster) on " << machine.cpu_model << ", commit "
-        << machine.commit << ".\n"
-        << "isa,dtype,n,blocking\n"
-        << rows.str();
-  std::printf("\n%s", table.str().c_str());
+  char date[16] = "";
+  std::time_t const now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  std::string const note = "# " + cpu + ": tuned on " + machine.cpu_model + ", commit " + machine.commit + ", " + date +
+                           " (median of " + std::to_string(reps) + " passes over " + std::to_string(bytes >> 20) +
+                           " MiB,\n#   one thread, candidates taking turns; the default kept unless another is over " +
+                           std::to_string(int(kKeepDefaultWithin * 100)) + " % faster).\n";
+  std::string const table = merged_table(rows, cpu, note);
+  std::printf("\n%s", table.c_str());
   if (!o.tune_out.empty()) {
     std::ofstream out(o.tune_out);
-    out << table.str();
+    out << table;
     if (!out) {
       std::fprintf(stderr, "gemmkit-bench: cannot write %s\n", o.tune_out.c_str());
       return 2;

@@ -12,9 +12,9 @@ namespace gemmkit::bench {
 /// given. Without a GPU it says so and returns 0.
 int run_batched_tune(Options const& options);
 
-/// `batched --cpu --tune`: times every blocking of the CPU small kernels per precision and square
-/// size on one thread and prints the table (src/cpu/small/small_blocking.csv); --tune-out writes it
-/// (whole tables only: no --n, no --dtype).
+/// `batched --cpu --tune`: times every blocking and prefetch of the CPU small kernels per precision
+/// and size on one thread and prints the table (src/cpu/small/small_blocking.csv) with the rows of
+/// this CPU's vendor for the tuned sizes replaced; --tune-out writes it.
 int run_batched_cpu_tune(Options const& options);
 
 }  // namespace gemmkit::bench

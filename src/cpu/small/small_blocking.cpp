@@ -1,12 +1,11 @@
 /*! \file
-    \brief The CPU small kernels' blocking table: parsing small_blocking.csv and applying it.
+    \brief The CPU small kernels' tuning table: parsing small_blocking.csv and applying it.
 */
 #include "cpu/small/small_blocking.hpp"
 
 #include "core/csv_rows.hpp"
 #include "cpu/small/small_blocking_data.hpp"
 
-#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
@@ -21,21 +20,55 @@ char const* to_string(SmallBlocking blocking) {
   return "?";
 }
 
+char const* to_string(SmallPrefetch prefetch) {
+  switch (prefetch) {
+    case SmallPrefetch::kNone: return "none";
+    case SmallPrefetch::kNextProblem: return "next";
+  }
+  return "?";
+}
+
+char const* this_cpu_vendor() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_is("intel")) return "intel";
+  if (__builtin_cpu_is("amd")) return "amd";
+  return "other";
+}
+
+namespace {
+
+/// The enumerator of E whose name is `name`, or false.
+template <typename E>
+bool parse_enum(std::string const& name, int count, E* out) {
+  for (int i = 0; i < count; ++i) {
+    if (name == to_string(E(i))) {
+      *out = E(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<SmallBlockingRow> parse_small_blocking(std::string_view csv) {
   std::vector<SmallBlockingRow> rows;
-  for_each_csv_row(csv, "isa,dtype,n,blocking", "small blocking table", [&](std::string const& line, int number) {
+  for_each_csv_row(csv, kSmallBlockingHeader, "small blocking table",
+                   [&](std::string const& line, int number) {
     auto fail = [&](char const* what) {
       throw std::invalid_argument("small blocking table line " + std::to_string(number) + ": " + what + " '" + line + "'");
     };
     std::istringstream fields(line);
-    std::string isa, dtype, size, blocking, extra;
-    if (!std::getline(fields, isa, ',') || !std::getline(fields, dtype, ',') || !std::getline(fields, size, ',') ||
-        !std::getline(fields, blocking, ',') || std::getline(fields, extra, ',')) {
-      fail("not 4 fields");
-    }
+    std::string dtype, size, blocking, prefetch, by_m_prefetch, extra;
     SmallBlockingRow row;
-    row.isa = isa;
-    if (isa != "avx512" && isa != "avx2") fail("unknown isa");
+    if (!std::getline(fields, row.cpu, ',') || !std::getline(fields, row.isa, ',') || !std::getline(fields, dtype, ',') ||
+        !std::getline(fields, size, ',') || !std::getline(fields, blocking, ',') ||
+        !std::getline(fields, prefetch, ',') || !std::getline(fields, by_m_prefetch, ',') ||
+        std::getline(fields, extra, ',')) {
+      fail("not 7 fields");
+    }
+    if (row.cpu != "intel" && row.cpu != "amd") fail("unknown cpu");
+    if (row.isa != "avx512" && row.isa != "avx2") fail("unknown isa");
     if (dtype != "f64" && dtype != "f32") fail("unknown dtype");
     row.element_bytes = dtype == "f64" ? 8 : 4;
     std::size_t used = 0;
@@ -45,32 +78,47 @@ std::vector<SmallBlockingRow> parse_small_blocking(std::string_view csv) {
       used = 0;
     }
     if (used != size.size() || row.size < 1 || row.size > kSmallMax) fail("size not in 1..32");
-    bool known = false;
-    for (int b = 0; b < kSmallBlockings; ++b) {
-      if (blocking == to_string(SmallBlocking(b))) row.blocking = SmallBlocking(b), known = true;
+    if (!parse_enum(blocking, kSmallBlockings, &row.blocking)) fail("unknown blocking");
+    if (!parse_enum(prefetch, kSmallPrefetches, &row.prefetch)) fail("unknown prefetch");
+    if (!parse_enum(by_m_prefetch, kSmallPrefetches, &row.by_m_prefetch)) fail("unknown by_m prefetch");
+    for (SmallBlockingRow const& seen : rows) {
+      if (seen.cpu == row.cpu && seen.isa == row.isa && seen.element_bytes == row.element_bytes &&
+          seen.size == row.size) {
+        fail("a second row for this cpu, isa, dtype and size");
+      }
     }
-    if (!known) fail("unknown blocking");
     rows.push_back(row);
   });
   return rows;
 }
+
+std::string_view small_blocking_csv() { return kSmallBlockingCsv; }
 
 std::vector<SmallBlockingRow> const& small_blocking_table() {
   static std::vector<SmallBlockingRow> const rows = parse_small_blocking(kSmallBlockingCsv);
   return rows;
 }
 
+std::string format_small_blocking_row(SmallBlockingRow const& row) {
+  return row.cpu + ',' + row.isa + ',' + (row.element_bytes == 8 ? "f64" : "f32") + ',' + std::to_string(row.size) +
+         ',' + to_string(row.blocking) + ',' + to_string(row.prefetch) + ',' + to_string(row.by_m_prefetch);
+}
+
 template <typename T>
-SmallKernelTable<T> with_tuned_blocking(SmallKernelTable<T> table, std::vector<SmallBlockingRow> const& rows) {
+SmallKernelTable<T> with_tuned_blocking(SmallKernelTable<T> table, std::vector<SmallBlockingRow> const& rows,
+                                        std::string_view cpu) {
   for (SmallBlockingRow const& row : rows) {
-    if (row.element_bytes == int(sizeof(T)) && std::strcmp(row.isa.c_str(), table.isa) == 0) {
-      table.square[row.size] = table.square_blocking[int(row.blocking)][row.size];
+    if (row.cpu == cpu && row.element_bytes == int(sizeof(T)) && row.isa == table.isa) {
+      table.square[row.size] = table.square_variant[int(row.blocking)][int(row.prefetch)][row.size];
+      table.by_m[row.size] = table.by_m_variant[int(row.by_m_prefetch)][row.size];
     }
   }
   return table;
 }
 
-template SmallKernelTable<double> with_tuned_blocking(SmallKernelTable<double>, std::vector<SmallBlockingRow> const&);
-template SmallKernelTable<float> with_tuned_blocking(SmallKernelTable<float>, std::vector<SmallBlockingRow> const&);
+template SmallKernelTable<double> with_tuned_blocking(SmallKernelTable<double>, std::vector<SmallBlockingRow> const&,
+                                                      std::string_view);
+template SmallKernelTable<float> with_tuned_blocking(SmallKernelTable<float>, std::vector<SmallBlockingRow> const&,
+                                                     std::string_view);
 
 }  // namespace gemmkit::cpu

@@ -1,7 +1,8 @@
 /*! \file
-    \brief The CPU small kernels' tuning table: which blocking (SmallBlocking) each square size runs
-    per ISA and precision, parsed from small_blocking.csv (written by `gemmkit-bench batched --cpu
-    --tune`) and applied to the kernel table small_kernels_for_this_cpu returns.
+    \brief The CPU small kernels' tuning table: which blocking (SmallBlocking) and prefetch
+    (SmallPrefetch) each size runs per CPU vendor, ISA and precision, parsed from small_blocking.csv
+    (written by `gemmkit-bench batched --cpu --tune`) and applied to the kernel table
+    small_kernels_for_this_cpu returns.
 */
 #pragma once
 
@@ -13,28 +14,45 @@
 
 namespace gemmkit::cpu {
 
-/// One row: on `isa` ("avx512", "avx2"), for element_bytes 8 or 4, size n x n x n runs `blocking`.
+/// One row: on a `cpu` ("intel", "amd") with `isa` ("avx512", "avx2"), for element_bytes 8 or 4,
+/// the square kernel of size n x n x n runs `blocking` and `prefetch`, the by_m kernel of n rows
+/// runs `by_m_prefetch`.
 struct SmallBlockingRow {
+  std::string cpu;
   std::string isa;
   int element_bytes = 0;
   int size = 0;
   SmallBlocking blocking = SmallBlocking::kBalanced;
+  SmallPrefetch prefetch = SmallPrefetch::kNone;
+  SmallPrefetch by_m_prefetch = SmallPrefetch::kNone;
 };
+
+inline constexpr std::string_view kSmallBlockingHeader = "cpu,isa,dtype,n,blocking,prefetch,by_m_prefetch";
 
 /// "balanced", "widest", "narrow".
 char const* to_string(SmallBlocking blocking);
+/// "none", "next".
+char const* to_string(SmallPrefetch prefetch);
 
-/// The rows of a table (header "isa,dtype,n,blocking"; '#' lines are comments); throws
-/// std::invalid_argument naming the line of a malformed row, an unknown blocking or a size past
-/// kSmallMax.
+/// The vendor key of this CPU in the table: "intel", "amd", or "other" (no rows: the defaults).
+char const* this_cpu_vendor();
+
+/// The rows of a table (header kSmallBlockingHeader; '#' lines are comments); throws
+/// std::invalid_argument naming the line of a malformed row, an unknown blocking or prefetch, a
+/// size past kSmallMax, or a second row for the same cpu, isa, dtype and size.
 std::vector<SmallBlockingRow> parse_small_blocking(std::string_view csv);
 
-/// The committed table, parsed once.
+/// The committed table: its text, and its rows parsed once.
+std::string_view small_blocking_csv();
 std::vector<SmallBlockingRow> const& small_blocking_table();
 
-/// `table` with square[s] set to the blocking the rows name for its ISA and precision (sizes
-/// without a row keep the balanced one).
+/// One row as a line of the table (no newline).
+std::string format_small_blocking_row(SmallBlockingRow const& row);
+
+/// `table` with square[s] and by_m[s] set to the variants the rows of `cpu` name for its ISA and
+/// precision (sizes without a row keep the defaults: balanced, default_*_prefetch).
 template <typename T>
-SmallKernelTable<T> with_tuned_blocking(SmallKernelTable<T> table, std::vector<SmallBlockingRow> const& rows);
+SmallKernelTable<T> with_tuned_blocking(SmallKernelTable<T> table, std::vector<SmallBlockingRow> const& rows,
+                                        std::string_view cpu);
 
 }  // namespace gemmkit::cpu

@@ -28,18 +28,38 @@ using SmallGemmFn = void (*)(std::int64_t count, int n, int k, T alpha, T const*
 enum class SmallBlocking : int { kBalanced, kWidest, kNarrow };
 inline constexpr int kSmallBlockings = 3;
 
+/// Whether a kernel prefetches the next problem's A, B and C while it computes. kNextProblem: a
+/// square kernel always does; a by_m kernel does up to kPrefetchMaxRows rows and above that while
+/// the problem's operands are small (small_kernels.inl). It pays on some CPUs and sizes and costs
+/// on others (Intel Xeon: +5..29 % at 10..24, -8..12 % at 28 and 32; AMD Zen 4: -13..45 % at
+/// every size measured), so which one runs is data too, per CPU vendor.
+enum class SmallPrefetch : int { kNone, kNextProblem };
+inline constexpr int kSmallPrefetches = 2;
+
+/// What a size runs on a CPU whose vendor has no rows in the tuning table: prefetch from 10 to 24
+/// rows (by_m kernels: from 10 rows), as measured on the Intel Xeon the kernels were first tuned on.
+constexpr SmallPrefetch default_square_prefetch(int size) {
+  return size >= 10 && size <= 24 ? SmallPrefetch::kNextProblem : SmallPrefetch::kNone;
+}
+constexpr SmallPrefetch default_by_m_prefetch(int m) {
+  return m >= 10 ? SmallPrefetch::kNextProblem : SmallPrefetch::kNone;
+}
+
 /// One ISA's kernels for one type. square[s] has m = n = k = s all compile-time; by_m[m] has m
 /// compile-time and n, k taken at run time. Index 0 is unused.
 template <typename T>
 struct SmallKernelTable {
   char const* isa = "";
-  /// The square kernel a size runs: square_blocking[b][s] for the blocking b the table names.
+  /// The square kernel a size runs: square_variant[b][p][s] for the blocking b and prefetch p the
+  /// tuning table names.
   SmallGemmFn<T> square[kSmallMax + 1] = {};
-  /// Every blocking of every square size (the tuner's and the tests' way in), and the columns per
-  /// block of its first rows (blockings that split alike compile to the same code).
-  SmallGemmFn<T> square_blocking[kSmallBlockings][kSmallMax + 1] = {};
+  /// Every blocking and prefetch of every square size (the tuner's and the tests' way in), and the
+  /// columns per block of its first rows (blockings that split alike compile to the same code).
+  SmallGemmFn<T> square_variant[kSmallBlockings][kSmallPrefetches][kSmallMax + 1] = {};
   int square_block_columns[kSmallBlockings][kSmallMax + 1] = {};
+  /// The run-time n, k kernel an m runs: by_m_variant[p][m] for the prefetch p the table names.
   SmallGemmFn<T> by_m[kSmallMax + 1] = {};
+  SmallGemmFn<T> by_m_variant[kSmallPrefetches][kSmallMax + 1] = {};
   /// packed[s]: s x s x s problems stored back to back (ld = s, stride = s^2, untransposed), run
   /// as a flat stream that fills whole vectors; nullptr where the square kernel is the one to run.
   SmallGemmFn<T> packed[kSmallMax + 1] = {};
@@ -55,8 +75,9 @@ SmallKernelTable<float> const& small_kernels_avx512_f32();
 SmallKernelTable<double> const& small_kernels_avx2_f64();
 SmallKernelTable<float> const& small_kernels_avx2_f32();
 
-/// The best table this CPU runs (AVX-512 > AVX2+FMA), with each square size's blocking from the
-/// tuning table (small_blocking.csv), or nullptr when neither ISA is supported.
+/// The best table this CPU runs (AVX-512 > AVX2+FMA), with each size's blocking and prefetch from
+/// the tuning table's rows for this CPU's vendor (small_blocking.csv), or nullptr when neither ISA
+/// is supported.
 template <typename T>
 SmallKernelTable<T> const* small_kernels_for_this_cpu();
 

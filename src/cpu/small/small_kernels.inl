@@ -199,22 +199,20 @@ inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A
   }
 }
 
-/// Problems with kPrefetchMinRows..kPrefetchMaxRows rows prefetch the next problem's A, B and C
-/// into L1 while they compute. From 16x16 on, a problem takes more instructions than the
-/// out-of-order window holds, so the next problem's loads were not issued until its own k loop
-/// began: time per problem about the time in L2 plus the time of the memory traffic, one after the
-/// other. Measured 1 thread, ratio to LIBXSMM without -> with: f64 16 0.96 -> 1.02-1.05, 20 1.01 ->
-/// 1.13-1.15; f32 16 1.00 -> 1.14, 20 0.76 -> 0.89-0.91, 24 0.93 -> 1.01. At 28 and 32 it lost
-/// (into L1: f64 32 1.05 -> 0.92, f32 28 1.05 -> 0.96; into L2: f64 28 0.98 -> 0.88). From 10 rows
-/// on (was 16) it gains too: f64 10 0.94-0.97 -> 1.09-1.11, 12 0.98-1.00 -> 1.13-1.29, f32 12
-/// 0.98-1.02 -> 1.03-1.07, f32 10 unchanged within the noise (1 and 2 threads, 2026-11-22); from 8
-/// it was mixed (f64 8x4x16 +3 %, f32 8x4x16 -3 %). Two problems ahead instead of one (55b44de, 1 and
-/// 2 threads, ratio to LIBXSMM): f32 10 0.95 -> 1.04, but f64 16 1.10 -> 1.05, f32 20 0.90 -> 0.88,
-/// f32 24 1.00-1.03 -> 0.94-0.96; not taken.
-inline constexpr int kPrefetchMinRows = 10;
+/// The next problem's A, B and C are prefetched into L1 while the current one computes, where
+/// the tuning table says so (SmallPrefetch). From 16x16 on, a problem takes more instructions than
+/// the out-of-order window holds, so without it the next problem's loads were not issued until its
+/// own k loop began: time per problem about the time in L2 plus the time of the memory traffic,
+/// one after the other. Measured on an Intel Xeon, 1 thread, ratio to LIBXSMM without -> with:
+/// f64 16 0.96 -> 1.02-1.05, 20 1.01 -> 1.13-1.15; f32 16 1.00 -> 1.14, 20 0.76 -> 0.89-0.91, 24
+/// 0.93 -> 1.01; f64 10 0.94-0.97 -> 1.09-1.11, 12 0.98-1.00 -> 1.13-1.29. At 28 and 32 it lost
+/// (into L1: f64 32 1.05 -> 0.92, f32 28 1.05 -> 0.96; into L2: f64 28 0.98 -> 0.88). Two problems
+/// ahead instead of one (55b44de): f32 10 0.95 -> 1.04, but f64 16 1.10 -> 1.05, f32 20 0.90 ->
+/// 0.88, f32 24 1.00-1.03 -> 0.94-0.96; not taken. On an AMD Zen 4 every software prefetch tried
+/// (into L1, L2 or L3, 10 to 32 rows) lost: f64 20 0.67 with against 1.07 without.
+/// by_m kernels (n, k at run time) prefetch up to kPrefetchMaxRows rows, and above that while the
+/// problem's A, B and C take at most kPrefetchMaxBytesByM bytes.
 inline constexpr int kPrefetchMaxRows = 24;
-/// Non-square problems (n, k at run time) of more than kPrefetchMaxRows rows prefetch the next one
-/// too while its A, B and C take at most this many bytes.
 inline constexpr std::int64_t kPrefetchMaxBytesByM = 8 * 1024;
 
 /// Prefetches (into L1) the lines of a column-major rows x cols matrix with leading dimension ld.
@@ -229,15 +227,15 @@ template <typename T>
   }
 }
 
-template <class V, int M, int N, int K, int kBlocking = 0>
+template <class V, int M, int N, int K, int kBlocking = 0, int kPrefetch = 0>
 void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                       std::int64_t stride_a, typename V::T const* B, std::int64_t ldb, std::int64_t stride_b,
                       typename V::T beta, typename V::T* C, std::int64_t ldc, std::int64_t stride_c) {
-  // By rows; non-square problems (N == 0) of more rows also by bytes.
+  // Square kernels as the table says; by_m kernels (N == 0) by rows, above that by bytes.
   bool const prefetch =
-      M >= kPrefetchMinRows &&
-      (M <= kPrefetchMaxRows ||
-       (N == 0 && std::int64_t(M * k + k * n + M * n) * std::int64_t(sizeof(typename V::T)) <= kPrefetchMaxBytesByM));
+      kPrefetch == int(SmallPrefetch::kNextProblem) &&
+      (N > 0 || M <= kPrefetchMaxRows ||
+       std::int64_t(M * k + k * n + M * n) * std::int64_t(sizeof(typename V::T)) <= kPrefetchMaxBytesByM);
   for (std::int64_t b = 0; b < count; ++b) {
     if (prefetch) {
       if (b + 1 < count) {
@@ -348,20 +346,26 @@ SmallKernelTable<typename Select::Packed::T> make_table(char const* isa, std::in
   SmallKernelTable<typename Select::Packed::T> table;
   table.isa = isa;
   auto const fill = [&]<int kBlocking>(std::integer_sequence<int, kBlocking>) {
-    ((table.square_blocking[kBlocking][S + 1] =
-          &small_gemm_entry<typename Select::template For<S + 1>, S + 1, S + 1, S + 1, kBlocking>),
+    ((table.square_variant[kBlocking][0][S + 1] =
+          &small_gemm_entry<typename Select::template For<S + 1>, S + 1, S + 1, S + 1, kBlocking, 0>),
+     ...);
+    ((table.square_variant[kBlocking][1][S + 1] =
+          &small_gemm_entry<typename Select::template For<S + 1>, S + 1, S + 1, S + 1, kBlocking, 1>),
      ...);
     ((table.square_block_columns[kBlocking][S + 1] =
           columns_per_block<typename Select::template For<S + 1>, S + 1, kBlocking>(
               row_vectors<typename Select::template For<S + 1>>(S + 1))),
      ...);
   };
-  static_assert(kSmallBlockings == 3);
+  static_assert(kSmallBlockings == 3 && kSmallPrefetches == 2);
   fill(std::integer_sequence<int, 0>{});
   fill(std::integer_sequence<int, 1>{});
   fill(std::integer_sequence<int, 2>{});
-  ((table.square[S + 1] = table.square_blocking[int(SmallBlocking::kBalanced)][S + 1]), ...);
-  ((table.by_m[S + 1] = &small_gemm_entry<typename Select::template For<S + 1>, S + 1, 0, 0>), ...);
+  ((table.by_m_variant[0][S + 1] = &small_gemm_entry<typename Select::template For<S + 1>, S + 1, 0, 0, 0, 0>), ...);
+  ((table.by_m_variant[1][S + 1] = &small_gemm_entry<typename Select::template For<S + 1>, S + 1, 0, 0, 0, 1>), ...);
+  int constexpr kBalanced = int(SmallBlocking::kBalanced);
+  ((table.square[S + 1] = table.square_variant[kBalanced][int(default_square_prefetch(S + 1))][S + 1]), ...);
+  ((table.by_m[S + 1] = table.by_m_variant[int(default_by_m_prefetch(S + 1))][S + 1]), ...);
   table.packed[2] = &packed_2x2_entry<typename Select::Packed>;
   return table;
 }
