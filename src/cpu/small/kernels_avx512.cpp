@@ -15,9 +15,16 @@ namespace gemmkit::cpu {
 
 namespace {
 
+struct Avx512VlF64x4;
+struct Avx512VlF64x2;
+struct Avx512VlF32x8;
+struct Avx512VlF32x4;
+
 struct Avx512F64 {
   using T = double;
   using Reg = __m512d;
+  using Half = Avx512VlF64x4;
+  static __m256d low_half(Reg v) { return _mm512_castpd512_pd256(v); }
   static constexpr int kWidth = 8;
   static constexpr int kRegisters = 32;
   static constexpr int kMaxRowVectors = 4;
@@ -45,6 +52,8 @@ struct Avx512F64 {
 struct Avx512F32 {
   using T = float;
   using Reg = __m512;
+  using Half = Avx512VlF32x8;
+  static __m256 low_half(Reg v) { return _mm512_castps512_ps256(v); }
   static constexpr int kWidth = 16;
   static constexpr int kRegisters = 32;
   static constexpr int kMaxRowVectors = 4;
@@ -72,6 +81,8 @@ struct Avx512F32 {
 struct Avx512VlF64x4 {
   using T = double;
   using Reg = __m256d;
+  using Half = Avx512VlF64x2;
+  static __m128d low_half(Reg v) { return _mm256_castpd256_pd128(v); }
   static constexpr int kWidth = 4;
   static constexpr int kRegisters = 32;
   static constexpr int kMaxRowVectors = 4;
@@ -116,6 +127,8 @@ struct Avx512VlF64x2 {
 struct Avx512VlF32x8 {
   using T = float;
   using Reg = __m256;
+  using Half = Avx512VlF32x4;
+  static __m128 low_half(Reg v) { return _mm256_castps256_ps128(v); }
   static constexpr int kWidth = 8;
   static constexpr int kRegisters = 32;
   static constexpr int kMaxRowVectors = 4;

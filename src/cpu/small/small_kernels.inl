@@ -58,7 +58,32 @@ template <class V, int kTail, class Mask>
   }
 }
 
-/// C(0:MR, 0:NB) = alpha * A(0:MR, 0:k) * B(0:k, 0:NB) + beta * C. K > 0: k is compile-time.
+/// The traits of the last row vector of a column of MR rows: the narrowest vector in V's chain of
+/// halves (V::Half, where the ISA has one) that holds the rows past the last whole V. On CPUs that
+/// run 512-bit operations as two 256-bit halves (AMD Zen 4) a 256- or 128-bit tail costs half or a
+/// quarter of a 512-bit one: f32 20 rows are one 512-bit and one 128-bit vector, not two 512-bit.
+template <class V, int kTail>
+struct TailVector {
+  using type = V;
+};
+template <class V, int kTail>
+  requires requires { typename V::Half; } && (V::Half::kWidth >= kTail)
+struct TailVector<V, kTail> {
+  using type = typename TailVector<typename V::Half, kTail>::type;
+};
+
+/// The low lanes of a V register as a register of the narrower traits TV (a cast: no instruction).
+template <class TV, class V>
+[[gnu::always_inline]] inline typename TV::Reg low_lanes(typename V::Reg r) {
+  if constexpr (TV::kWidth == V::kWidth) {
+    return r;
+  } else {
+    return low_lanes<TV, typename V::Half>(V::low_half(r));
+  }
+}
+
+/// C(0:MR, 0:NB) = alpha * A(0:MR, 0:k) * B(0:k, 0:NB) + beta * C. K > 0: k is compile-time. The
+/// rows are kWide vectors of V and, where the last rows fit a narrower vector, one vector of TV.
 template <class V, int MR, int NB, int K>
 [[gnu::always_inline]]
 inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* A, std::int64_t lda,
@@ -66,14 +91,23 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
   using Reg = typename V::Reg;
   constexpr int kVectors = (MR + V::kWidth - 1) / V::kWidth;
   constexpr int kTail = MR - (kVectors - 1) * V::kWidth;  // rows in the last vector
+  using TV = typename TailVector<V, kTail>::type;
+  constexpr bool kNarrowTail = TV::kWidth < V::kWidth;
+  constexpr int kWide = kNarrowTail ? kVectors - 1 : kVectors;  // vectors of V
   int const k_count = K > 0 ? K : k_runtime;
   auto const tail_mask = V::tail_mask(kTail);
+  auto const narrow_mask = TV::tail_mask(kTail);
 
-  Reg acc[kVectors][NB];  // (ROW_VECTORS, NB)
+  Reg acc[kWide > 0 ? kWide : 1][NB];  // (ROW_VECTORS, NB)
+  typename TV::Reg acc_tail[NB];
 #pragma GCC unroll 8
-  for (int v = 0; v < kVectors; ++v)
+  for (int v = 0; v < kWide; ++v)
 #pragma GCC unroll 16
     for (int j = 0; j < NB; ++j) acc[v][j] = V::zero();
+  if constexpr (kNarrowTail) {
+#pragma GCC unroll 16
+    for (int j = 0; j < NB; ++j) acc_tail[j] = TV::zero();
+  }
 
   // Column pointers of B, once per block: with B[l + j * ldb] in a fully unrolled k loop, GCC made
   // an address per (l, j) and kept them on the stack (f32 16x16x16: 492 movs, 120 FMAs).
@@ -81,17 +115,23 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
 #pragma GCC unroll 16
   for (int j = 0; j < NB; ++j) b_column[j] = B + j * ldb;
   auto const step = [&](int l) __attribute__((always_inline)) {
-    Reg a[kVectors];
+    Reg a[kWide > 0 ? kWide : 1];
 #pragma GCC unroll 8
-    for (int v = 0; v < kVectors; ++v) {
+    for (int v = 0; v < kWide; ++v) {
       auto const* column = A + l * lda + v * V::kWidth;
       a[v] = (v == kVectors - 1 && kTail != V::kWidth) ? V::load(column, tail_mask) : V::load(column);
+    }
+    typename TV::Reg a_tail{};
+    if constexpr (kNarrowTail) {
+      auto const* column = A + l * lda + kWide * V::kWidth;
+      a_tail = kTail == TV::kWidth ? TV::load(column) : TV::load(column, narrow_mask);
     }
 #pragma GCC unroll 16
     for (int j = 0; j < NB; ++j) {
       Reg const b = V::broadcast(b_column[j][l]);
 #pragma GCC unroll 8
-      for (int v = 0; v < kVectors; ++v) acc[v][j] = V::fma(a[v], b, acc[v][j]);
+      for (int v = 0; v < kWide; ++v) acc[v][j] = V::fma(a[v], b, acc[v][j]);
+      if constexpr (kNarrowTail) acc_tail[j] = TV::fma(a_tail, low_lanes<TV, V>(b), acc_tail[j]);
     }
   };
   // A compile-time k of up to 16 is unrolled whole for one-vector columns (GCC left k = 7, 8 and 12
@@ -110,13 +150,23 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
 #pragma GCC unroll 16
   for (int j = 0; j < NB; ++j) {
 #pragma GCC unroll 8
-    for (int v = 0; v < kVectors; ++v) {
+    for (int v = 0; v < kWide; ++v) {
       auto* c = C + j * ldc + v * V::kWidth;
       bool const masked = v == kVectors - 1 && kTail != V::kWidth;
       Reg result = V::mul(alpha_v, acc[v][j]);
       if (beta != typename V::T(0)) result = V::fma(beta_v, masked ? V::load(c, tail_mask) : V::load(c), result);
       if (masked) store_tail<V, kTail>(c, result, tail_mask);
       else V::store(c, result);
+    }
+    if constexpr (kNarrowTail) {
+      auto* c = C + j * ldc + kWide * V::kWidth;
+      constexpr bool kMasked = kTail != TV::kWidth;
+      typename TV::Reg result = TV::mul(low_lanes<TV, V>(alpha_v), acc_tail[j]);
+      if (beta != typename V::T(0)) {
+        result = TV::fma(low_lanes<TV, V>(beta_v), kMasked ? TV::load(c, narrow_mask) : TV::load(c), result);
+      }
+      if constexpr (kMasked) store_tail<TV, kTail>(c, result, narrow_mask);
+      else TV::store(c, result);
     }
   }
 }
