@@ -5,6 +5,7 @@
 #include "batched_cpu.hpp"
 
 #include "batched_impls.hpp"
+#include "cpu/fma_peak.hpp"
 #include "cpu/small/batch_partition.hpp"
 #include "table_printer.hpp"
 #include "timing.hpp"
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <memory>
 
 namespace gemmkit::bench {
@@ -134,6 +136,8 @@ struct RowDigest {
   double pct_bound;
   double ratio;
   double peer_pct_bound;
+  double bound;     ///< GF/s
+  double fma_peak;  ///< GF/s, NaN when not measured
 };
 
 class BatchedCpuRun {
@@ -153,6 +157,8 @@ class BatchedCpuRun {
   void report_skipped_case(ShapeSpec const& shape, Dtype dtype, std::string const& why);
   std::vector<TableColumn> columns() const;
   void print_goal_check() const;
+  void measure_fma_peaks();
+  double fma_peak(Dtype dtype, int threads) const;
 
   BatchedSettings const& set_;
   MachineInfo const& machine_;
@@ -164,18 +170,58 @@ class BatchedCpuRun {
   BatchedSummary summary_;
   Progress progress_;
   std::string libraries_;
+  std::map<std::pair<Dtype, int>, double> fma_peaks_;  ///< GF/s by (dtype, threads); NaN: no probe here
 };
 
 std::vector<TableColumn> BatchedCpuRun::columns() const {
   std::vector<TableColumn> cols = {{"dtype", 5, true}, {"thr", 3},  {"m", 3},     {"n", 3},     {"k", 3},
                                    {"batch", 9},       {"variant", 18, true},     {"GF/s", 6},  {"%bnd", 5},
-                                   {"bound", 6},       {"GB/s", 5}};
+                                   {"bound", 6},       {"peak", 6},               {"GB/s", 5}};
   for (std::size_t i = 1; i < contenders_.size(); ++i) cols.push_back({contenders_[i].name, 8});
   cols.insert(cols.end(), {{"best", 8, true}, {"ratio", 5}, {"verified", 8, true}});
   return cols;
 }
 
+/// Where a bandwidth bound exceeds what the cores compute at all (n*B/16 grows with n, the FMA
+/// peak does not), no implementation reaches it; the peak measured here, with the run's own thread
+/// counts, says where that is.
+void BatchedCpuRun::measure_fma_peaks() {
+  std::string const vectors = cpu::fma_peak_vectors();
+  std::string line;
+  for (Dtype dtype : set_.dtypes) {
+    std::string counts;
+    for (int threads : set_.threads) {
+      progress_.show(format("FMA peak: %s, %d thread%s", to_string(dtype), threads, threads == 1 ? "" : "s"));
+      double const gflops = cpu::fma_peak_gflops(int(size_of(dtype)), threads);
+      fma_peaks_[{dtype, threads}] = gflops > 0 ? gflops : kNotMeasured;
+      counts += format("%s%d thread%s %.1f GF/s", counts.empty() ? "" : ", ", threads, threads == 1 ? "" : "s", gflops);
+    }
+    line += format("%s%s %s", line.empty() ? "" : "; ", to_string(dtype), counts.c_str());
+  }
+  progress_.clear();
+  if (vectors.empty()) {
+    std::printf("        FMA peak: not measured (this CPU has neither AVX-512 nor AVX2 with FMA)\n");
+  } else {
+    std::printf("        FMA peak (same run; independent FMA chains on %s registers per thread, best of 3 passes of "
+                "~50 ms; no kernel exceeds it): %s\n",
+                vectors.c_str(), line.c_str());
+  }
+}
+
+std::string fma_peak_source() {
+  std::string const vectors = cpu::fma_peak_vectors();
+  if (vectors.empty()) return "not measured: this CPU has neither AVX-512 nor AVX2 with FMA";
+  return "independent FMA chains on " + vectors +
+         " registers per thread, best of 3 passes of ~50 ms, same thread count, start of the same run";
+}
+
+double BatchedCpuRun::fma_peak(Dtype dtype, int threads) const {
+  auto const it = fma_peaks_.find({dtype, threads});
+  return it != fma_peaks_.end() ? it->second : kNotMeasured;
+}
+
 BatchedSummary BatchedCpuRun::run() {
+  measure_fma_peaks();
   PeerThreading const peer_threading;  // OpenBLAS single-threaded inside our parallel loops
   {
     Contender g;
@@ -344,6 +390,7 @@ void BatchedCpuRun::report(BatchedOperands const& ops, int threads, std::vector<
   double const peer_gf = best != nullptr ? best->gflops : kNotMeasured;
   double const ratio = gk.gflops / peer_gf;
   double const pct = 100 * gk.gflops / bound;
+  double const peak = fma_peak(ops.dtype, threads);
 
   ++summary_.rows;
   if (gk.status == RunStatus::kError) ++summary_.errors;
@@ -360,7 +407,7 @@ void BatchedCpuRun::report(BatchedOperands const& ops, int threads, std::vector<
     if (failed) ++summary_.peer_verify_failed;
   }
   digests_.push_back({ops.dtype, threads, case_name({ops.m, ops.n, ops.k, {}}), pct, ratio,
-                      100 * peer_gf / bound});
+                      100 * peer_gf / bound, bound, peak});
 
   std::vector<std::string> cells = {to_string(ops.dtype), std::to_string(threads), std::to_string(ops.m),
                                     std::to_string(ops.n), std::to_string(ops.k), std::to_string(ops.batch)};
@@ -370,7 +417,7 @@ void BatchedCpuRun::report(BatchedOperands const& ops, int threads, std::vector<
   } else {
     cells.insert(cells.end(), {gk.variant, format_gflops(gk.gflops), format("%.0f", pct)});
   }
-  cells.insert(cells.end(), {format_gflops(bound), format("%.1f", stream_gbs)});
+  cells.insert(cells.end(), {format_gflops(bound), format_gflops(peak), format("%.1f", stream_gbs)});
   for (std::size_t i = 1; i < results.size(); ++i) cells.push_back(peer_cell(results[i], ops.batch));
   cells.insert(cells.end(), {best != nullptr ? best->name : "-", format("%.2f", ratio), verify_cell(gk.check)});
   table_->print_row(cells);
@@ -390,6 +437,10 @@ void BatchedCpuRun::report(BatchedOperands const& ops, int threads, std::vector<
       .add_number("pct_bound", pct)
       .add_string("bound_source",
                   "fastest stream-like pass over the same A, B, C with the same thread count, same run")
+      .add_number("fma_peak_gflops", peak)
+      .add_number("pct_fma_peak", 100 * gk.gflops / peak)
+      .add_number("bound_over_peak", bound / peak)
+      .add_string("fma_peak_source", fma_peak_source())
       .add_number("stream_gbs", stream_gbs)
       .add_number("stream_median_gbs", bytes / (stream.median * 1e6))
       .add_number("stream_time_ms", stream.median)
@@ -441,6 +492,16 @@ void BatchedCpuRun::print_goal_check() const {
                 below.empty() ? "" : (" (below:" + below + ")").c_str(), at_peer, cases,
                 behind.empty() ? "" : (" (behind:" + behind + ")").c_str(), beat_weak, weak_peer,
                 weak_missed.empty() ? "" : (" (missed:" + weak_missed + ")").c_str());
+    // Cases whose goal asks for more flops than the cores compute: no implementation gets there.
+    std::string unreachable;
+    for (RowDigest const& d : digests_) {
+      if (d.dtype != dtype || d.threads != threads || !(goal / 100 * d.bound > d.fma_peak)) continue;
+      unreachable += format("%s %s (needs %.1f, peak %.1f)", unreachable.empty() ? "" : ",", d.name.c_str(),
+                            goal / 100 * d.bound, d.fma_peak);
+    }
+    if (!unreachable.empty()) {
+      std::printf("    unreachable here (goal x bound above the FMA peak):%s\n", unreachable.c_str());
+    }
   }
 }
 

@@ -13,6 +13,9 @@
     implementations alternate rep by rep, the median pass reported. Passes of peers that would last
     longer than --max-pass-ms run on rotating disjoint windows of the batch (cold data each pass);
     gemmkit and the stream pass always cover the whole batch.
+    Before the cases, the FMA peak of each dtype and thread count (cpu/fma_peak.hpp) is measured: where
+    the goal's share of the bound is above it, no implementation can reach the goal on these cores,
+    and the goal check names those cases.
 */
 #pragma once
 

@@ -2,8 +2,9 @@
     \brief `batched --cpu --tune`: the tuner of the CPU small kernels' blocking and prefetch. For
            each precision and square size, a packed batch of fresh random operands (beta = 1) runs
            every blocking and prefetch of the square kernel and both prefetches of the by_m kernel
-           on one thread, the candidates taking turns pass by pass; the medians pick this CPU
-           vendor's rows of the table (src/cpu/small/small_blocking.csv).
+           on one thread, the candidates taking turns pass by pass; the median of each one's time
+           over the default's in the same round picks this CPU vendor's rows of the table
+           (src/cpu/small/small_blocking.csv).
 */
 #include "batched_tune.hpp"
 
@@ -33,10 +34,11 @@ namespace {
 /// the candidates take turns, and a flip on noise would only churn the table.
 constexpr double kKeepDefaultWithin = 0.03;
 
-/// One kernel the tuner times at a size.
+/// One kernel the tuner times at a size, on problems of m = the size and n, k as given.
 template <typename T>
 struct Candidate {
   cpu::SmallGemmFn<T> kernel = nullptr;
+  int n = 0, k = 0;
   bool by_m = false;
   cpu::SmallBlocking blocking = cpu::SmallBlocking::kBalanced;
   cpu::SmallPrefetch prefetch = cpu::SmallPrefetch::kNone;
@@ -45,24 +47,28 @@ struct Candidate {
 };
 
 /// The square kernel's blockings that split differently from balanced, each with both prefetches,
-/// then the by_m kernel's two prefetches.
+/// then the by_m kernel's two prefetches: on s x s x s problems up to kPrefetchMaxRows rows, above
+/// that on s x 16 x 8 (small enough that kNextProblem prefetches: at s x s x s both would run alike).
 template <typename T>
 std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, int s) {
   std::vector<Candidate<T>> out;
   for (int b = 0; b < cpu::kSmallBlockings; ++b) {
     if (b > 0 && table.square_block_columns[b][s] == table.square_block_columns[0][s]) continue;
     for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
-      out.push_back({table.square_variant[b][p][s], false, cpu::SmallBlocking(b), cpu::SmallPrefetch(p), {}, 0});
+      out.push_back({table.square_variant[b][p][s], s, s, false, cpu::SmallBlocking(b), cpu::SmallPrefetch(p), {}, 0});
     }
   }
+  bool const square = s <= cpu::kPrefetchMaxRows;
   for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
-    out.push_back({table.by_m_variant[p][s], true, cpu::SmallBlocking::kBalanced, cpu::SmallPrefetch(p), {}, 0});
+    out.push_back({table.by_m_variant[p][s], square ? s : 16, square ? s : 8, true, cpu::SmallBlocking::kBalanced,
+                   cpu::SmallPrefetch(p), {}, 0});
   }
   return out;
 }
 
-/// Times every candidate over `count` packed problems of size s: `reps` rounds, each candidate one
-/// pass per round, after one warm-up round. False when the operands cannot be allocated.
+/// Times every candidate over `count` packed problems of size s (a candidate of smaller n, k runs as
+/// many problems of its own shape, packed): `reps` rounds, each candidate one pass per round, after
+/// one warm-up round. False when the operands cannot be allocated.
 template <typename T>
 bool time_candidates(std::vector<Candidate<T>>& candidates, int s, std::int64_t count, int reps) {
   std::int64_t const area = std::int64_t(s) * s;
@@ -82,7 +88,9 @@ bool time_candidates(std::vector<Candidate<T>>& candidates, int s, std::int64_t 
   for (int rep = 0; rep <= reps; ++rep) {  // rep 0 warms up
     for (Candidate<T>& candidate : candidates) {
       auto const start = std::chrono::steady_clock::now();
-      candidate.kernel(count, s, s, alpha, a, s, area, b, s, area, beta, c, s, area);
+      int const n = candidate.n, k = candidate.k;
+      candidate.kernel(count, n, k, alpha, a, s, std::int64_t(s) * k, b, k, std::int64_t(k) * n, beta, c, s,
+                       std::int64_t(s) * n);
       double const elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (rep > 0) candidate.seconds.push_back(elapsed);
     }
@@ -91,21 +99,29 @@ bool time_candidates(std::vector<Candidate<T>>& candidates, int s, std::int64_t 
   return true;
 }
 
-/// The index of the fastest candidate of one kernel kind, or the default's where it is within
-/// kKeepDefaultWithin of that.
+/// The index of the fastest candidate of one kernel kind, or the default's unless that one is
+/// faster by more than kKeepDefaultWithin. Compared round by round: each candidate's time over the
+/// default's in the same round, median over the rounds. The rounds' conditions drift on a shared
+/// machine (whole passes 2x slower for a while); the ratio of two passes timed back to back does not.
 template <typename T>
 std::size_t pick(std::vector<Candidate<T>> const& candidates, bool by_m, cpu::SmallPrefetch default_prefetch) {
-  std::size_t best = candidates.size(), fallback = candidates.size();
+  std::size_t fallback = candidates.size();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     Candidate<T> const& c = candidates[i];
-    if (c.by_m != by_m) continue;
-    if (best == candidates.size() || c.median < candidates[best].median) best = i;
-    if (c.blocking == cpu::SmallBlocking::kBalanced && c.prefetch == default_prefetch) fallback = i;
+    if (c.by_m == by_m && c.blocking == cpu::SmallBlocking::kBalanced && c.prefetch == default_prefetch) fallback = i;
   }
-  if (fallback < candidates.size() && candidates[fallback].median <= candidates[best].median * (1 + kKeepDefaultWithin)) {
-    return fallback;
+  std::vector<double> const& base = candidates[fallback].seconds;
+  std::size_t best = fallback;
+  double best_ratio = 1;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    Candidate<T> const& c = candidates[i];
+    if (c.by_m != by_m || i == fallback) continue;
+    std::vector<double> ratios;
+    for (std::size_t r = 0; r < c.seconds.size() && r < base.size(); ++r) ratios.push_back(c.seconds[r] / base[r]);
+    double const ratio = summarize(ratios).median;
+    if (ratio < best_ratio) best = i, best_ratio = ratio;
   }
-  return best;
+  return best_ratio < 1 / (1 + kKeepDefaultWithin) ? best : fallback;
 }
 
 template <typename T>
@@ -124,9 +140,9 @@ void tune_precision(char const* dtype, std::vector<std::int64_t> const& sizes, s
     }
     std::size_t const square = pick(candidates, false, cpu::default_square_prefetch(s));
     std::size_t const by_m = pick(candidates, true, cpu::default_by_m_prefetch(s));
-    double const moved = double(count) * 4.0 * double(s) * s * double(sizeof(T));  // A, B read; C read, written
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       Candidate<T> const& c = candidates[i];
+      double const moved = double(count) * double(s * c.k + c.k * c.n + 2 * s * c.n) * double(sizeof(T));  // C twice
       std::printf("%-5s %4d %-6s %-9s %3d %-8s %10.3f %8.2f %s\n", dtype, s, c.by_m ? "by_m" : "square",
                   c.by_m ? "-" : cpu::to_string(c.blocking), c.by_m ? 0 : table->square_block_columns[int(c.blocking)][s],
                   cpu::to_string(c.prefetch), c.median * 1e3, moved / c.median * 1e-9,
@@ -193,8 +209,8 @@ int run_batched_cpu_tune(Options const& o) {
   std::int64_t const bytes = o.bytes > 0 ? o.bytes : (std::int64_t(256) << 20);
   int const reps = o.reps > 0 ? o.reps : 7;
   std::vector<cpu::SmallBlockingRow> rows;
-  std::printf("%-5s %4s %-6s %-9s %3s %-8s %10s %8s\n", "dtype", "n", "kernel", "blocking", "nb", "prefetch",
-              "ms median", "GB/s");
+  std::printf("%-5s %4s %-6s %-9s %3s %-8s %10s %8s   (by_m above %d rows: m x 16 x 8)\n", "dtype", "n", "kernel",
+              "blocking", "nb", "prefetch", "ms median", "GB/s", cpu::kPrefetchMaxRows);
   bool const f64 = o.dtypes.empty() || std::find(o.dtypes.begin(), o.dtypes.end(), Dtype::kF64) != o.dtypes.end();
   bool const f32 = o.dtypes.empty() || std::find(o.dtypes.begin(), o.dtypes.end(), Dtype::kF32) != o.dtypes.end();
   if (f64) tune_precision<double>("f64", sizes, bytes, reps, &rows);
@@ -204,7 +220,7 @@ int run_batched_cpu_tune(Options const& o) {
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
   std::string const note = "# " + cpu + ": tuned on " + machine.cpu_model + ", commit " + machine.commit + ", " + date +
                            " (median of " + std::to_string(reps) + " passes over " + std::to_string(bytes >> 20) +
-                           " MiB,\n#   one thread, candidates taking turns; the default kept unless another is over " +
+                           " MiB,\n#   one thread, candidates taking turns; the default kept unless another's median time over it, round\n#   by round, is over " +
                            std::to_string(int(kKeepDefaultWithin * 100)) + " % faster).\n";
   std::string const table = merged_table(rows, cpu, note);
   std::printf("\n%s", table.c_str());

@@ -5,6 +5,7 @@
 */
 #include "cpu/small/small_batched.hpp"
 
+#include "cpu/cpu_features.hpp"
 #include "cpu/small/batch_partition.hpp"
 #include "cpu/small/small_blocking.hpp"
 #include "cpu/small/small_kernels.hpp"
@@ -14,16 +15,6 @@
 namespace gemmkit::cpu {
 
 namespace {
-
-bool cpu_has_avx512() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-}
-
-bool cpu_has_avx2_fma() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
 
 /// This CPU's ISA table with the blockings and prefetches tuned for its vendor, built once.
 template <typename T>

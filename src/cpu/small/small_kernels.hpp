@@ -30,11 +30,16 @@ inline constexpr int kSmallBlockings = 3;
 
 /// Whether a kernel prefetches the next problem's A, B and C while it computes. kNextProblem: a
 /// square kernel always does; a by_m kernel does up to kPrefetchMaxRows rows and above that while
-/// the problem's operands are small (small_kernels.inl). It pays on some CPUs and sizes and costs
+/// the problem's operands are small (below). It pays on some CPUs and sizes and costs
 /// on others (Intel Xeon: +5..29 % at 10..24, -8..12 % at 28 and 32; AMD Zen 4: -13..45 % at
 /// every size measured), so which one runs is data too, per CPU vendor.
 enum class SmallPrefetch : int { kNone, kNextProblem };
 inline constexpr int kSmallPrefetches = 2;
+
+/// A by_m kernel with kNextProblem prefetches up to this many rows, and above that while the
+/// problem's A, B and C take at most kPrefetchMaxBytesByM bytes.
+inline constexpr int kPrefetchMaxRows = 24;
+inline constexpr std::int64_t kPrefetchMaxBytesByM = 8 * 1024;
 
 /// What a size runs on a CPU whose vendor has no rows in the tuning table: prefetch from 10 to 24
 /// rows (by_m kernels: from 10 rows), as measured on the Intel Xeon the kernels were first tuned on.

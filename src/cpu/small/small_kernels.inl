@@ -261,9 +261,7 @@ inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A
 /// 0.88, f32 24 1.00-1.03 -> 0.94-0.96; not taken. On an AMD Zen 4 every software prefetch tried
 /// (into L1, L2 or L3, 10 to 32 rows) lost: f64 20 0.67 with against 1.07 without.
 /// by_m kernels (n, k at run time) prefetch up to kPrefetchMaxRows rows, and above that while the
-/// problem's A, B and C take at most kPrefetchMaxBytesByM bytes.
-inline constexpr int kPrefetchMaxRows = 24;
-inline constexpr std::int64_t kPrefetchMaxBytesByM = 8 * 1024;
+/// problem's A, B and C take at most kPrefetchMaxBytesByM bytes (small_kernels.hpp).
 
 /// Prefetches (into L1) the lines of a column-major rows x cols matrix with leading dimension ld.
 template <typename T>
