@@ -1,7 +1,7 @@
 /*! \file
     \brief The FMA peak's loop on ymm registers; this file is compiled with the AVX2 and FMA flags.
 */
-#include "cpu/fma_peak.hpp"
+#include "cpu/fma_chains.inl"
 
 #include <immintrin.h>
 
@@ -35,29 +35,9 @@ struct Ymm32 {
   }
 };
 
-// Each chain is acc = acc * a + b with a just below 1: it settles at b / (1 - a), so no value
-// overflows or turns subnormal (which would slow the FMAs) however long the loop runs.
-volatile double g_scale = 0.999;
-volatile double g_offset = 0.001;
-
-template <class V>
-double chains(std::int64_t iterations) {
-  typename V::Reg const a = V::set(g_scale), b = V::set(g_offset);
-  typename V::Reg acc[kFmaChainsAvx2];
-#pragma GCC unroll 14
-  for (int c = 0; c < kFmaChainsAvx2; ++c) acc[c] = V::set(double(c));
-  for (std::int64_t i = 0; i < iterations; ++i) {
-#pragma GCC unroll 14
-    for (int c = 0; c < kFmaChainsAvx2; ++c) acc[c] = V::fma(acc[c], a, b);
-  }
-#pragma GCC unroll 14
-  for (int c = 1; c < kFmaChainsAvx2; ++c) acc[0] = V::add(acc[0], acc[c]);
-  return V::sum(acc[0]);
-}
-
 }  // namespace
 
-double fma_chains_avx2_f64(std::int64_t iterations) { return chains<Ymm64>(iterations); }
-double fma_chains_avx2_f32(std::int64_t iterations) { return chains<Ymm32>(iterations); }
+double fma_chains_avx2_f64(std::int64_t iterations) { return fma_detail::chains<Ymm64, kFmaChainsAvx2>(iterations); }
+double fma_chains_avx2_f32(std::int64_t iterations) { return fma_detail::chains<Ymm32, kFmaChainsAvx2>(iterations); }
 
 }  // namespace gemmkit::cpu
