@@ -1,9 +1,9 @@
 /*! \file
-    \brief `batched --cpu --tune`: the tuner of the CPU small kernels' blocking and prefetch. For
-           each precision and square size, a packed batch of fresh random operands (beta = 1) runs
-           every blocking and prefetch of the square kernel and both prefetches of the by_m kernel
-           on one thread, the candidates taking turns pass by pass; the median of each one's time
-           over the default's in the same round picks this CPU vendor's rows of the table
+    \brief `batched --cpu --tune`: the tuner of the CPU small kernels' blocking, prefetch and vector
+           cut. For each precision and square size, a packed batch of fresh random operands (beta
+           = 1) runs every variant of the square kernel and of the by_m kernel on one thread, the
+           candidates taking turns pass by pass; the median of each one's time over the default's
+           in the same round picks this CPU vendor's rows of the table
            (src/cpu/small/small_blocking.csv).
 */
 #include "batched_tune.hpp"
@@ -42,26 +42,34 @@ struct Candidate {
   bool by_m = false;
   cpu::SmallBlocking blocking = cpu::SmallBlocking::kBalanced;
   cpu::SmallPrefetch prefetch = cpu::SmallPrefetch::kNone;
+  cpu::SmallVectors vectors = cpu::SmallVectors::kWide;
   std::vector<double> seconds;
   double median = 0;
 };
 
-/// The square kernel's blockings that split differently from balanced, each with both prefetches,
-/// then the by_m kernel's two prefetches: on s x s x s problems up to kPrefetchMaxRows rows, above
-/// that on s x 16 x 8 (small enough that kNextProblem prefetches: at s x s x s both would run alike).
+/// The square kernel's blockings that split differently from balanced, each with both prefetches
+/// and both vector cuts (where they differ), then the by_m kernel's prefetches and vector cuts: on
+/// s x s x s problems up to kPrefetchMaxRows rows, above that on s x 16 x 8 (small enough that
+/// kNextProblem prefetches: at s x s x s both would run alike).
 template <typename T>
 std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, int s) {
   std::vector<Candidate<T>> out;
-  for (int b = 0; b < cpu::kSmallBlockings; ++b) {
-    if (b > 0 && table.square_block_columns[b][s] == table.square_block_columns[0][s]) continue;
-    for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
-      out.push_back({table.square_variant[b][p][s], s, s, false, cpu::SmallBlocking(b), cpu::SmallPrefetch(p), {}, 0});
+  int const cuts = table.split_differs[s] ? cpu::kSmallVectorChoices : 1;
+  for (int v = 0; v < cuts; ++v) {
+    for (int b = 0; b < cpu::kSmallBlockings; ++b) {
+      if (b > 0 && table.square_block_columns[b][v][s] == table.square_block_columns[0][v][s]) continue;
+      for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
+        out.push_back({table.square_variant[b][p][v][s], s, s, false, cpu::SmallBlocking(b), cpu::SmallPrefetch(p),
+                       cpu::SmallVectors(v), {}, 0});
+      }
     }
   }
   bool const square = s <= cpu::kPrefetchMaxRows;
-  for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
-    out.push_back({table.by_m_variant[p][s], square ? s : 16, square ? s : 8, true, cpu::SmallBlocking::kBalanced,
-                   cpu::SmallPrefetch(p), {}, 0});
+  for (int v = 0; v < cuts; ++v) {
+    for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
+      out.push_back({table.by_m_variant[p][v][s], square ? s : 16, square ? s : 8, true, cpu::SmallBlocking::kBalanced,
+                     cpu::SmallPrefetch(p), cpu::SmallVectors(v), {}, 0});
+    }
   }
   return out;
 }
@@ -99,23 +107,29 @@ bool time_candidates(std::vector<Candidate<T>>& candidates, int s, std::int64_t 
   return true;
 }
 
-/// The index of the fastest candidate of one kernel kind, or the default's unless that one is
-/// faster by more than kKeepDefaultWithin. Compared round by round: each candidate's time over the
-/// default's in the same round, median over the rounds. The rounds' conditions drift on a shared
-/// machine (whole passes 2x slower for a while); the ratio of two passes timed back to back does not.
+/// The index of the fastest candidate of one kernel kind (by_m: of the vector cut `vectors`), or
+/// the default's (balanced, default_prefetch, wide; by_m: `vectors`) unless that one is faster by
+/// more than kKeepDefaultWithin. Compared round by round: each candidate's time over the default's
+/// in the same round, median over the rounds. The rounds' conditions drift on a shared machine
+/// (whole passes 2x slower for a while); the ratio of two passes timed back to back does not.
 template <typename T>
-std::size_t pick(std::vector<Candidate<T>> const& candidates, bool by_m, cpu::SmallPrefetch default_prefetch) {
+std::size_t pick(std::vector<Candidate<T>> const& candidates, bool by_m, cpu::SmallPrefetch default_prefetch,
+                 cpu::SmallVectors vectors = cpu::SmallVectors::kWide) {
+  auto const eligible = [&](Candidate<T> const& c) { return c.by_m == by_m && (!by_m || c.vectors == vectors); };
   std::size_t fallback = candidates.size();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     Candidate<T> const& c = candidates[i];
-    if (c.by_m == by_m && c.blocking == cpu::SmallBlocking::kBalanced && c.prefetch == default_prefetch) fallback = i;
+    if (eligible(c) && c.blocking == cpu::SmallBlocking::kBalanced && c.prefetch == default_prefetch &&
+        c.vectors == vectors) {
+      fallback = i;
+    }
   }
   std::vector<double> const& base = candidates[fallback].seconds;
   std::size_t best = fallback;
   double best_ratio = 1;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     Candidate<T> const& c = candidates[i];
-    if (c.by_m != by_m || i == fallback) continue;
+    if (!eligible(c) || i == fallback) continue;
     std::vector<double> ratios;
     for (std::size_t r = 0; r < c.seconds.size() && r < base.size(); ++r) ratios.push_back(c.seconds[r] / base[r]);
     double const ratio = summarize(ratios).median;
@@ -139,17 +153,18 @@ void tune_precision(char const* dtype, std::vector<std::int64_t> const& sizes, s
       continue;
     }
     std::size_t const square = pick(candidates, false, cpu::default_square_prefetch(s));
-    std::size_t const by_m = pick(candidates, true, cpu::default_by_m_prefetch(s));
+    std::size_t const by_m = pick(candidates, true, cpu::default_by_m_prefetch(s), candidates[square].vectors);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       Candidate<T> const& c = candidates[i];
       double const moved = double(count) * double(s * c.k + c.k * c.n + 2 * s * c.n) * double(sizeof(T));  // C twice
-      std::printf("%-5s %4d %-6s %-9s %3d %-8s %10.3f %8.2f %s\n", dtype, s, c.by_m ? "by_m" : "square",
-                  c.by_m ? "-" : cpu::to_string(c.blocking), c.by_m ? 0 : table->square_block_columns[int(c.blocking)][s],
-                  cpu::to_string(c.prefetch), c.median * 1e3, moved / c.median * 1e-9,
+      std::printf("%-5s %4d %-6s %-9s %3d %-8s %-6s %10.3f %8.2f %s\n", dtype, s, c.by_m ? "by_m" : "square",
+                  c.by_m ? "-" : cpu::to_string(c.blocking),
+                  c.by_m ? 0 : table->square_block_columns[int(c.blocking)][int(c.vectors)][s],
+                  cpu::to_string(c.prefetch), cpu::to_string(c.vectors), c.median * 1e3, moved / c.median * 1e-9,
                   i == square || i == by_m ? "<" : "");
     }
     rows->push_back({cpu::this_cpu_vendor(), table->isa, int(sizeof(T)), s, candidates[square].blocking,
-                     candidates[square].prefetch, candidates[by_m].prefetch});
+                     candidates[square].prefetch, candidates[square].vectors, candidates[by_m].prefetch});
   }
 }
 
@@ -209,8 +224,8 @@ int run_batched_cpu_tune(Options const& o) {
   std::int64_t const bytes = o.bytes > 0 ? o.bytes : (std::int64_t(256) << 20);
   int const reps = o.reps > 0 ? o.reps : 7;
   std::vector<cpu::SmallBlockingRow> rows;
-  std::printf("%-5s %4s %-6s %-9s %3s %-8s %10s %8s   (by_m above %d rows: m x 16 x 8)\n", "dtype", "n", "kernel",
-              "blocking", "nb", "prefetch", "ms median", "GB/s", cpu::kPrefetchMaxRows);
+  std::printf("%-5s %4s %-6s %-9s %3s %-8s %-6s %10s %8s   (by_m above %d rows: m x 16 x 8)\n", "dtype", "n",
+              "kernel", "blocking", "nb", "prefetch", "vectors", "ms median", "GB/s", cpu::kPrefetchMaxRows);
   bool const f64 = o.dtypes.empty() || std::find(o.dtypes.begin(), o.dtypes.end(), Dtype::kF64) != o.dtypes.end();
   bool const f32 = o.dtypes.empty() || std::find(o.dtypes.begin(), o.dtypes.end(), Dtype::kF32) != o.dtypes.end();
   if (f64) tune_precision<double>("f64", sizes, bytes, reps, &rows);

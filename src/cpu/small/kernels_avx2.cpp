@@ -57,11 +57,13 @@ struct Avx2F32 {
   static Reg permute(Reg v) { return _mm256_permute_ps(v, kSelect); }  // within each group of 4
 };
 
-/// AVX2 uses its one vector width for every m.
+/// AVX2 uses its one vector width for every m; kSplit is the same kernel.
 template <class V>
 struct SelectAll {
   template <int M>
   using For = V;
+  template <int M>
+  using Split = V;
   using Packed = V;
 };
 

@@ -171,15 +171,20 @@ struct Avx512VlF32x4 {
 };
 
 /// Vector width by column length: the narrowest vector that holds the column, up to 512 bits.
+/// Split: a 256-bit vector and a narrower one where a 512-bit vector would have lanes to spare.
 struct SelectF64 {
   template <int M>
   using For = std::conditional_t<(M <= 2), Avx512VlF64x2, std::conditional_t<(M <= 4), Avx512VlF64x4, Avx512F64>>;
+  template <int M>
+  using Split = std::conditional_t<(M > 4 && M <= 6), Avx512VlF64x4, For<M>>;
   using Packed = Avx512F64;
 };
 
 struct SelectF32 {
   template <int M>
   using For = std::conditional_t<(M <= 4), Avx512VlF32x4, std::conditional_t<(M <= 8), Avx512VlF32x8, Avx512F32>>;
+  template <int M>
+  using Split = std::conditional_t<(M > 8 && M <= 12), Avx512VlF32x8, For<M>>;
   using Packed = Avx512F32;
 };
 

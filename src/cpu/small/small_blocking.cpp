@@ -28,6 +28,14 @@ char const* to_string(SmallPrefetch prefetch) {
   return "?";
 }
 
+char const* to_string(SmallVectors vectors) {
+  switch (vectors) {
+    case SmallVectors::kWide: return "wide";
+    case SmallVectors::kSplit: return "split";
+  }
+  return "?";
+}
+
 char const* this_cpu_vendor() {
   __builtin_cpu_init();
   if (__builtin_cpu_is("intel")) return "intel";
@@ -59,13 +67,13 @@ std::vector<SmallBlockingRow> parse_small_blocking(std::string_view csv) {
       throw std::invalid_argument("small blocking table line " + std::to_string(number) + ": " + what + " '" + line + "'");
     };
     std::istringstream fields(line);
-    std::string dtype, size, blocking, prefetch, by_m_prefetch, extra;
+    std::string dtype, size, blocking, prefetch, vectors, by_m_prefetch, extra;
     SmallBlockingRow row;
     if (!std::getline(fields, row.cpu, ',') || !std::getline(fields, row.isa, ',') || !std::getline(fields, dtype, ',') ||
         !std::getline(fields, size, ',') || !std::getline(fields, blocking, ',') ||
-        !std::getline(fields, prefetch, ',') || !std::getline(fields, by_m_prefetch, ',') ||
-        std::getline(fields, extra, ',')) {
-      fail("not 7 fields");
+        !std::getline(fields, prefetch, ',') || !std::getline(fields, vectors, ',') ||
+        !std::getline(fields, by_m_prefetch, ',') || std::getline(fields, extra, ',')) {
+      fail("not 8 fields");
     }
     if (row.cpu != "intel" && row.cpu != "amd") fail("unknown cpu");
     if (row.isa != "avx512" && row.isa != "avx2") fail("unknown isa");
@@ -80,6 +88,7 @@ std::vector<SmallBlockingRow> parse_small_blocking(std::string_view csv) {
     if (used != size.size() || row.size < 1 || row.size > kSmallMax) fail("size not in 1..32");
     if (!parse_enum(blocking, kSmallBlockings, &row.blocking)) fail("unknown blocking");
     if (!parse_enum(prefetch, kSmallPrefetches, &row.prefetch)) fail("unknown prefetch");
+    if (!parse_enum(vectors, kSmallVectorChoices, &row.vectors)) fail("unknown vectors");
     if (!parse_enum(by_m_prefetch, kSmallPrefetches, &row.by_m_prefetch)) fail("unknown by_m prefetch");
     for (SmallBlockingRow const& seen : rows) {
       if (seen.cpu == row.cpu && seen.isa == row.isa && seen.element_bytes == row.element_bytes &&
@@ -101,7 +110,8 @@ std::vector<SmallBlockingRow> const& small_blocking_table() {
 
 std::string format_small_blocking_row(SmallBlockingRow const& row) {
   return row.cpu + ',' + row.isa + ',' + (row.element_bytes == 8 ? "f64" : "f32") + ',' + std::to_string(row.size) +
-         ',' + to_string(row.blocking) + ',' + to_string(row.prefetch) + ',' + to_string(row.by_m_prefetch);
+         ',' + to_string(row.blocking) + ',' + to_string(row.prefetch) + ',' + to_string(row.vectors) + ',' +
+         to_string(row.by_m_prefetch);
 }
 
 template <typename T>
@@ -109,8 +119,9 @@ SmallKernelTable<T> with_tuned_blocking(SmallKernelTable<T> table, std::vector<S
                                         std::string_view cpu) {
   for (SmallBlockingRow const& row : rows) {
     if (row.cpu == cpu && row.element_bytes == int(sizeof(T)) && row.isa == table.isa) {
-      table.square[row.size] = table.square_variant[int(row.blocking)][int(row.prefetch)][row.size];
-      table.by_m[row.size] = table.by_m_variant[int(row.by_m_prefetch)][row.size];
+      int const vectors = int(row.vectors);
+      table.square[row.size] = table.square_variant[int(row.blocking)][int(row.prefetch)][vectors][row.size];
+      table.by_m[row.size] = table.by_m_variant[int(row.by_m_prefetch)][vectors][row.size];
     }
   }
   return table;

@@ -15,8 +15,8 @@
 namespace gemmkit::cpu {
 
 /// One row: on a `cpu` ("intel", "amd") with `isa` ("avx512", "avx2"), for element_bytes 8 or 4,
-/// the square kernel of size n x n x n runs `blocking` and `prefetch`, the by_m kernel of n rows
-/// runs `by_m_prefetch`.
+/// the square kernel of size n x n x n runs `blocking`, `prefetch` and `vectors`, the by_m kernel
+/// of n rows runs `vectors` and `by_m_prefetch`.
 struct SmallBlockingRow {
   std::string cpu;
   std::string isa;
@@ -24,22 +24,25 @@ struct SmallBlockingRow {
   int size = 0;
   SmallBlocking blocking = SmallBlocking::kBalanced;
   SmallPrefetch prefetch = SmallPrefetch::kNone;
+  SmallVectors vectors = SmallVectors::kWide;
   SmallPrefetch by_m_prefetch = SmallPrefetch::kNone;
 };
 
-inline constexpr std::string_view kSmallBlockingHeader = "cpu,isa,dtype,n,blocking,prefetch,by_m_prefetch";
+inline constexpr std::string_view kSmallBlockingHeader = "cpu,isa,dtype,n,blocking,prefetch,vectors,by_m_prefetch";
 
 /// "balanced", "widest", "narrow".
 char const* to_string(SmallBlocking blocking);
 /// "none", "next".
 char const* to_string(SmallPrefetch prefetch);
+/// "wide", "split".
+char const* to_string(SmallVectors vectors);
 
 /// The vendor key of this CPU in the table: "intel", "amd", or "other" (no rows: the defaults).
 char const* this_cpu_vendor();
 
 /// The rows of a table (header kSmallBlockingHeader; '#' lines are comments); throws
-/// std::invalid_argument naming the line of a malformed row, an unknown blocking or prefetch, a
-/// size past kSmallMax, or a second row for the same cpu, isa, dtype and size.
+/// std::invalid_argument naming the line of a malformed row, an unknown blocking, prefetch or
+/// vectors, a size past kSmallMax, or a second row for the same cpu, isa, dtype and size.
 std::vector<SmallBlockingRow> parse_small_blocking(std::string_view csv);
 
 /// The committed table: its text, and its rows parsed once.
@@ -50,7 +53,7 @@ std::vector<SmallBlockingRow> const& small_blocking_table();
 std::string format_small_blocking_row(SmallBlockingRow const& row);
 
 /// `table` with square[s] and by_m[s] set to the variants the rows of `cpu` name for its ISA and
-/// precision (sizes without a row keep the defaults: balanced, default_*_prefetch).
+/// precision (sizes without a row keep the defaults: balanced, default_*_prefetch, wide).
 template <typename T>
 SmallKernelTable<T> with_tuned_blocking(SmallKernelTable<T> table, std::vector<SmallBlockingRow> const& rows,
                                         std::string_view cpu);

@@ -36,6 +36,15 @@ inline constexpr int kSmallBlockings = 3;
 enum class SmallPrefetch : int { kNone, kNextProblem };
 inline constexpr int kSmallPrefetches = 2;
 
+/// How a column of m rows is cut into vectors. kWide: as few vectors as the widest width allows, the
+/// last one narrowed to the rows it holds. kSplit, where one wide vector would hold the column with
+/// lanes to spare (AVX-512: f32 9..12 rows, f64 5..6): a half-width vector and a narrower one (f32
+/// 12 rows: 256 + 128 bits, not 512 with 4 lanes idle). CPUs that pay per 256 bits (AMD Zen 4) gain
+/// (f32 11 and 12 in L2: +10..13 %); with two 512-bit FMA ports it doubles the FMAs. Which one a
+/// size runs is data; kSplit exists only where it differs (split_differs).
+enum class SmallVectors : int { kWide, kSplit };
+inline constexpr int kSmallVectorChoices = 2;
+
 /// A by_m kernel with kNextProblem prefetches up to this many rows, and above that while the
 /// problem's A, B and C take at most kPrefetchMaxBytesByM bytes.
 inline constexpr int kPrefetchMaxRows = 24;
@@ -55,16 +64,20 @@ constexpr SmallPrefetch default_by_m_prefetch(int m) {
 template <typename T>
 struct SmallKernelTable {
   char const* isa = "";
-  /// The square kernel a size runs: square_variant[b][p][s] for the blocking b and prefetch p the
-  /// tuning table names.
+  /// The square kernel a size runs: square_variant[b][p][v][s] for the blocking b, prefetch p and
+  /// vectors v the tuning table names.
   SmallGemmFn<T> square[kSmallMax + 1] = {};
-  /// Every blocking and prefetch of every square size (the tuner's and the tests' way in), and the
-  /// columns per block of its first rows (blockings that split alike compile to the same code).
-  SmallGemmFn<T> square_variant[kSmallBlockings][kSmallPrefetches][kSmallMax + 1] = {};
-  int square_block_columns[kSmallBlockings][kSmallMax + 1] = {};
-  /// The run-time n, k kernel an m runs: by_m_variant[p][m] for the prefetch p the table names.
+  /// Every blocking, prefetch and vector cut of every square size (the tuner's and the tests' way
+  /// in), and the columns per block of its first rows (blockings that split alike compile to the
+  /// same code).
+  SmallGemmFn<T> square_variant[kSmallBlockings][kSmallPrefetches][kSmallVectorChoices][kSmallMax + 1] = {};
+  int square_block_columns[kSmallBlockings][kSmallVectorChoices][kSmallMax + 1] = {};
+  /// Whether kSplit cuts a column of s rows differently from kWide (elsewhere both are one kernel).
+  bool split_differs[kSmallMax + 1] = {};
+  /// The run-time n, k kernel an m runs: by_m_variant[p][v][m] for the prefetch p and vectors v the
+  /// table names.
   SmallGemmFn<T> by_m[kSmallMax + 1] = {};
-  SmallGemmFn<T> by_m_variant[kSmallPrefetches][kSmallMax + 1] = {};
+  SmallGemmFn<T> by_m_variant[kSmallPrefetches][kSmallVectorChoices][kSmallMax + 1] = {};
   /// packed[s]: s x s x s problems stored back to back (ld = s, stride = s^2, untransposed), run
   /// as a flat stream that fills whole vectors; nullptr where the square kernel is the one to run.
   SmallGemmFn<T> packed[kSmallMax + 1] = {};

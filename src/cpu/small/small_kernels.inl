@@ -386,34 +386,49 @@ void packed_flat_entry(std::int64_t count, int, int, typename V::T alpha, typena
                                     beta, C + done * kArea, N, kArea);
 }
 
+/// The traits of a column of M rows: Select::For<M>, or Select::Split<M> where kSplit.
+template <bool kSplit, class Select, int M>
+struct ColumnTraits {
+  using type = typename Select::template For<M>;
+};
+template <class Select, int M>
+struct ColumnTraits<true, Select, M> {
+  using type = typename Select::template Split<M>;
+};
+
 /// Fills a table. Select::For<M> is the SIMD traits used for m = M (an ISA may use narrower
-/// vectors for small m, so short columns are whole vectors rather than masked wide ones), and
-/// Select::Packed the traits of the packed kernels.
+/// vectors for small m, so short columns are whole vectors rather than masked wide ones),
+/// Select::Split<M> those of SmallVectors::kSplit, and Select::Packed the traits of the packed
+/// kernels.
 template <class Select, int... S>
 SmallKernelTable<typename Select::Packed::T> make_table(char const* isa, std::integer_sequence<int, S...>) {
   SmallKernelTable<typename Select::Packed::T> table;
   table.isa = isa;
-  auto const fill = [&]<int kBlocking>(std::integer_sequence<int, kBlocking>) {
-    ((table.square_variant[kBlocking][0][S + 1] =
-          &small_gemm_entry<typename Select::template For<S + 1>, S + 1, S + 1, S + 1, kBlocking, 0>),
+  auto const fill = [&]<int kBlocking, int kPrefetch, int kSplit>(std::integer_sequence<int, kBlocking, kPrefetch, kSplit>) {
+    ((table.square_variant[kBlocking][kPrefetch][kSplit][S + 1] =
+          &small_gemm_entry<typename ColumnTraits<kSplit == 1, Select, S + 1>::type, S + 1, S + 1, S + 1, kBlocking,
+                            kPrefetch>),
      ...);
-    ((table.square_variant[kBlocking][1][S + 1] =
-          &small_gemm_entry<typename Select::template For<S + 1>, S + 1, S + 1, S + 1, kBlocking, 1>),
+    ((table.square_block_columns[kBlocking][kSplit][S + 1] =
+          columns_per_block<typename ColumnTraits<kSplit == 1, Select, S + 1>::type, S + 1, kBlocking>(
+              row_vectors<typename ColumnTraits<kSplit == 1, Select, S + 1>::type>(S + 1))),
      ...);
-    ((table.square_block_columns[kBlocking][S + 1] =
-          columns_per_block<typename Select::template For<S + 1>, S + 1, kBlocking>(
-              row_vectors<typename Select::template For<S + 1>>(S + 1))),
-     ...);
+    if constexpr (kBlocking == 0) {
+      ((table.by_m_variant[kPrefetch][kSplit][S + 1] =
+            &small_gemm_entry<typename ColumnTraits<kSplit == 1, Select, S + 1>::type, S + 1, 0, 0, 0, kPrefetch>),
+       ...);
+    }
   };
-  static_assert(kSmallBlockings == 3 && kSmallPrefetches == 2);
-  fill(std::integer_sequence<int, 0>{});
-  fill(std::integer_sequence<int, 1>{});
-  fill(std::integer_sequence<int, 2>{});
-  ((table.by_m_variant[0][S + 1] = &small_gemm_entry<typename Select::template For<S + 1>, S + 1, 0, 0, 0, 0>), ...);
-  ((table.by_m_variant[1][S + 1] = &small_gemm_entry<typename Select::template For<S + 1>, S + 1, 0, 0, 0, 1>), ...);
-  int constexpr kBalanced = int(SmallBlocking::kBalanced);
-  ((table.square[S + 1] = table.square_variant[kBalanced][int(default_square_prefetch(S + 1))][S + 1]), ...);
-  ((table.by_m[S + 1] = table.by_m_variant[int(default_by_m_prefetch(S + 1))][S + 1]), ...);
+  static_assert(kSmallBlockings == 3 && kSmallPrefetches == 2 && kSmallVectorChoices == 2);
+  [&]<int... kCombination>(std::integer_sequence<int, kCombination...>) {
+    (fill(std::integer_sequence<int, kCombination / 4, kCombination / 2 % 2, kCombination % 2>{}), ...);
+  }(std::make_integer_sequence<int, 12>{});
+  ((table.split_differs[S + 1] =
+        Select::template Split<S + 1>::kWidth != Select::template For<S + 1>::kWidth),
+   ...);
+  int constexpr kBalanced = int(SmallBlocking::kBalanced), kWide = int(SmallVectors::kWide);
+  ((table.square[S + 1] = table.square_variant[kBalanced][int(default_square_prefetch(S + 1))][kWide][S + 1]), ...);
+  ((table.by_m[S + 1] = table.by_m_variant[int(default_by_m_prefetch(S + 1))][kWide][S + 1]), ...);
   table.packed[2] = &packed_2x2_entry<typename Select::Packed>;
   return table;
 }

@@ -91,30 +91,51 @@ TYPED_TEST(SmallKernels, SquaresWithScalarsAndPadding) {
   }
 }
 
-/// Every blocking and prefetch the tuner may pick, at every square size, and both prefetches of
-/// the by_m kernels: beta = 0 on a NaN C, and padded, poisoned leading dimensions.
-TYPED_TEST(SmallKernels, EveryBlockingAndPrefetchOfEverySize) {
+/// Every blocking, prefetch and vector cut the tuner may pick, at every square size, and every
+/// prefetch and vector cut of the by_m kernels: beta = 0 on a NaN C, and padded, poisoned leading
+/// dimensions.
+TYPED_TEST(SmallKernels, EveryBlockingPrefetchAndVectorCutOfEverySize) {
   auto const tables = tables_this_cpu_runs<TypeParam>();
   if (tables.empty()) GTEST_SKIP() << "CPU has neither AVX-512 nor AVX2+FMA";
   for (auto const& t : tables) {
     for (int s = 1; s <= cpu::kSmallMax; ++s) {
-      for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
-        std::string const prefetch = cpu::to_string(cpu::SmallPrefetch(p));
-        for (int b = 0; b < cpu::kSmallBlockings; ++b) {
-          std::string const what = t.name + " " + cpu::to_string(cpu::SmallBlocking(b)) + " " + prefetch;
-          auto const kernel = t.table->square_variant[b][p][s];
-          ASSERT_NE(kernel, nullptr) << what << " " << s;
-          EXPECT_TRUE(check_kernel(*t.table, s, s, s, 1.0, 0.0, 0, kernel)) << what;
-          EXPECT_TRUE(check_kernel(*t.table, s, s, s, -0.5, 1.5, 2, kernel)) << what;
+      for (int v = 0; v < cpu::kSmallVectorChoices; ++v) {
+        if (v == int(cpu::SmallVectors::kSplit) && !t.table->split_differs[s]) {
+          EXPECT_EQ(t.table->square_variant[0][0][v][s], t.table->square_variant[0][0][0][s]) << t.name << " " << s;
+          continue;
         }
-        auto const by_m = t.table->by_m_variant[p][s];
-        ASSERT_NE(by_m, nullptr) << t.name << " by_m " << prefetch << " " << s;
-        for (auto const& [n, k] : {std::pair{s, s}, std::pair{3, 29}, std::pair{32, 1}}) {
-          EXPECT_TRUE(check_kernel(*t.table, s, n, k, 1.0, 0.0, 0, by_m)) << t.name << " by_m " << prefetch;
-          EXPECT_TRUE(check_kernel(*t.table, s, n, k, 0.5, -1.0, 3, by_m)) << t.name << " by_m " << prefetch;
+        for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
+          std::string const variant = std::string(cpu::to_string(cpu::SmallPrefetch(p))) + " " +
+                                      cpu::to_string(cpu::SmallVectors(v));
+          for (int b = 0; b < cpu::kSmallBlockings; ++b) {
+            std::string const what = t.name + " " + cpu::to_string(cpu::SmallBlocking(b)) + " " + variant;
+            auto const kernel = t.table->square_variant[b][p][v][s];
+            ASSERT_NE(kernel, nullptr) << what << " " << s;
+            EXPECT_TRUE(check_kernel(*t.table, s, s, s, 1.0, 0.0, 0, kernel)) << what;
+            EXPECT_TRUE(check_kernel(*t.table, s, s, s, -0.5, 1.5, 2, kernel)) << what;
+          }
+          auto const by_m = t.table->by_m_variant[p][v][s];
+          ASSERT_NE(by_m, nullptr) << t.name << " by_m " << variant << " " << s;
+          for (auto const& [n, k] : {std::pair{s, s}, std::pair{3, 29}, std::pair{32, 1}}) {
+            EXPECT_TRUE(check_kernel(*t.table, s, n, k, 1.0, 0.0, 0, by_m)) << t.name << " by_m " << variant;
+            EXPECT_TRUE(check_kernel(*t.table, s, n, k, 0.5, -1.0, 3, by_m)) << t.name << " by_m " << variant;
+          }
         }
       }
     }
+  }
+}
+
+/// The split cut exists where a 512-bit vector would leave lanes idle: f32 9..12 rows, f64 5..6.
+TEST(SmallKernels, SplitVectorsWhereAWideVectorHasLanesToSpare) {
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl") ||
+      !__builtin_cpu_supports("avx512dq")) {
+    GTEST_SKIP() << "no AVX-512";
+  }
+  for (int s = 1; s <= cpu::kSmallMax; ++s) {
+    EXPECT_EQ(cpu::small_kernels_avx512_f64().split_differs[s], s == 5 || s == 6) << s;
+    EXPECT_EQ(cpu::small_kernels_avx512_f32().split_differs[s], s >= 9 && s <= 12) << s;
   }
 }
 
@@ -226,8 +247,8 @@ TYPED_TEST(SmallKernels, StridedRunsWriteOnlyTheirWindows) {
 
 TEST(SmallBlockingTable, ParsesRowsAndRefusesBadOnes) {
   std::string const header = "# comment\n" + std::string(cpu::kSmallBlockingHeader) + "\n";
-  auto const rows =
-      cpu::parse_small_blocking(header + "amd,avx512,f64,20,widest,none,next\nintel,avx2,f32,7,narrow,next,none\n");
+  auto const rows = cpu::parse_small_blocking(header + "amd,avx512,f64,20,widest,none,wide,next\n" +
+                                              "intel,avx2,f32,7,narrow,next,split,none\n");
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].cpu, "amd");
   EXPECT_EQ(rows[0].isa, "avx512");
@@ -235,23 +256,25 @@ TEST(SmallBlockingTable, ParsesRowsAndRefusesBadOnes) {
   EXPECT_EQ(rows[0].size, 20);
   EXPECT_EQ(rows[0].blocking, cpu::SmallBlocking::kWidest);
   EXPECT_EQ(rows[0].prefetch, cpu::SmallPrefetch::kNone);
+  EXPECT_EQ(rows[0].vectors, cpu::SmallVectors::kWide);
   EXPECT_EQ(rows[0].by_m_prefetch, cpu::SmallPrefetch::kNextProblem);
   EXPECT_EQ(rows[1].cpu, "intel");
   EXPECT_EQ(rows[1].element_bytes, 4);
   EXPECT_EQ(rows[1].blocking, cpu::SmallBlocking::kNarrow);
   EXPECT_EQ(rows[1].prefetch, cpu::SmallPrefetch::kNextProblem);
+  EXPECT_EQ(rows[1].vectors, cpu::SmallVectors::kSplit);
   EXPECT_EQ(rows[1].by_m_prefetch, cpu::SmallPrefetch::kNone);
-  EXPECT_EQ(cpu::format_small_blocking_row(rows[0]), "amd,avx512,f64,20,widest,none,next");
-  for (char const* bad : {"amd,avx512,f64,33,widest,none,none\n", "amd,avx512,f64,0,widest,none,none\n",
-                          "amd,avx512,f16,8,widest,none,none\n", "amd,sse,f64,8,widest,none,none\n",
-                          "arm,avx512,f64,8,widest,none,none\n", "amd,avx512,f64,8,wide,none,none\n",
-                          "amd,avx512,f64,8,widest,some,none\n", "amd,avx512,f64,8,widest,none,all\n",
-                          "amd,avx512,f64,8,widest,none\n", "amd,avx512,f64,8,widest,none,none,1\n",
-                          "amd,avx512,f64,8x,widest,none,none\n",
-                          "amd,avx512,f64,8,widest,none,none\namd,avx512,f64,8,narrow,none,none\n"}) {
+  EXPECT_EQ(cpu::format_small_blocking_row(rows[0]), "amd,avx512,f64,20,widest,none,wide,next");
+  for (char const* bad : {"amd,avx512,f64,33,widest,none,wide,none\n", "amd,avx512,f64,0,widest,none,wide,none\n",
+                          "amd,avx512,f16,8,widest,none,wide,none\n", "amd,sse,f64,8,widest,none,wide,none\n",
+                          "arm,avx512,f64,8,widest,none,wide,none\n", "amd,avx512,f64,8,wide,none,wide,none\n",
+                          "amd,avx512,f64,8,widest,some,wide,none\n", "amd,avx512,f64,8,widest,none,wide,all\n",
+                          "amd,avx512,f64,8,widest,none,half,none\n", "amd,avx512,f64,8,widest,none,wide\n",
+                          "amd,avx512,f64,8,widest,none,wide,none,1\n", "amd,avx512,f64,8x,widest,none,wide,none\n",
+                          "amd,avx512,f64,8,widest,none,wide,none\namd,avx512,f64,8,narrow,none,wide,none\n"}) {
     EXPECT_THROW(cpu::parse_small_blocking(header + bad), std::invalid_argument) << bad;
   }
-  EXPECT_THROW(cpu::parse_small_blocking("amd,avx512,f64,8,widest,none,none\n"), std::invalid_argument);  // no header
+  EXPECT_THROW(cpu::parse_small_blocking("amd,avx512,f64,8,widest,none,wide,none\n"), std::invalid_argument);  // no header
   EXPECT_THROW(cpu::parse_small_blocking("isa,dtype,n,blocking\navx512,f64,8,widest\n"), std::invalid_argument);
   EXPECT_NO_THROW(cpu::small_blocking_table());  // the committed table parses
 }
@@ -265,20 +288,28 @@ void check_tuned_blocking_applied() {
   std::string const vendor = cpu::this_cpu_vendor();
   for (int s = 1; s <= cpu::kSmallMax; ++s) {
     cpu::SmallBlockingRow wanted{vendor, table->isa, int(sizeof(T)), s, cpu::SmallBlocking::kBalanced,
-                                 cpu::default_square_prefetch(s), cpu::default_by_m_prefetch(s)};
+                                 cpu::default_square_prefetch(s), cpu::SmallVectors::kWide,
+                                 cpu::default_by_m_prefetch(s)};
     for (cpu::SmallBlockingRow const& row : cpu::small_blocking_table()) {
       if (row.cpu == vendor && row.isa == table->isa && row.element_bytes == int(sizeof(T)) && row.size == s) {
         wanted = row;
       }
     }
-    EXPECT_EQ(table->square[s], table->square_variant[int(wanted.blocking)][int(wanted.prefetch)][s])
+    int const vectors = int(wanted.vectors);
+    EXPECT_EQ(table->square[s], table->square_variant[int(wanted.blocking)][int(wanted.prefetch)][vectors][s])
         << table->isa << " " << s;
-    EXPECT_EQ(table->by_m[s], table->by_m_variant[int(wanted.by_m_prefetch)][s]) << table->isa << " " << s;
+    EXPECT_EQ(table->by_m[s], table->by_m_variant[int(wanted.by_m_prefetch)][vectors][s]) << table->isa << " " << s;
   }
   // A row applies to its own CPU vendor, ISA and precision only.
   cpu::SmallKernelTable<T> const& base = *table;
   auto const row = [&](char const* cpu, std::string const& isa, int bytes, int size) {
-    return cpu::SmallBlockingRow{cpu, isa, bytes, size, cpu::SmallBlocking::kNarrow, cpu::SmallPrefetch::kNextProblem,
+    return cpu::SmallBlockingRow{cpu,
+                                 isa,
+                                 bytes,
+                                 size,
+                                 cpu::SmallBlocking::kNarrow,
+                                 cpu::SmallPrefetch::kNextProblem,
+                                 cpu::SmallVectors::kSplit,
                                  cpu::SmallPrefetch::kNextProblem};
   };
   int const bytes = int(sizeof(T)), other_bytes = sizeof(T) == 8 ? 4 : 8;
@@ -286,8 +317,9 @@ void check_tuned_blocking_applied() {
                                                    row("amd", base.isa, other_bytes, 11), row("intel", base.isa, bytes, 12)};
   cpu::SmallKernelTable<T> const tuned = cpu::with_tuned_blocking(base, rows, "amd");
   int const narrow = int(cpu::SmallBlocking::kNarrow), next = int(cpu::SmallPrefetch::kNextProblem);
-  EXPECT_EQ(tuned.square[9], base.square_variant[narrow][next][9]);
-  EXPECT_EQ(tuned.by_m[9], base.by_m_variant[next][9]);
+  int const split = int(cpu::SmallVectors::kSplit);
+  EXPECT_EQ(tuned.square[9], base.square_variant[narrow][next][split][9]);
+  EXPECT_EQ(tuned.by_m[9], base.by_m_variant[next][split][9]);
   for (int s : {10, 11, 12}) {
     EXPECT_EQ(tuned.square[s], base.square[s]) << s;
     EXPECT_EQ(tuned.by_m[s], base.by_m[s]) << s;
@@ -300,7 +332,7 @@ TEST(SmallBlockingTable, TheKernelTableRunsTheTunedBlockingAndPrefetch) {
 }
 
 /// The defaults (no row for the CPU) are what the kernels ran before the table held prefetches:
-/// balanced, the next problem prefetched from 10 to 24 rows (by_m kernels: from 10 rows).
+/// balanced, the next problem prefetched from 10 to 24 rows (by_m kernels: from 10 rows), wide.
 TEST(SmallBlockingTable, DefaultsWithoutRows) {
   auto const* table = cpu::small_kernels_for_this_cpu<double>();
   if (table == nullptr) GTEST_SKIP() << "CPU has neither AVX-512 nor AVX2+FMA";
@@ -309,8 +341,8 @@ TEST(SmallBlockingTable, DefaultsWithoutRows) {
   int const balanced = int(cpu::SmallBlocking::kBalanced);
   for (int s = 1; s <= cpu::kSmallMax; ++s) {
     int const square_prefetch = s >= 10 && s <= 24 ? 1 : 0;
-    EXPECT_EQ(isa_table->square[s], isa_table->square_variant[balanced][square_prefetch][s]) << s;
-    EXPECT_EQ(isa_table->by_m[s], isa_table->by_m_variant[s >= 10 ? 1 : 0][s]) << s;
+    EXPECT_EQ(isa_table->square[s], isa_table->square_variant[balanced][square_prefetch][0][s]) << s;
+    EXPECT_EQ(isa_table->by_m[s], isa_table->by_m_variant[s >= 10 ? 1 : 0][0][s]) << s;
   }
 }
 
