@@ -168,16 +168,17 @@ void tune_precision(char const* dtype, std::vector<std::int64_t> const& sizes, s
   }
 }
 
-/// The committed table with `tuned` in place of its rows for the same cpu, isa, dtype and size,
-/// the comment block of `cpu` ("# cpu: ..." and its "#   " lines) replaced by `note`.
+/// The committed table with `tuned` in place of its rows for the same cpu, isa, dtype and size.
+/// `note` replaces the comment blocks of `cpu` ("# cpu: ..." and its "#   " lines) when every size
+/// of both precisions was tuned (`whole`), and follows them otherwise.
 std::string merged_table(std::vector<cpu::SmallBlockingRow> const& tuned, std::string const& cpu,
-                         std::string const& note) {
+                         std::string const& note, bool whole) {
   std::istringstream in{std::string(cpu::small_blocking_csv())};
   std::string line, comments;
   bool in_cpu_block = false;
   while (std::getline(in, line) && line.rfind('#', 0) == 0) {
     if (line.rfind("#   ", 0) != 0) in_cpu_block = line.rfind("# " + cpu + ":", 0) == 0;
-    if (!in_cpu_block) comments += line + '\n';
+    if (!in_cpu_block || !whole) comments += line + '\n';
   }
   std::vector<cpu::SmallBlockingRow> rows;
   for (cpu::SmallBlockingRow const& row : cpu::small_blocking_table()) {
@@ -233,11 +234,15 @@ int run_batched_cpu_tune(Options const& o) {
   char date[16] = "";
   std::time_t const now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  std::string const note = "# " + cpu + ": tuned on " + machine.cpu_model + ", commit " + machine.commit + ", " + date +
+  bool const whole = o.n.empty() && o.dtypes.empty();
+  std::string sizes_tuned;
+  for (std::int64_t size : sizes) sizes_tuned += (sizes_tuned.empty() ? "" : " ") + std::to_string(size);
+  std::string const what = whole ? "" : "sizes " + sizes_tuned + " retuned ";
+  std::string const note = "# " + cpu + ": " + what + "on " + machine.cpu_model + ", commit " + machine.commit + ", " + date +
                            " (median of " + std::to_string(reps) + " passes over " + std::to_string(bytes >> 20) +
                            " MiB,\n#   one thread, candidates taking turns; the default kept unless another's median time over it, round\n#   by round, is over " +
                            std::to_string(int(kKeepDefaultWithin * 100)) + " % faster).\n";
-  std::string const table = merged_table(rows, cpu, note);
+  std::string const table = merged_table(rows, cpu, note, whole);
   std::printf("\n%s", table.c_str());
   if (!o.tune_out.empty()) {
     std::ofstream out(o.tune_out);
