@@ -222,8 +222,8 @@ int run_batched_cpu_tune(Options const& o) {
       return 2;
     }
   }
-  std::int64_t const bytes = o.bytes > 0 ? o.bytes : (std::int64_t(256) << 20);
-  int const reps = o.reps > 0 ? o.reps : 7;
+  std::int64_t const bytes = o.bytes > 0 ? o.bytes : (std::int64_t(1) << 30);  // the benchmark's size: 256 MiB picked differently
+  int const reps = o.reps > 0 ? o.reps : 11;
   std::vector<cpu::SmallBlockingRow> rows;
   std::printf("%-5s %4s %-6s %-9s %3s %-8s %-6s %10s %8s   (by_m above %d rows: m x 16 x 8)\n", "dtype", "n",
               "kernel", "blocking", "nb", "prefetch", "vectors", "ms median", "GB/s", cpu::kPrefetchMaxRows);

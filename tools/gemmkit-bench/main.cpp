@@ -98,7 +98,7 @@ void print_usage() {
       "  --beta X                     default 1 (C read and written); 0: C written only\n"
       "  --peers LIST                 libxsmm,openblas,blis,eigen,loop | all | none (default all)\n"
       "  --tune [--tune-out PATH]     time every blocking and prefetch of the small kernels per size 1..32 on\n"
-      "                               one thread (--n, --dtype, --bytes default 256M, --reps default 7) and print\n"
+      "                               one thread (--n, --dtype, --bytes default 1G, --reps default 11) and print\n"
       "                               the table (src/cpu/small/small_blocking.csv) with this CPU vendor's rows\n"
       "                               replaced; --tune-out writes it\n"
       "  --max-pass-ms X              a peer whose pass would last longer runs on rotating windows of the\n"
