@@ -237,7 +237,7 @@ int run_batched_cpu_tune(Options const& o) {
   bool const whole = o.n.empty() && o.dtypes.empty();
   std::string sizes_tuned;
   for (std::int64_t size : sizes) sizes_tuned += (sizes_tuned.empty() ? "" : " ") + std::to_string(size);
-  std::string const what = whole ? "" : "sizes " + sizes_tuned + " retuned ";
+  std::string const what = whole ? "tuned " : "sizes " + sizes_tuned + " retuned ";
   std::string const note = "# " + cpu + ": " + what + "on " + machine.cpu_model + ", commit " + machine.commit + ", " + date +
                            " (median of " + std::to_string(reps) + " passes over " + std::to_string(bytes >> 20) +
                            " MiB,\n#   one thread, candidates taking turns; the default kept unless another's median time over it, round\n#   by round, is over " +
