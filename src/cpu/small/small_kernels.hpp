@@ -93,9 +93,9 @@ SmallKernelTable<float> const& small_kernels_avx512_f32();
 SmallKernelTable<double> const& small_kernels_avx2_f64();
 SmallKernelTable<float> const& small_kernels_avx2_f32();
 
-/// The best table this CPU runs (AVX-512 > AVX2+FMA), with each size's blocking and prefetch from
-/// the tuning table's rows for this CPU's vendor (small_blocking.csv), or nullptr when neither ISA
-/// is supported.
+/// The best table this CPU runs (AVX-512 > AVX2+FMA), with each size's blocking, prefetch and
+/// vector cut from the tuning table's rows for this CPU's vendor (small_blocking.csv), or nullptr
+/// when neither ISA is supported.
 template <typename T>
 SmallKernelTable<T> const* small_kernels_for_this_cpu();
 
