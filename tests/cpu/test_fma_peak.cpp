@@ -5,6 +5,8 @@
 */
 #include "cpu/fma_peak.hpp"
 
+#include "cpu/cpu_features.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -40,10 +42,8 @@ double expected_sum(int chains, int lanes, std::int64_t n) {
 
 TEST(FmaPeak, LoopsComputeWhatIsCounted) {
   using namespace gemmkit::cpu;
-  __builtin_cpu_init();
-  bool const avx512 =
-      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-  bool const avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  bool const avx512 = cpu_has_avx512();
+  bool const avx2 = cpu_has_avx2_fma();
   if (!avx512 && !avx2) GTEST_SKIP() << "this CPU has neither AVX-512 nor AVX2 with FMA";
   for (std::int64_t n : {1, 7, 1000}) {
     if (avx512) {

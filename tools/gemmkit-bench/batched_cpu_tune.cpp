@@ -20,7 +20,6 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -243,17 +242,7 @@ int run_batched_cpu_tune(Options const& o) {
                            " MiB,\n#   one thread, candidates taking turns; the default kept unless another's median time over it, round\n#   by round, is over " +
                            std::to_string(int(kKeepDefaultWithin * 100)) + " % faster).\n";
   std::string const table = merged_table(rows, cpu, note, whole);
-  std::printf("\n%s", table.c_str());
-  if (!o.tune_out.empty()) {
-    std::ofstream out(o.tune_out);
-    out << table;
-    if (!out) {
-      std::fprintf(stderr, "gemmkit-bench: cannot write %s\n", o.tune_out.c_str());
-      return 2;
-    }
-    std::printf("written to %s\n", o.tune_out.c_str());
-  }
-  return 0;
+  return print_and_write_table(table, o.tune_out, table);
 }
 
 }  // namespace gemmkit::bench

@@ -28,6 +28,19 @@
 
 namespace gemmkit::bench {
 
+int print_and_write_table(std::string const& table, std::string const& path, std::string const& text) {
+  std::printf("\n%s", table.c_str());
+  if (path.empty()) return 0;
+  std::ofstream out(path);
+  out << text;
+  if (!out) {
+    std::fprintf(stderr, "gemmkit-bench: cannot write %s\n", path.c_str());
+    return 2;
+  }
+  std::printf("written to %s\n", path.c_str());
+  return 0;
+}
+
 #if GEMMKIT_WITH_CUDA
 
 namespace {
@@ -225,17 +238,9 @@ int run_batched_tune(Options const& o) {
     }
   }
   cudaStreamDestroy(stream);
-  std::printf("\n%s", table.str().c_str());
-  if (!o.tune_out.empty()) {
-    std::string const text = o.n.empty() ? table.str() : merge_tuning_rows(o.tune_out, table.str(), o.n);
-    std::ofstream out(o.tune_out);
-    out << text;
-    if (!out) {
-      std::fprintf(stderr, "gemmkit-bench: cannot write %s\n", o.tune_out.c_str());
-      return 2;
-    }
-    std::printf("written to %s\n", o.tune_out.c_str());
-  }
+  std::string const text =
+      o.tune_out.empty() || o.n.empty() ? table.str() : merge_tuning_rows(o.tune_out, table.str(), o.n);
+  if (int const written = print_and_write_table(table.str(), o.tune_out, text); written != 0) return written;
   return failures == 0 ? 0 : 1;
 }
 

@@ -36,13 +36,6 @@ char const* to_string(SmallVectors vectors) {
   return "?";
 }
 
-char const* this_cpu_vendor() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_is("intel")) return "intel";
-  if (__builtin_cpu_is("amd")) return "amd";
-  return "other";
-}
-
 namespace {
 
 /// The enumerator of E whose name is `name`, or false.

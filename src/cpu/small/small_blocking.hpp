@@ -6,6 +6,7 @@
 */
 #pragma once
 
+#include "cpu/cpu_features.hpp"  // this_cpu_vendor: the key of this CPU's rows ("other": none)
 #include "cpu/small/small_kernels.hpp"
 
 #include <string>
@@ -36,9 +37,6 @@ char const* to_string(SmallBlocking blocking);
 char const* to_string(SmallPrefetch prefetch);
 /// "wide", "split".
 char const* to_string(SmallVectors vectors);
-
-/// The vendor key of this CPU in the table: "intel", "amd", or "other" (no rows: the defaults).
-char const* this_cpu_vendor();
 
 /// The rows of a table (header kSmallBlockingHeader; '#' lines are comments); throws
 /// std::invalid_argument naming the line of a malformed row, an unknown blocking, prefetch or

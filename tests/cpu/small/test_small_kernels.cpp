@@ -4,6 +4,7 @@
     leading dimensions with poisoned padding, beta = 0 with NaN-filled C; strided runs of several
     problems with guards around C.
 */
+#include "cpu/cpu_features.hpp"
 #include "cpu/small/small_blocking.hpp"
 #include "cpu/small/small_kernels.hpp"
 #include "support/gemm_check.hpp"
@@ -29,11 +30,9 @@ struct IsaTable {
 
 template <typename T>
 std::vector<IsaTable<T>> tables_this_cpu_runs() {
-  __builtin_cpu_init();
   std::vector<IsaTable<T>> tables;
-  bool const avx512 =
-      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-  bool const avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  bool const avx512 = cpu::cpu_has_avx512();
+  bool const avx2 = cpu::cpu_has_avx2_fma();
   if constexpr (sizeof(T) == 8) {
     if (avx512) tables.push_back({"avx512", &cpu::small_kernels_avx512_f64()});
     if (avx2) tables.push_back({"avx2", &cpu::small_kernels_avx2_f64()});
@@ -128,11 +127,7 @@ TYPED_TEST(SmallKernels, EveryBlockingPrefetchAndVectorCutOfEverySize) {
 
 /// The split cut exists where a 512-bit vector would leave lanes idle: f32 9..12 rows, f64 5..6.
 TEST(SmallKernels, SplitVectorsWhereAWideVectorHasLanesToSpare) {
-  __builtin_cpu_init();
-  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl") ||
-      !__builtin_cpu_supports("avx512dq")) {
-    GTEST_SKIP() << "no AVX-512";
-  }
+  if (!cpu::cpu_has_avx512()) GTEST_SKIP() << "no AVX-512";
   for (int s = 1; s <= cpu::kSmallMax; ++s) {
     EXPECT_EQ(cpu::small_kernels_avx512_f64().split_differs[s], s == 5 || s == 6) << s;
     EXPECT_EQ(cpu::small_kernels_avx512_f32().split_differs[s], s >= 9 && s <= 12) << s;
