@@ -254,31 +254,36 @@ __device__ __forceinline__ unsigned cluster_rank() {
 }
 
 /// The cluster form's reduction: every block of the cluster computed one K slice of the same tile.
-/// Each block parks its partial accumulators in its own shared memory (the stage ring, drained),
-/// then each block sums, for the accumulators it owns (every cluster-size'th 16-byte pair from its
-/// rank on), the partials of ranks 0, 1, ... in that order, through distributed shared memory: a
-/// fixed order, so the result does not depend on scheduling. Returns the cluster size.
+/// Accumulator pairs (acc[i][j][e], acc[i][j][e + 2]) are numbered u = (i * kFragsN + j) * 2 + e;
+/// block u % S owns pair u of every lane (S = cluster size, a divisor of the pair count). Once
+/// every block of the cluster is done with its stage ring, each block stores the pairs it does not
+/// own into their owner's ring (distributed shared memory: stores do not wait, loads would), then
+/// each owner sums ranks 0 .. S-1 in that order, its own pairs from registers: a fixed order, so
+/// the result does not depend on scheduling. Returns S.
 template <typename Cfg>
 __device__ __forceinline__ int cluster_reduce_partials(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], double* smem) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  static_assert(Cfg::kBM * Cfg::kBN * sizeof(double) <= Cfg::smem_bytes(), "the partial tile must fit the stage ring");
+  static_assert(Cfg::kBM * Cfg::kBN * sizeof(double) <= Cfg::smem_bytes(), "the partial tiles must fit the stage ring");
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   int const owners = int(cluster.num_blocks());
   int const rank = int(cluster.block_rank());
-  // Unit u = (i * kFragsN + j) * 2 + e holds acc[i][j][e] and acc[i][j][e + 2]; a lane's pairs
-  // lie kThreads apart, so a warp's 16-byte accesses are contiguous.
-  double2* parts = reinterpret_cast<double2*>(smem);
-  __syncthreads();  // every warp is done reading the stage ring
+  // The owner's inbox: slot (u / S) * S + source rank for each pair u it owns, a lane's slots
+  // kThreads apart so a warp's 16-byte accesses are contiguous.
+  double2* inbox = reinterpret_cast<double2*>(smem);
+  auto slot = [&](int unit, int source) { return ((unit / owners) * owners + source) * Cfg::kThreads + int(threadIdx.x); };
+  cluster.sync();  // every block of the cluster is done reading its stage ring
 #pragma unroll
   for (int i = 0; i < Cfg::kFragsM; ++i)
 #pragma unroll
     for (int j = 0; j < Cfg::kFragsN; ++j)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        parts[((i * Cfg::kFragsN + j) * 2 + e) * Cfg::kThreads + threadIdx.x] = double2{acc[i][j][e], acc[i][j][e + 2]};
+        int const unit = (i * Cfg::kFragsN + j) * 2 + e;
+        int const owner = unit % owners;
+        if (owner != rank) cluster.map_shared_rank(inbox, owner)[slot(unit, rank)] = double2{acc[i][j][e], acc[i][j][e + 2]};
       }
-  cluster.sync();  // every partial tile of the cluster is in place
+  cluster.sync();  // every partial pair has landed in its owner's inbox
 #pragma unroll
   for (int i = 0; i < Cfg::kFragsM; ++i)
 #pragma unroll
@@ -287,16 +292,15 @@ __device__ __forceinline__ int cluster_reduce_partials(double (&acc)[Cfg::kFrags
       for (int e = 0; e < 2; ++e) {
         int const unit = (i * Cfg::kFragsN + j) * 2 + e;
         if (unit % owners != rank) continue;
-        double2 sum = cluster.map_shared_rank(parts, 0)[unit * Cfg::kThreads + threadIdx.x];
-        for (int r = 1; r < owners; ++r) {
-          double2 const part = cluster.map_shared_rank(parts, r)[unit * Cfg::kThreads + threadIdx.x];
+        double2 sum{0.0, 0.0};
+        for (int source = 0; source < owners; ++source) {
+          double2 const part = source == rank ? double2{acc[i][j][e], acc[i][j][e + 2]} : inbox[slot(unit, source)];
           sum.x += part.x;
           sum.y += part.y;
         }
         acc[i][j][e] = sum.x;
         acc[i][j][e + 2] = sum.y;
       }
-  cluster.sync();  // no block leaves while another still reads its shared memory
   return owners;
 #else
   __trap();  // the cluster form is launched on sm_90 only

@@ -95,7 +95,8 @@ cudaError_t launch_cluster_split(KernelParams<T> const& p, int threads, std::siz
                                  cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t)) {
   GemmProblem shape;
   shape.m = p.m, shape.n = p.n, shape.k = p.k;
-  SplitK const split = plan_cluster_split<Cfg>(shape, current_sm_count());
+  // The kernel's blocks share out 16-byte accumulator pairs (cluster_reduce_partials).
+  SplitK const split = plan_cluster_split<Cfg>(shape, current_sm_count(), Cfg::accumulators_per_thread() / 2);
   if (split.slices <= 1) return launch(p, stream);
   if (cudaError_t e = allow_shared_memory<kKernel>(smem_bytes); e != cudaSuccess) return e;
   std::int64_t const tiles = ((p.m + Cfg::kBM - 1) / Cfg::kBM) * ((p.n + Cfg::kBN - 1) / Cfg::kBN);
