@@ -25,18 +25,18 @@ constexpr int kMinSm = 80;  // the build carries sm_80 and sm_90a machine code
 template <typename T>
 void add_kernel(Registry& registry, std::string id, VariantKind kind, std::string summary,
                 cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t),
-                FunctionVariant::CanImplement can_implement = {}, TileGeometry tiles = {}, int min_sm = kMinSm) {
+                FunctionVariant::CanImplement can_implement = {}, TileGeometry tiles = {}) {
   constexpr Dtype dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
   registry.add(std::make_unique<FunctionVariant>(
-      VariantInfo{std::move(id), dtype, Platform::kCuda, kind, min_sm, std::move(summary), false, tiles},
+      VariantInfo{std::move(id), dtype, Platform::kCuda, kind, kMinSm, std::move(summary), false, tiles},
       std::move(can_implement),
       [launch](GemmArguments const& args, void*, ExecutionContext const& exec) {
         return launch(make_params<T>(args), static_cast<cudaStream_t>(exec.stream)) == cudaSuccess
                    ? GK_SUCCESS
                    : GK_CUDA_ERROR;
       },
-      [min_sm](ExecutionContext const& exec) {
-        return compute_capability(exec.device) >= min_sm ? GK_SUCCESS : GK_NOT_SUPPORTED;
+      [](ExecutionContext const& exec) {
+        return compute_capability(exec.device) >= kMinSm ? GK_SUCCESS : GK_NOT_SUPPORTED;
       }));
 }
 
@@ -48,17 +48,6 @@ void add_dgemm_tensorop(Registry& registry) {
                                      : "FP64 tensor cores (m16n8k16 on sm_90, m8n8k4 on sm_80), cp.async ring",
                      gemm::launch_dgemm_tensorop<Cfg>, gemm::dgemm_tensorop_can_implement<Cfg>,
                      TileGeometry{Cfg::kBM, Cfg::kBN, Cfg::kBlocksPerSm});
-}
-
-/// The cluster form (thread-block clusters and distributed shared memory: sm_90).
-template <typename Cfg>
-void add_dgemm_tensorop_cluster(Registry& registry) {
-  static_assert(gemm::kDgemmClusterSplit<Cfg>, "add the config to kDgemmClusterSplit so its cluster form is built");
-  add_kernel<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_splitk_cluster", VariantKind::kProduction,
-                     "FP64 tensor cores, K split across the blocks of a cluster, partial tiles summed in rank order "
-                     "through distributed shared memory (one launch, no workspace)",
-                     gemm::launch_dgemm_tensorop_cluster<Cfg>, gemm::dgemm_tensorop_can_implement<Cfg>,
-                     TileGeometry{Cfg::kBM, Cfg::kBN, Cfg::kBlocksPerSm}, 90);
 }
 
 template <typename Cfg>
@@ -214,8 +203,6 @@ void register_cuda_variants(Registry& registry) {
   }(std::make_index_sequence<gemm::kSgemmSimtConfigCount>{});
   add_dgemm_tensorop_split_k<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
   add_dgemm_tensorop_split_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
-  add_dgemm_tensorop_cluster<std::tuple_element_t<12, gemm::DgemmTensorOpConfigs>>(registry);  // 32x32x16 s3 b8
-  add_dgemm_tensorop_cluster<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
   add_sgemm_simt_split_k<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);         // 64x64x16 s3 b5
   add_small_batched<double>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<float>(registry, small::SmallKernelFamily::kAuto);

@@ -25,19 +25,6 @@ cudaError_t launch_aligned_or_not(KernelParams<double> const& p, cudaStream_t st
   return wide ? launch_instance<Cfg, kTransA, kTransB, 2>(p, stream) : launch_instance<Cfg, kTransA, kTransB, 1>(p, stream);
 }
 
-template <typename Cfg, bool kTransA, bool kTransB, int kVec>
-cudaError_t launch_cluster_instance(KernelParams<double> const& p, cudaStream_t stream) {
-  return launch_cluster_split<dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec, true>, Cfg>(
-      p, Cfg::kThreads, Cfg::smem_bytes(), stream, launch_instance<Cfg, kTransA, kTransB, kVec>);
-}
-
-template <typename Cfg, bool kTransA, bool kTransB>
-cudaError_t launch_cluster_aligned_or_not(KernelParams<double> const& p, cudaStream_t stream) {
-  bool const wide = vector_aligned(p.A, p.lda, p.stride_a, p.batch) && vector_aligned(p.B, p.ldb, p.stride_b, p.batch);
-  return wide ? launch_cluster_instance<Cfg, kTransA, kTransB, 2>(p, stream)
-              : launch_cluster_instance<Cfg, kTransA, kTransB, 1>(p, stream);
-}
-
 }  // namespace
 
 template <typename Cfg>
@@ -58,22 +45,9 @@ cudaError_t launch_dgemm_tensorop(KernelParams<double> const& p, cudaStream_t st
   return launch_aligned_or_not<Cfg, true, true>(p, stream);
 }
 
-template <typename Cfg>
-cudaError_t launch_dgemm_tensorop_cluster(KernelParams<double> const& p, cudaStream_t stream) {
-  if constexpr (!kDgemmClusterSplit<Cfg>) {
-    return cudaErrorNotSupported;  // not built for this config (dgemm_tensorop.hpp)
-  } else {
-    if (!p.trans_a && !p.trans_b) return launch_cluster_aligned_or_not<Cfg, false, false>(p, stream);
-    if (!p.trans_a && p.trans_b) return launch_cluster_aligned_or_not<Cfg, false, true>(p, stream);
-    if (p.trans_a && !p.trans_b) return launch_cluster_aligned_or_not<Cfg, true, false>(p, stream);
-    return launch_cluster_aligned_or_not<Cfg, true, true>(p, stream);
-  }
-}
-
 using InstanceConfig = std::tuple_element_t<GEMMKIT_DGEMM_CONFIG_INDEX, DgemmTensorOpConfigs>;
 template cudaError_t launch_dgemm_tensorop<InstanceConfig>(KernelParams<double> const&, cudaStream_t);
 template std::size_t dgemm_tensorop_split_k_workspace<InstanceConfig>(GemmProblem const&);
 template cudaError_t launch_dgemm_tensorop_split_k<InstanceConfig>(KernelParams<double> const&, double*, cudaStream_t);
-template cudaError_t launch_dgemm_tensorop_cluster<InstanceConfig>(KernelParams<double> const&, cudaStream_t);
 
 }  // namespace gemmkit::gemm

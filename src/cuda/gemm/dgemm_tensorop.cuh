@@ -19,8 +19,6 @@
 #include "cuda/gemm/tile_order.cuh"
 #include "cuda/kernel_params.hpp"
 
-#include <cooperative_groups.h>
-
 #include <cstdint>
 #include <type_traits>
 
@@ -244,73 +242,9 @@ struct FragmentsK8 {
   }
 };
 
-/// Rank of this block in its thread-block cluster (0 without clusters or before sm_90).
-__device__ __forceinline__ unsigned cluster_rank() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  return cooperative_groups::this_cluster().block_rank();
-#else
-  return 0;
-#endif
-}
-
-/// The cluster form's reduction: every block of the cluster computed one K slice of the same tile.
-/// Accumulator pairs (acc[i][j][e], acc[i][j][e + 2]) are numbered u = (i * kFragsN + j) * 2 + e;
-/// block u % S owns pair u of every lane (S = cluster size, a divisor of the pair count). Once
-/// every block of the cluster is done with its stage ring, each block stores the pairs it does not
-/// own into their owner's ring (distributed shared memory: stores do not wait, loads would), then
-/// each owner sums ranks 0 .. S-1 in that order, its own pairs from registers: a fixed order, so
-/// the result does not depend on scheduling. Returns S.
-template <typename Cfg>
-__device__ __forceinline__ int cluster_reduce_partials(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], double* smem) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  static_assert(Cfg::kBM * Cfg::kBN * sizeof(double) <= Cfg::smem_bytes(), "the partial tiles must fit the stage ring");
-  namespace cg = cooperative_groups;
-  cg::cluster_group cluster = cg::this_cluster();
-  int const owners = int(cluster.num_blocks());
-  int const rank = int(cluster.block_rank());
-  // The owner's inbox: slot (u / S) * S + source rank for each pair u it owns, a lane's slots
-  // kThreads apart so a warp's 16-byte accesses are contiguous.
-  double2* inbox = reinterpret_cast<double2*>(smem);
-  auto slot = [&](int unit, int source) { return ((unit / owners) * owners + source) * Cfg::kThreads + int(threadIdx.x); };
-  cluster.sync();  // every block of the cluster is done reading its stage ring
-#pragma unroll
-  for (int i = 0; i < Cfg::kFragsM; ++i)
-#pragma unroll
-    for (int j = 0; j < Cfg::kFragsN; ++j)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        int const unit = (i * Cfg::kFragsN + j) * 2 + e;
-        int const owner = unit % owners;
-        if (owner != rank) cluster.map_shared_rank(inbox, owner)[slot(unit, rank)] = double2{acc[i][j][e], acc[i][j][e + 2]};
-      }
-  cluster.sync();  // every partial pair has landed in its owner's inbox
-#pragma unroll
-  for (int i = 0; i < Cfg::kFragsM; ++i)
-#pragma unroll
-    for (int j = 0; j < Cfg::kFragsN; ++j)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        int const unit = (i * Cfg::kFragsN + j) * 2 + e;
-        if (unit % owners != rank) continue;
-        double2 sum{0.0, 0.0};
-        for (int source = 0; source < owners; ++source) {
-          double2 const part = source == rank ? double2{acc[i][j][e], acc[i][j][e + 2]} : inbox[slot(unit, source)];
-          sum.x += part.x;
-          sum.y += part.y;
-        }
-        acc[i][j][e] = sum.x;
-        acc[i][j][e + 2] = sum.y;
-      }
-  return owners;
-#else
-  __trap();  // the cluster form is launched on sm_90 only
-  return 1;
-#endif
-}
-
 /// Computes tile (tile_m, tile_n) of problem `batch_index`: the device routine the kernel wrapper
 /// (and later batched and grouped wrappers) maps onto.
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kClusterSplit = false>
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
 __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m, std::int64_t tile_n,
                               std::int64_t batch_index, double* smem) {
   constexpr bool kAK = kTransA;   // A^T in memory is K-contiguous
@@ -541,19 +475,9 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   }
   arch::cp_async_wait<0>();
 
-  // The cluster form: this block holds one K slice's partial tile. Which (i, j, e) of every lane's
-  // accumulators this block sums and stores: all of them, or under a cluster every cluster-size'th
-  // one from its rank on (the 16-byte pairs e, e + 2 stay together).
-  int owner_rank = 0, owners = 1;
-  if constexpr (kClusterSplit) {
-    owners = cluster_reduce_partials<Cfg>(acc, smem);
-    owner_rank = int(cluster_rank());
-  }
-  auto owned = [&](int i, int j, int e) { return !kClusterSplit || ((i * Cfg::kFragsN + j) * 2 + e) % owners == owner_rank; };
-
   // Each lane holds, per A fragment i and B pair p, rows 2g, 2g+1 by columns 4t .. 4t+3 of the
   // 16 x 16 block: the two rows are adjacent in memory, so they store as one 16-byte access.
-  double* C = p.C + (kClusterSplit ? 0 : batch_index * p.stride_c);
+  double* C = p.C + batch_index * p.stride_c;
   // A shifted edge tile stores only rows from m_own and columns from n_own.
   bool const c_pairs_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 2 == 0 && m0 % 2 == 0;
 #pragma unroll
@@ -566,7 +490,7 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
 #pragma unroll
       for (int e = 0; e < 2; ++e) {  // e = 0, 1: row 2g; e + 2: row 2g + 1
         std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, e, j % 2);
-        if (col < n_own || col >= p.n || !owned(i, j, e)) continue;
+        if (col < n_own || col >= p.n) continue;
         double* c = C + row + col * p.ldc;
         if (first_row && second_row && c_pairs_aligned) {
           store_c_pair(p, c, acc[i][j][e], acc[i][j][e + 2]);
@@ -579,7 +503,7 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   }
 }
 
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kClusterSplit = false>
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensorop_kernel(KernelParams<double> const p) {
   static_assert(Cfg::valid());
   extern __shared__ __align__(16) double smem[];
@@ -589,7 +513,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensor
   TileOrder::map(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
   // One problem per grid.z: a loop over the batch here would let the compiler hoist per-tile
   // address math out of it and spill; the launcher splits batches beyond the grid limit.
-  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kClusterSplit>(p, tile_m, tile_n, blockIdx.z, smem);
+  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB>(p, tile_m, tile_n, blockIdx.z, smem);
 }
 
 }  // namespace gemmkit::gemm

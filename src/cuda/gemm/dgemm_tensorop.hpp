@@ -11,7 +11,6 @@
 #include <cuda_runtime.h>
 
 #include <tuple>
-#include <type_traits>
 
 namespace gemmkit::gemm {
 
@@ -50,18 +49,6 @@ template <typename Cfg>
 std::size_t dgemm_tensorop_split_k_workspace(GemmProblem const& problem);
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop_split_k(KernelParams<double> const& params, double* workspace, cudaStream_t stream);
-
-/// The configs built in the cluster form as well (split_k.hpp, plan_cluster_split): the small
-/// tiles, whose partial last waves and short per-block K runs it is for.
-template <typename Cfg>
-inline constexpr bool kDgemmClusterSplit =
-    std::is_same_v<Cfg, std::tuple_element_t<12, DgemmTensorOpConfigs>> ||  // 32x32x16 s3 b8
-    std::is_same_v<Cfg, std::tuple_element_t<20, DgemmTensorOpConfigs>>;    // 64x64x16 s4 b3 k8
-
-/// Cluster form of the same kernel (sm_90): the K slices of a tile run as one thread-block cluster
-/// and sum their partial tiles in rank order through distributed shared memory, in one launch.
-template <typename Cfg>
-cudaError_t launch_dgemm_tensorop_cluster(KernelParams<double> const& params, cudaStream_t stream);
 
 /// True when the grid for this config fits (tiles of one problem index a 31-bit grid.x).
 template <typename Cfg>

@@ -35,43 +35,6 @@ SplitK plan_split_k(GemmProblem const& problem, int sm_count) {
   return SplitK{(problem.k + slice - 1) / slice, slice};
 }
 
-/// Slices of K the cluster form may use: the slices of one tile are one thread-block cluster, and
-/// 8 blocks is the cluster size every sm_90 part guarantees.
-inline constexpr std::int64_t kMaxClusterSlices = 8;
-
-/// How the cluster form divides K: the slices of a tile run as one cluster and sum their partial
-/// tiles through distributed shared memory in rank order, in the same kernel (no workspace, no
-/// second pass). Unlike split-K above it may run several waves: it fills a partial last wave. The
-/// count minimises an estimate of the busiest SM's time: its blocks run in waves of
-/// kBlocksPerSm, each wave as long as (k-tiles per slice + a fixed cost) x its blocks, where fewer
-/// blocks than half of kBlocksPerSm cost as much as that half (a lone block is latency-bound).
-/// A slice keeps at least kMinKTilesPerSlice k-tiles, and the count divides `pair_count` (each
-/// block of the cluster owns as many accumulator pairs). A function of the problem and the SM
-/// count only (deterministic).
-template <typename Cfg>
-SplitK plan_cluster_split(GemmProblem const& problem, int sm_count, int pair_count) {
-  constexpr std::int64_t kMinKTilesPerSlice = 4;
-  constexpr double kFixedKTiles = 2.0;  // prologue, epilogue and the cluster's reduction
-  constexpr std::int64_t kLatencyBlocks = (Cfg::kBlocksPerSm + 1) / 2;
-  std::int64_t const tiles = ((problem.m + Cfg::kBM - 1) / Cfg::kBM) * ((problem.n + Cfg::kBN - 1) / Cfg::kBN);
-  std::int64_t const k_tiles = (problem.k + Cfg::kBK - 1) / Cfg::kBK;
-  std::int64_t const sms = sm_count > 0 ? sm_count : 1;
-  auto estimate = [&](std::int64_t slices) {
-    std::int64_t const per_slice = (k_tiles + slices - 1) / slices;
-    std::int64_t const blocks = (tiles * slices + sms - 1) / sms;  // on the busiest SM
-    std::int64_t const full_waves = blocks / Cfg::kBlocksPerSm, last = blocks % Cfg::kBlocksPerSm;
-    double const wave_blocks = double(full_waves * Cfg::kBlocksPerSm) + (last > 0 ? double(std::max(last, kLatencyBlocks)) : 0.0);
-    return (double(per_slice) + kFixedKTiles) * std::max(wave_blocks, double(kLatencyBlocks));
-  };
-  std::int64_t best = 1;
-  for (std::int64_t slices = 2; slices <= kMaxClusterSlices && k_tiles / slices >= kMinKTilesPerSlice; ++slices) {
-    if (pair_count % slices != 0) continue;
-    if (estimate(slices) < 0.97 * estimate(best)) best = slices;  // a split must win clearly
-  }
-  std::int64_t const slice = ((k_tiles + best - 1) / best) * Cfg::kBK;
-  return SplitK{(problem.k + slice - 1) / slice, slice};
-}
-
 /// SM count of the current device, read once per device.
 int current_sm_count();
 

@@ -15,11 +15,12 @@
 
 namespace gemmkit::gemm {
 
-/// Opts kKernel in to `smem_bytes` of dynamic shared memory on the current device (over 48 KB needs
-/// it; per device and per kernel, the devices done remembered per instance).
-
-template <auto kKernel>
-cudaError_t allow_shared_memory(std::size_t smem_bytes) {
+/// Launches kKernel over `tiles` blocks per problem (TileOrder maps blockIdx.x) and the batch in
+/// grid.z. Opting in to more than 48 KB of shared memory is per device and per kernel; the
+/// devices done are remembered per instance.
+template <auto kKernel, typename T>
+cudaError_t launch_tiles(KernelParams<T> const& p, std::int64_t tiles, int threads, std::size_t smem_bytes,
+                         cudaStream_t stream) {
   static std::atomic<std::uint64_t> configured_devices{0};
   int device = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
@@ -31,15 +32,6 @@ cudaError_t allow_shared_memory(std::size_t smem_bytes) {
     }
     configured_devices.fetch_or(bit, std::memory_order_relaxed);
   }
-  return cudaSuccess;
-}
-
-/// Launches kKernel over `tiles` blocks per problem (TileOrder maps blockIdx.x) and the batch in
-/// grid.z.
-template <auto kKernel, typename T>
-cudaError_t launch_tiles(KernelParams<T> const& p, std::int64_t tiles, int threads, std::size_t smem_bytes,
-                         cudaStream_t stream) {
-  if (cudaError_t e = allow_shared_memory<kKernel>(smem_bytes); e != cudaSuccess) return e;
   constexpr std::int64_t kMaxGridZ = 65535;
   for (std::int64_t first = 0; first < p.batch; first += kMaxGridZ) {
     KernelParams<T> part = p;
@@ -82,45 +74,6 @@ cudaError_t launch_split_k(KernelParams<T> const& p, T* workspace, cudaStream_t 
         e != cudaSuccess) {
       return e;
     }
-  }
-  return cudaSuccess;
-}
-
-/// The cluster form of a tiled kernel (plan_cluster_split): per batch entry, one launch of
-/// tiles x slices blocks whose slices of a tile form one cluster (grid.z = slice = cluster rank);
-/// the kernel sums the slices through distributed shared memory and stores C itself. Without a
-/// split it is `launch`, the plain kernel. sm_90 and later.
-template <auto kKernel, typename Cfg, typename T>
-cudaError_t launch_cluster_split(KernelParams<T> const& p, int threads, std::size_t smem_bytes, cudaStream_t stream,
-                                 cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t)) {
-  GemmProblem shape;
-  shape.m = p.m, shape.n = p.n, shape.k = p.k;
-  // The kernel's blocks share out 16-byte accumulator pairs (cluster_reduce_partials).
-  SplitK const split = plan_cluster_split<Cfg>(shape, current_sm_count(), Cfg::accumulators_per_thread() / 2);
-  if (split.slices <= 1) return launch(p, stream);
-  if (cudaError_t e = allow_shared_memory<kKernel>(smem_bytes); e != cudaSuccess) return e;
-  std::int64_t const tiles = ((p.m + Cfg::kBM - 1) / Cfg::kBM) * ((p.n + Cfg::kBN - 1) / Cfg::kBN);
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = 1;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = unsigned(split.slices);
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(unsigned(tiles), 1, unsigned(split.slices));
-  config.blockDim = dim3(unsigned(threads));
-  config.dynamicSmemBytes = smem_bytes;
-  config.stream = stream;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  for (std::int64_t b = 0; b < p.batch; ++b) {
-    KernelParams<T> slices = p;
-    slices.A += b * p.stride_a;
-    slices.B += b * p.stride_b;
-    slices.C += b * p.stride_c;
-    slices.batch = split.slices;
-    slices.stride_a = slices.stride_b = slices.stride_c = 0;  // every slice reads the same A and B
-    slices.split_k_slice = split.slice;
-    if (cudaError_t e = cudaLaunchKernelEx(&config, kKernel, slices); e != cudaSuccess) return e;
   }
   return cudaSuccess;
 }
