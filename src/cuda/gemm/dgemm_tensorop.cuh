@@ -19,6 +19,8 @@
 #include "cuda/gemm/tile_order.cuh"
 #include "cuda/kernel_params.hpp"
 
+#include <cuda/atomic>
+
 #include <cstdint>
 #include <type_traits>
 
@@ -244,7 +246,26 @@ struct FragmentsK8 {
 
 /// Computes tile (tile_m, tile_n) of problem `batch_index`: the device routine the kernel wrapper
 /// (and later batched and grouped wrappers) maps onto.
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
+/// Serial split-K (kSerialSplit): the block of slice z of a tile waits until the tile's turn counter
+/// reads z, adds its partial tile into C (slice 0 applies beta, the others add to what is there),
+/// and passes the turn on; the last slice sets it back to 0 for the next call. The slices reach C
+/// in the same order on every run, so the result is deterministic; the launcher keeps tiles x
+/// slices within one wave, so every slice a block waits for is resident.
+__device__ __forceinline__ void wait_for_turn(unsigned* turn, unsigned slice) {
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*turn);
+    while (counter.load(cuda::memory_order_acquire) != slice) __nanosleep(64);
+  }
+  __syncthreads();
+}
+
+__device__ __forceinline__ void pass_turn(unsigned* turn, unsigned next) {
+  __threadfence();  // this thread's stores to C before the turn moves on
+  __syncthreads();
+  if (threadIdx.x == 0) cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*turn).store(next, cuda::memory_order_release);
+}
+
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kSerialSplit = false>
 __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m, std::int64_t tile_n,
                               std::int64_t batch_index, double* smem) {
   constexpr bool kAK = kTransA;   // A^T in memory is K-contiguous
@@ -475,6 +496,12 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   }
   arch::cp_async_wait<0>();
 
+  unsigned* const turn = kSerialSplit ? p.split_k_turns + tile_m + tile_n * ((p.m + Cfg::kBM - 1) / Cfg::kBM) : nullptr;
+  bool const accumulate = kSerialSplit && batch_index > 0;  // batch_index is the slice here
+  if constexpr (kSerialSplit) {
+    if (accumulate) wait_for_turn(turn, unsigned(batch_index));
+  }
+
   // Each lane holds, per A fragment i and B pair p, rows 2g, 2g+1 by columns 4t .. 4t+3 of the
   // 16 x 16 block: the two rows are adjacent in memory, so they store as one 16-byte access.
   double* C = p.C + batch_index * p.stride_c;
@@ -492,7 +519,14 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
         std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, e, j % 2);
         if (col < n_own || col >= p.n) continue;
         double* c = C + row + col * p.ldc;
-        if (first_row && second_row && c_pairs_aligned) {
+        if (accumulate) {
+          if (first_row && second_row && c_pairs_aligned) {
+            accumulate_c_pair(p, c, acc[i][j][e], acc[i][j][e + 2]);
+          } else {
+            if (first_row) accumulate_c(p, c, acc[i][j][e]);
+            if (second_row) accumulate_c(p, c + 1, acc[i][j][e + 2]);
+          }
+        } else if (first_row && second_row && c_pairs_aligned) {
           store_c_pair(p, c, acc[i][j][e], acc[i][j][e + 2]);
         } else {
           if (first_row) store_c(p, c, acc[i][j][e]);
@@ -501,9 +535,12 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
       }
     }
   }
+  if constexpr (kSerialSplit) {
+    pass_turn(turn, batch_index + 1 == gridDim.z ? 0u : unsigned(batch_index + 1));
+  }
 }
 
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kSerialSplit = false>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensorop_kernel(KernelParams<double> const p) {
   static_assert(Cfg::valid());
   extern __shared__ __align__(16) double smem[];
@@ -513,7 +550,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensor
   TileOrder::map(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
   // One problem per grid.z: a loop over the batch here would let the compiler hoist per-tile
   // address math out of it and spill; the launcher splits batches beyond the grid limit.
-  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB>(p, tile_m, tile_n, blockIdx.z, smem);
+  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kSerialSplit>(p, tile_m, tile_n, blockIdx.z, smem);
 }
 
 }  // namespace gemmkit::gemm
