@@ -251,16 +251,19 @@ struct FragmentsK8 {
 /// and passes the turn on; the last slice sets it back to 0 for the next call. The slices reach C
 /// in the same order on every run, so the result is deterministic; the launcher keeps tiles x
 /// slices within one wave, so every slice a block waits for is resident.
+/// One thread polls with acquire loads; the barrier then orders the whole block after it.
 __device__ __forceinline__ void wait_for_turn(unsigned* turn, unsigned slice) {
   if (threadIdx.x == 0) {
     cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*turn);
-    while (counter.load(cuda::memory_order_acquire) != slice) __nanosleep(64);
+    while (counter.load(cuda::memory_order_acquire) != slice) {
+    }
   }
   __syncthreads();
 }
 
+/// The barrier puts every thread's stores to C before thread 0's release (release is cumulative
+/// in the PTX memory model), so one fence serves the block.
 __device__ __forceinline__ void pass_turn(unsigned* turn, unsigned next) {
-  __threadfence();  // this thread's stores to C before the turn moves on
   __syncthreads();
   if (threadIdx.x == 0) cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*turn).store(next, cuda::memory_order_release);
 }
