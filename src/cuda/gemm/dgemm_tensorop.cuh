@@ -510,33 +510,57 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   double* C = p.C + batch_index * p.stride_c;
   // A shifted edge tile stores only rows from m_own and columns from n_own.
   bool const c_pairs_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 2 == 0 && m0 % 2 == 0;
+  // Calls f(c, first, second, pair, rows_in) for every element pair this lane stores: c its
+  // address, first/second its accumulators (rows 2g and 2g + 1), pair whether both rows are in and
+  // one 16-byte access, rows_in which rows are in.
+  auto for_each_output = [&](auto&& f) {
 #pragma unroll
-  for (int i = 0; i < Cfg::kFragsM; ++i) {
-    std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 0);
-    bool const first_row = row >= m_own && row < p.m;
-    bool const second_row = row + 1 >= m_own && row + 1 < p.m;
+    for (int i = 0; i < Cfg::kFragsM; ++i) {
+      std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 0);
+      bool const first_row = row >= m_own && row < p.m;
+      bool const second_row = row + 1 >= m_own && row + 1 < p.m;
 #pragma unroll
-    for (int j = 0; j < Cfg::kFragsN; ++j) {
+      for (int j = 0; j < Cfg::kFragsN; ++j) {
 #pragma unroll
-      for (int e = 0; e < 2; ++e) {  // e = 0, 1: row 2g; e + 2: row 2g + 1
-        std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, e, j % 2);
-        if (col < n_own || col >= p.n) continue;
-        double* c = C + row + col * p.ldc;
-        if (accumulate) {
-          if (first_row && second_row && c_pairs_aligned) {
-            accumulate_c_pair(p, c, acc[i][j][e], acc[i][j][e + 2]);
-          } else {
-            if (first_row) accumulate_c(p, c, acc[i][j][e]);
-            if (second_row) accumulate_c(p, c + 1, acc[i][j][e + 2]);
-          }
-        } else if (first_row && second_row && c_pairs_aligned) {
-          store_c_pair(p, c, acc[i][j][e], acc[i][j][e + 2]);
-        } else {
-          if (first_row) store_c(p, c, acc[i][j][e]);
-          if (second_row) store_c(p, c + 1, acc[i][j][e + 2]);
+        for (int e = 0; e < 2; ++e) {  // e = 0, 1: row 2g; e + 2: row 2g + 1
+          std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, e, j % 2);
+          if (col < n_own || col >= p.n) continue;
+          f(C + row + col * p.ldc, acc[i][j][e], acc[i][j][e + 2], first_row && second_row && c_pairs_aligned,
+            first_row, second_row);
         }
       }
     }
+  };
+  if (accumulate) {
+    // Every load of what the earlier slices left comes before any store: interleaved, each store
+    // could alias the next load, and every element would wait a full round trip to L2.
+    for_each_output([&](double* c, double& first, double& second, bool pair, bool first_in, bool second_in) {
+      if (pair) {
+        double2 const old = __ldcg(reinterpret_cast<double2 const*>(c));
+        first = p.alpha * first + old.x;
+        second = p.alpha * second + old.y;
+      } else {
+        if (first_in) first = p.alpha * first + __ldcg(c);
+        if (second_in) second = p.alpha * second + __ldcg(c + 1);
+      }
+    });
+    for_each_output([&](double* c, double& first, double& second, bool pair, bool first_in, bool second_in) {
+      if (pair) {
+        *reinterpret_cast<double2*>(c) = double2{first, second};
+      } else {
+        if (first_in) *c = first;
+        if (second_in) c[1] = second;
+      }
+    });
+  } else {
+    for_each_output([&](double* c, double& first, double& second, bool pair, bool first_in, bool second_in) {
+      if (pair) {
+        store_c_pair(p, c, first, second);
+      } else {
+        if (first_in) store_c(p, c, first);
+        if (second_in) store_c(p, c + 1, second);
+      }
+    });
   }
   if constexpr (kSerialSplit) {
     pass_turn(turn, batch_index + 1 == gridDim.z ? 0u : unsigned(batch_index + 1));

@@ -24,19 +24,6 @@ __device__ __forceinline__ void store_c_pair(KernelParams<double> const& p, doub
   *reinterpret_cast<double2*>(c) = out;
 }
 
-/// Serial split-K's later slices: C += alpha*acc, C read through L2 (an earlier slice on another SM
-/// wrote it; this SM's L1 may hold an older copy of the line).
-__device__ __forceinline__ void accumulate_c(KernelParams<double> const& p, double* c, double acc) {
-  *c = p.alpha * acc + __ldcg(c);
-}
-
-/// The same for two vertically adjacent elements at a 16-byte aligned address.
-__device__ __forceinline__ void accumulate_c_pair(KernelParams<double> const& p, double* c, double first,
-                                                  double second) {
-  double2 const old = __ldcg(reinterpret_cast<double2 const*>(c));
-  *reinterpret_cast<double2*>(c) = double2{p.alpha * first + old.x, p.alpha * second + old.y};
-}
-
 /// The same for four vertically adjacent floats of column-major C at a 16-byte aligned address.
 __device__ __forceinline__ void store_c_quad(KernelParams<float> const& p, float* c, float x, float y, float z,
                                              float w) {
