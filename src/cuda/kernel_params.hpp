@@ -27,9 +27,6 @@ struct KernelParams {
   /// Split-K: when > 0, grid.z indexes K slices of this many elements instead of the batch; slice
   /// z writes alpha-free partial sums to C + z*stride_c (a workspace), reduced by a second kernel.
   std::int64_t split_k_slice = 0;
-  /// Serial split-K: one turn counter per tile of C (zero before the launch); slice z of a tile
-  /// waits for turn z, adds its alpha-scaled partial sums into C itself and passes the turn on.
-  unsigned* split_k_turns = nullptr;
 };
 
 template <typename T>
@@ -43,7 +40,7 @@ KernelParams<T> make_params(GemmArguments const& args) {
                    p.stride_b,   static_cast<T*>(args.C),
                    p.ldc,        p.stride_c,
                    p.batch,      is_transposed(p.trans_a),
-                   is_transposed(p.trans_b), 0, nullptr};
+                   is_transposed(p.trans_b), 0};
 }
 
 /// Rows (x) and columns (y) of tiles and the batch (z) each wrapper walks with grid strides, so

@@ -89,16 +89,6 @@ void add_dgemm_tensorop_split_k(Registry& registry) {
 }
 
 template <typename Cfg>
-void add_dgemm_tensorop_serial_split_k(Registry& registry) {
-  static_assert(gemm::kDgemmSerialSplit<Cfg>, "add the config to kDgemmSerialSplit so its serial form is built");
-  add_split_k<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_splitk_serial",
-                      "FP64 tensor cores, K split across blocks that add into C in slice order (one pass, "
-                      "deterministic)",
-                      gemm::dgemm_tensorop_can_implement<Cfg>, gemm::launch_dgemm_tensorop_serial_split_k<Cfg>,
-                      gemm::dgemm_tensorop_serial_split_k_workspace<Cfg>);
-}
-
-template <typename Cfg>
 void add_sgemm_simt_split_k(Registry& registry) {
   add_split_k<float>(registry, "sgemm_simt_" + Cfg::name() + "_splitk",
                      "FP32 FFMA, K split across blocks, deterministic two-pass reduction",
@@ -213,8 +203,6 @@ void register_cuda_variants(Registry& registry) {
   }(std::make_index_sequence<gemm::kSgemmSimtConfigCount>{});
   add_dgemm_tensorop_split_k<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
   add_dgemm_tensorop_split_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
-  add_dgemm_tensorop_serial_split_k<std::tuple_element_t<12, gemm::DgemmTensorOpConfigs>>(registry);  // 32x32x16 s3 b8
-  add_dgemm_tensorop_serial_split_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
   add_sgemm_simt_split_k<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);         // 64x64x16 s3 b5
   add_small_batched<double>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<float>(registry, small::SmallKernelFamily::kAuto);

@@ -25,38 +25,7 @@ cudaError_t launch_aligned_or_not(KernelParams<double> const& p, cudaStream_t st
   return wide ? launch_instance<Cfg, kTransA, kTransB, 2>(p, stream) : launch_instance<Cfg, kTransA, kTransB, 1>(p, stream);
 }
 
-template <typename Cfg, bool kTransA, bool kTransB, int kVec>
-cudaError_t launch_serial_instance(KernelParams<double> const& p, unsigned* turns, cudaStream_t stream) {
-  return launch_serial_split_k<dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec, true>, Cfg>(
-      p, turns, Cfg::kThreads, Cfg::smem_bytes(), stream, launch_instance<Cfg, kTransA, kTransB, kVec>);
-}
-
-template <typename Cfg, bool kTransA, bool kTransB>
-cudaError_t launch_serial_aligned_or_not(KernelParams<double> const& p, unsigned* turns, cudaStream_t stream) {
-  bool const wide = vector_aligned(p.A, p.lda, p.stride_a, p.batch) && vector_aligned(p.B, p.ldb, p.stride_b, p.batch);
-  return wide ? launch_serial_instance<Cfg, kTransA, kTransB, 2>(p, turns, stream)
-              : launch_serial_instance<Cfg, kTransA, kTransB, 1>(p, turns, stream);
-}
-
 }  // namespace
-
-template <typename Cfg>
-std::size_t dgemm_tensorop_serial_split_k_workspace(GemmProblem const& problem) {
-  return serial_split_k_workspace_bytes<Cfg>(problem);
-}
-
-template <typename Cfg>
-cudaError_t launch_dgemm_tensorop_serial_split_k(KernelParams<double> const& p, double* workspace, cudaStream_t stream) {
-  if constexpr (!kDgemmSerialSplit<Cfg>) {
-    return cudaErrorNotSupported;  // not built for this config (dgemm_tensorop.hpp)
-  } else {
-    auto* const turns = reinterpret_cast<unsigned*>(workspace);  // the workspace holds turn counters here
-    if (!p.trans_a && !p.trans_b) return launch_serial_aligned_or_not<Cfg, false, false>(p, turns, stream);
-    if (!p.trans_a && p.trans_b) return launch_serial_aligned_or_not<Cfg, false, true>(p, turns, stream);
-    if (p.trans_a && !p.trans_b) return launch_serial_aligned_or_not<Cfg, true, false>(p, turns, stream);
-    return launch_serial_aligned_or_not<Cfg, true, true>(p, turns, stream);
-  }
-}
 
 template <typename Cfg>
 std::size_t dgemm_tensorop_split_k_workspace(GemmProblem const& problem) {
@@ -80,8 +49,5 @@ using InstanceConfig = std::tuple_element_t<GEMMKIT_DGEMM_CONFIG_INDEX, DgemmTen
 template cudaError_t launch_dgemm_tensorop<InstanceConfig>(KernelParams<double> const&, cudaStream_t);
 template std::size_t dgemm_tensorop_split_k_workspace<InstanceConfig>(GemmProblem const&);
 template cudaError_t launch_dgemm_tensorop_split_k<InstanceConfig>(KernelParams<double> const&, double*, cudaStream_t);
-template std::size_t dgemm_tensorop_serial_split_k_workspace<InstanceConfig>(GemmProblem const&);
-template cudaError_t launch_dgemm_tensorop_serial_split_k<InstanceConfig>(KernelParams<double> const&, double*,
-                                                                          cudaStream_t);
 
 }  // namespace gemmkit::gemm

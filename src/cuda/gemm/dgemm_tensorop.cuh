@@ -19,8 +19,6 @@
 #include "cuda/gemm/tile_order.cuh"
 #include "cuda/kernel_params.hpp"
 
-#include <cuda/atomic>
-
 #include <cstdint>
 #include <type_traits>
 
@@ -246,29 +244,7 @@ struct FragmentsK8 {
 
 /// Computes tile (tile_m, tile_n) of problem `batch_index`: the device routine the kernel wrapper
 /// (and later batched and grouped wrappers) maps onto.
-/// Serial split-K (kSerialSplit): the block of slice z of a tile waits until the tile's turn counter
-/// reads z, adds its partial tile into C (slice 0 applies beta, the others add to what is there),
-/// and passes the turn on; the last slice sets it back to 0 for the next call. The slices reach C
-/// in the same order on every run, so the result is deterministic; the launcher keeps tiles x
-/// slices within one wave, so every slice a block waits for is resident.
-/// One thread polls with acquire loads; the barrier then orders the whole block after it.
-__device__ __forceinline__ void wait_for_turn(unsigned* turn, unsigned slice) {
-  if (threadIdx.x == 0) {
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*turn);
-    while (counter.load(cuda::memory_order_acquire) != slice) {
-    }
-  }
-  __syncthreads();
-}
-
-/// The barrier puts every thread's stores to C before thread 0's release (release is cumulative
-/// in the PTX memory model), so one fence serves the block.
-__device__ __forceinline__ void pass_turn(unsigned* turn, unsigned next) {
-  __syncthreads();
-  if (threadIdx.x == 0) cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*turn).store(next, cuda::memory_order_release);
-}
-
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kSerialSplit = false>
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
 __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m, std::int64_t tile_n,
                               std::int64_t batch_index, double* smem) {
   constexpr bool kAK = kTransA;   // A^T in memory is K-contiguous
@@ -499,75 +475,35 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   }
   arch::cp_async_wait<0>();
 
-  unsigned* const turn = kSerialSplit ? p.split_k_turns + tile_m + tile_n * ((p.m + Cfg::kBM - 1) / Cfg::kBM) : nullptr;
-  bool const accumulate = kSerialSplit && batch_index > 0;  // batch_index is the slice here
-  if constexpr (kSerialSplit) {
-    if (accumulate) wait_for_turn(turn, unsigned(batch_index));
-  }
-
   // Each lane holds, per A fragment i and B pair p, rows 2g, 2g+1 by columns 4t .. 4t+3 of the
   // 16 x 16 block: the two rows are adjacent in memory, so they store as one 16-byte access.
   double* C = p.C + batch_index * p.stride_c;
   // A shifted edge tile stores only rows from m_own and columns from n_own.
   bool const c_pairs_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 2 == 0 && m0 % 2 == 0;
-  // Calls f(c, first, second, pair, rows_in) for every element pair this lane stores: c its
-  // address, first/second its accumulators (rows 2g and 2g + 1), pair whether both rows are in and
-  // one 16-byte access, rows_in which rows are in.
-  auto for_each_output = [&](auto&& f) {
 #pragma unroll
-    for (int i = 0; i < Cfg::kFragsM; ++i) {
-      std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 0);
-      bool const first_row = row >= m_own && row < p.m;
-      bool const second_row = row + 1 >= m_own && row + 1 < p.m;
+  for (int i = 0; i < Cfg::kFragsM; ++i) {
+    std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 0);
+    bool const first_row = row >= m_own && row < p.m;
+    bool const second_row = row + 1 >= m_own && row + 1 < p.m;
 #pragma unroll
-      for (int j = 0; j < Cfg::kFragsN; ++j) {
+    for (int j = 0; j < Cfg::kFragsN; ++j) {
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {  // e = 0, 1: row 2g; e + 2: row 2g + 1
-          std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, e, j % 2);
-          if (col < n_own || col >= p.n) continue;
-          f(C + row + col * p.ldc, acc[i][j][e], acc[i][j][e + 2], first_row && second_row && c_pairs_aligned,
-            first_row, second_row);
+      for (int e = 0; e < 2; ++e) {  // e = 0, 1: row 2g; e + 2: row 2g + 1
+        std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, e, j % 2);
+        if (col < n_own || col >= p.n) continue;
+        double* c = C + row + col * p.ldc;
+        if (first_row && second_row && c_pairs_aligned) {
+          store_c_pair(p, c, acc[i][j][e], acc[i][j][e + 2]);
+        } else {
+          if (first_row) store_c(p, c, acc[i][j][e]);
+          if (second_row) store_c(p, c + 1, acc[i][j][e + 2]);
         }
       }
     }
-  };
-  if (accumulate) {
-    // Every load of what the earlier slices left comes before any store: interleaved, each store
-    // could alias the next load, and every element would wait a full round trip to L2.
-    for_each_output([&](double* c, double& first, double& second, bool pair, bool first_in, bool second_in) {
-      if (pair) {
-        double2 const old = __ldcg(reinterpret_cast<double2 const*>(c));
-        first = p.alpha * first + old.x;
-        second = p.alpha * second + old.y;
-      } else {
-        if (first_in) first = p.alpha * first + __ldcg(c);
-        if (second_in) second = p.alpha * second + __ldcg(c + 1);
-      }
-    });
-    for_each_output([&](double* c, double& first, double& second, bool pair, bool first_in, bool second_in) {
-      if (pair) {
-        *reinterpret_cast<double2*>(c) = double2{first, second};
-      } else {
-        if (first_in) *c = first;
-        if (second_in) c[1] = second;
-      }
-    });
-  } else {
-    for_each_output([&](double* c, double& first, double& second, bool pair, bool first_in, bool second_in) {
-      if (pair) {
-        store_c_pair(p, c, first, second);
-      } else {
-        if (first_in) store_c(p, c, first);
-        if (second_in) store_c(p, c + 1, second);
-      }
-    });
-  }
-  if constexpr (kSerialSplit) {
-    pass_turn(turn, batch_index + 1 == gridDim.z ? 0u : unsigned(batch_index + 1));
   }
 }
 
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kSerialSplit = false>
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensorop_kernel(KernelParams<double> const p) {
   static_assert(Cfg::valid());
   extern __shared__ __align__(16) double smem[];
@@ -577,7 +513,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensor
   TileOrder::map(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
   // One problem per grid.z: a loop over the batch here would let the compiler hoist per-tile
   // address math out of it and spill; the launcher splits batches beyond the grid limit.
-  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kSerialSplit>(p, tile_m, tile_n, blockIdx.z, smem);
+  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB>(p, tile_m, tile_n, blockIdx.z, smem);
 }
 
 }  // namespace gemmkit::gemm

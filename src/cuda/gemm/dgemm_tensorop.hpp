@@ -11,7 +11,6 @@
 #include <cuda_runtime.h>
 
 #include <tuple>
-#include <type_traits>
 
 namespace gemmkit::gemm {
 
@@ -50,20 +49,6 @@ template <typename Cfg>
 std::size_t dgemm_tensorop_split_k_workspace(GemmProblem const& problem);
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop_split_k(KernelParams<double> const& params, double* workspace, cudaStream_t stream);
-
-/// The configs built in the serial split-K form as well (the small tiles, for problems with too few
-/// tiles to fill the SMs): slices of a tile take turns adding into C, no second pass.
-template <typename Cfg>
-inline constexpr bool kDgemmSerialSplit =
-    std::is_same_v<Cfg, std::tuple_element_t<12, DgemmTensorOpConfigs>> ||  // 32x32x16 s3 b8
-    std::is_same_v<Cfg, std::tuple_element_t<20, DgemmTensorOpConfigs>>;    // 64x64x16 s4 b3 k8
-
-/// Serial split-K form: workspace = one turn counter per tile.
-template <typename Cfg>
-std::size_t dgemm_tensorop_serial_split_k_workspace(GemmProblem const& problem);
-template <typename Cfg>
-cudaError_t launch_dgemm_tensorop_serial_split_k(KernelParams<double> const& params, double* workspace,
-                                                 cudaStream_t stream);
 
 /// True when the grid for this config fits (tiles of one problem index a 31-bit grid.x).
 template <typename Cfg>

@@ -15,8 +15,8 @@ namespace gemmkit::gemm {
 /// How split-K divides K: `slices` slices of `slice` elements (a multiple of BK; the last may be
 /// shorter). Chosen so tiles x slices fills one wave (kBlocksPerSm blocks on every SM: a second,
 /// partial wave would cost as much as a full one) while every slice keeps at least
-/// `min_k_tiles_per_slice` k-tiles; a function of the problem and the SM count only, so the same
-/// call always splits the same way (deterministic results).
+/// kMinKTilesPerSlice k-tiles; a function of the problem and the SM count only, so the same call
+/// always splits the same way (deterministic results).
 struct SplitK {
   std::int64_t slices = 1;
   std::int64_t slice = 0;
@@ -24,18 +24,16 @@ struct SplitK {
 
 /// Cfg: any tile config with kBM, kBN, kBK and kBlocksPerSm.
 template <typename Cfg>
-SplitK plan_split_k(GemmProblem const& problem, int sm_count, std::int64_t min_k_tiles_per_slice = 8) {
+SplitK plan_split_k(GemmProblem const& problem, int sm_count) {
+  constexpr std::int64_t kMinKTilesPerSlice = 8;
   std::int64_t const tiles = ((problem.m + Cfg::kBM - 1) / Cfg::kBM) * ((problem.n + Cfg::kBN - 1) / Cfg::kBN);
   std::int64_t const k_tiles = (problem.k + Cfg::kBK - 1) / Cfg::kBK;
   std::int64_t slices = std::int64_t(Cfg::kBlocksPerSm) * sm_count / tiles;
-  slices = std::min<std::int64_t>({slices, k_tiles / min_k_tiles_per_slice, 65535});
+  slices = std::min<std::int64_t>({slices, k_tiles / kMinKTilesPerSlice, 65535});
   if (slices < 1) slices = 1;
   std::int64_t const slice = ((k_tiles + slices - 1) / slices) * Cfg::kBK;
   return SplitK{(problem.k + slice - 1) / slice, slice};
 }
-
-/// The serial form takes slices as short as this: it has no second pass to pay for.
-inline constexpr std::int64_t kSerialMinKTilesPerSlice = 4;
 
 /// SM count of the current device, read once per device.
 int current_sm_count();
@@ -46,14 +44,6 @@ template <typename Cfg, typename T>
 std::size_t split_k_workspace_bytes(GemmProblem const& problem) {
   SplitK const split = plan_split_k<Cfg>(problem, current_sm_count());
   return split.slices > 1 ? std::size_t(split.slices) * std::size_t(problem.m) * std::size_t(problem.n) * sizeof(T) : 0;
-}
-
-/// Workspace of the serial form: one turn counter per tile (none when the plan does not split).
-template <typename Cfg>
-std::size_t serial_split_k_workspace_bytes(GemmProblem const& problem) {
-  SplitK const split = plan_split_k<Cfg>(problem, current_sm_count(), kSerialMinKTilesPerSlice);
-  std::int64_t const tiles = ((problem.m + Cfg::kBM - 1) / Cfg::kBM) * ((problem.n + Cfg::kBN - 1) / Cfg::kBN);
-  return split.slices > 1 ? std::size_t(tiles) * sizeof(unsigned) : 0;
 }
 
 }  // namespace gemmkit::gemm

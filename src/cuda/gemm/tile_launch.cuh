@@ -78,33 +78,6 @@ cudaError_t launch_split_k(KernelParams<T> const& p, T* workspace, cudaStream_t 
   return cudaSuccess;
 }
 
-/// The serial form (tensorop_tile's kSerialSplit): per batch entry one launch of tiles x slices
-/// blocks, slices taking turns on C through the per-tile counters in `turns` (zeroed here once per
-/// call; each launch leaves them zero). Slices may be shorter than the two-pass form's, and the plan
-/// keeps every block in one wave, so a waiting slice never holds back the one it waits for.
-template <auto kSerialKernel, typename Cfg, typename T>
-cudaError_t launch_serial_split_k(KernelParams<T> const& p, unsigned* turns, int threads, std::size_t smem_bytes,
-                                  cudaStream_t stream, cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t)) {
-  GemmProblem shape;
-  shape.m = p.m, shape.n = p.n, shape.k = p.k;
-  SplitK const split = plan_split_k<Cfg>(shape, current_sm_count(), kSerialMinKTilesPerSlice);
-  if (split.slices <= 1) return launch(p, stream);
-  std::int64_t const tiles = ((p.m + Cfg::kBM - 1) / Cfg::kBM) * ((p.n + Cfg::kBN - 1) / Cfg::kBN);
-  if (cudaError_t e = cudaMemsetAsync(turns, 0, std::size_t(tiles) * sizeof(unsigned), stream); e != cudaSuccess) return e;
-  for (std::int64_t b = 0; b < p.batch; ++b) {
-    KernelParams<T> slices = p;
-    slices.A += b * p.stride_a;
-    slices.B += b * p.stride_b;
-    slices.C += b * p.stride_c;
-    slices.batch = split.slices;
-    slices.stride_a = slices.stride_b = slices.stride_c = 0;  // every slice reads the same A and B, writes the same C
-    slices.split_k_slice = split.slice;
-    slices.split_k_turns = turns;
-    if (cudaError_t e = launch_tiles<kSerialKernel>(slices, tiles, threads, smem_bytes, stream); e != cudaSuccess) return e;
-  }
-  return cudaSuccess;
-}
-
 /// Whether an operand allows 16-byte copies: every chunk start 16-byte aligned means an aligned
 /// base, a leading dimension that is a multiple of the elements per 16 bytes and, across a batch,
 /// a stride that is too.

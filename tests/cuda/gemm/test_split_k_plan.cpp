@@ -1,7 +1,6 @@
 /*! \file
-    \brief Split-K planning on the host (two-pass and serial forms): slices cover K exactly, keep
-    enough depth each, fill at most one wave of blocks, and depend only on the problem and the SM
-    count.
+    \brief Split-K planning on the host: slices cover K exactly, keep enough depth each, fill at
+    most one wave of blocks, and depend only on the problem and the SM count.
 */
 #include "cuda/gemm/dgemm_tensorop.hpp"
 
@@ -41,30 +40,6 @@ TEST(SplitKPlan, SlicesCoverKWithinOneWave) {
   // The case the plan is for: few tiles, very long K, spread over the whole device.
   EXPECT_EQ(plan_split_k<Config>(shape(256, 256, 262144), 132).slices, 3 * 132 / 16);
   EXPECT_EQ(plan_split_k<Config>(shape(4096, 4096, 4096), 132).slices, 1);
-}
-
-// The serial form takes slices down to kSerialMinKTilesPerSlice k-tiles, still within one wave (a
-// slice waits for the one before it, which must be resident).
-TEST(SplitKPlan, SerialFormTakesShorterSlicesWithinOneWave) {
-  using SmallConfig = TensorOpConfig<32, 32, 16, 16, 16, 3, 8>;
-  // 256^3: 64 tiles of 32x32, 16 k-tiles each: 4 slices of 4 (the two-pass form's 8-deep minimum
-  // allows 2); 512^3: 256 tiles fill 1056 slots 4 times; 768^3 (576 tiles) fills more than half a
-  // wave and stays whole.
-  EXPECT_EQ(plan_split_k<SmallConfig>(shape(256, 256, 256), 132, kSerialMinKTilesPerSlice).slices, 4);
-  EXPECT_EQ(plan_split_k<SmallConfig>(shape(256, 256, 256), 132).slices, 2);
-  EXPECT_EQ(plan_split_k<SmallConfig>(shape(512, 512, 512), 132, kSerialMinKTilesPerSlice).slices, 4);
-  EXPECT_EQ(plan_split_k<SmallConfig>(shape(768, 768, 768), 132, kSerialMinKTilesPerSlice).slices, 1);
-  for (auto const& p : {shape(256, 256, 262144), shape(65, 33, 1999), shape(512, 512, 512), shape(7, 9, 65)}) {
-    SplitK const s = plan_split_k<SmallConfig>(p, 132, kSerialMinKTilesPerSlice);
-    std::int64_t const tiles = ((p.m + 31) / 32) * ((p.n + 31) / 32);
-    if (s.slices > 1) {
-      EXPECT_LE(tiles * s.slices, 8 * 132);
-      EXPECT_GE(s.slice / SmallConfig::kBK, kSerialMinKTilesPerSlice);
-    }
-    EXPECT_GE(s.slices * s.slice, p.k);
-    EXPECT_LT((s.slices - 1) * s.slice, p.k);
-  }
-  EXPECT_EQ(serial_split_k_workspace_bytes<SmallConfig>(shape(4096, 4096, 4096)), 0u);
 }
 
 }  // namespace
