@@ -1,5 +1,6 @@
 /*! \file
-    \brief cp.async wrappers (sm_80+): global -> shared copies that zero-fill past src_bytes.
+    \brief cp.async wrappers (sm_80+): global -> shared copies that zero-fill past src_bytes; an L2
+    prefetch.
 */
 #pragma once
 
@@ -26,6 +27,11 @@ __device__ __forceinline__ void cp_async(void* shared, void const* global, int s
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(shared_address(shared)), "l"(global),
                  "r"(src_bytes));
   }
+}
+
+/// Asks L2 to fetch the 128-byte line holding `global` (no register written, nothing waits on it).
+__device__ __forceinline__ void prefetch_l2(void const* global) {
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(global));
 }
 
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }

@@ -19,6 +19,7 @@
 #include "cuda/gemm/tile_order.cuh"
 #include "cuda/kernel_params.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -242,6 +243,24 @@ struct FragmentsK8 {
   }
 };
 
+/// With beta != 0 the epilogue reads C: the block asks L2 for its C tile before the mainloop, so
+/// those reads find it there (a short K leaves the epilogue's memory latency exposed otherwise).
+/// One prefetch per 128-byte line of each column the tile stores, spread over the block.
+template <typename Cfg>
+__device__ __forceinline__ void prefetch_c_tile(double const* C, std::int64_t ldc, std::int64_t m_own, std::int64_t n_own,
+                                                std::int64_t m, std::int64_t n) {
+  constexpr int kLineElements = 128 / sizeof(double);
+  // One more than the tile's rows need: a column need not start on a line (its last row ends it).
+  constexpr int kLinesPerColumn = Cfg::kBM / kLineElements + 1;
+  std::int64_t const rows = m - m_own < Cfg::kBM ? m - m_own : Cfg::kBM;
+  std::int64_t const columns = n - n_own < Cfg::kBN ? n - n_own : Cfg::kBN;
+  for (int line = threadIdx.x; line < kLinesPerColumn * Cfg::kBN; line += Cfg::kThreads) {
+    int const column = line / kLinesPerColumn;
+    std::int64_t const row = std::min<std::int64_t>((line % kLinesPerColumn) * kLineElements, rows - 1);
+    if (column < columns) arch::prefetch_l2(C + (m_own + row) + (n_own + column) * ldc);
+  }
+}
+
 /// Computes tile (tile_m, tile_n) of problem `batch_index`: the device routine the kernel wrapper
 /// (and later batched and grouped wrappers) maps onto.
 template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
@@ -269,6 +288,7 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   BlockOperands<double> const operands = block_operands<kAK, kBK_>(p, m0, n0, batch_index);
   std::int64_t const k_count = operands.k_count;
   std::int64_t const k_tiles = (k_count + Cfg::kBK - 1) / Cfg::kBK;
+  if (p.beta != 0.0 && p.prefetch_c) prefetch_c_tile<Cfg>(p.C + batch_index * p.stride_c, p.ldc, m_own, n_own, p.m, p.n);
 
   TileLoader<Cfg, Cfg::kBM, kAK, kVecA> const load_a(operands.A, p.lda, p.m - m0, thread);
   TileLoader<Cfg, Cfg::kBN, kBK_, kVecB> const load_b(operands.B, p.ldb, p.n - n0, thread);
