@@ -8,7 +8,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <cstdlib>
 
 namespace gemmkit {
 
@@ -28,7 +27,6 @@ struct KernelParams {
   /// Split-K: when > 0, grid.z indexes K slices of this many elements instead of the batch; slice
   /// z writes alpha-free partial sums to C + z*stride_c (a workspace), reduced by a second kernel.
   std::int64_t split_k_slice = 0;
-  bool prefetch_c = true;  // EXPERIMENT
 };
 
 template <typename T>
@@ -42,7 +40,7 @@ KernelParams<T> make_params(GemmArguments const& args) {
                    p.stride_b,   static_cast<T*>(args.C),
                    p.ldc,        p.stride_c,
                    p.batch,      is_transposed(p.trans_a),
-                   is_transposed(p.trans_b), 0, std::getenv("GEMMKIT_NO_C_PREFETCH") == nullptr};
+                   is_transposed(p.trans_b), 0};
 }
 
 /// Rows (x) and columns (y) of tiles and the batch (z) each wrapper walks with grid strides, so

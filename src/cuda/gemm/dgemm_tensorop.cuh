@@ -243,9 +243,14 @@ struct FragmentsK8 {
   }
 };
 
-/// With beta != 0 the epilogue reads C: the block asks L2 for its C tile before the mainloop, so
-/// those reads find it there (a short K leaves the epilogue's memory latency exposed otherwise).
-/// One prefetch per 128-byte line of each column the tile stores, spread over the block.
+/// With beta != 0 the epilogue reads C: where K is short the block asks L2 for its C tile before
+/// the mainloop, so those reads find it there instead of waiting on memory after a mainloop too
+/// short to hide them. One prefetch per 128-byte line of each column the tile stores, spread over
+/// the block. Measured on the H100 with beta = 1 (740f2d4, bench/results/h100/logs/dgemm-rankk-*):
+/// 16384^2 x 128 0.78x -> 0.94x cuBLAS, x 256 0.79x -> 0.88x, 65536 x 256 x 256 0.80x -> 0.84x,
+/// x 512 unchanged (0.90x); at 1024^3 (64 k-tiles) 0.87x -> 0.84x, hence the bound.
+inline constexpr std::int64_t kPrefetchCMaxKTiles = 32;
+
 template <typename Cfg>
 __device__ __forceinline__ void prefetch_c_tile(double const* C, std::int64_t ldc, std::int64_t m_own, std::int64_t n_own,
                                                 std::int64_t m, std::int64_t n) {
@@ -288,7 +293,9 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   BlockOperands<double> const operands = block_operands<kAK, kBK_>(p, m0, n0, batch_index);
   std::int64_t const k_count = operands.k_count;
   std::int64_t const k_tiles = (k_count + Cfg::kBK - 1) / Cfg::kBK;
-  if (p.beta != 0.0 && p.prefetch_c) prefetch_c_tile<Cfg>(p.C + batch_index * p.stride_c, p.ldc, m_own, n_own, p.m, p.n);
+  if (p.beta != 0.0 && k_tiles <= kPrefetchCMaxKTiles) {
+    prefetch_c_tile<Cfg>(p.C + batch_index * p.stride_c, p.ldc, m_own, n_own, p.m, p.n);
+  }
 
   TileLoader<Cfg, Cfg::kBM, kAK, kVecA> const load_a(operands.A, p.lda, p.m - m0, thread);
   TileLoader<Cfg, Cfg::kBN, kBK_, kVecB> const load_b(operands.B, p.ldb, p.n - n0, thread);
