@@ -189,8 +189,8 @@ TEST_P(CudaVariantOnce, DeterministicRunToRun) {
     args.B = B.get();
     ExecutionContext const exec{nullptr, device_memory()->device()};
     ASSERT_EQ(variant().initialize(exec), GK_SUCCESS);
-    // A workspace (split K: partial sums or turn counters) starts poisoned: a variant may not
-    // count on what an earlier call left there.
+    // A workspace (split K's partial sums) starts poisoned: a variant may not count on what an
+    // earlier call left there.
     std::size_t const workspace_bytes = variant().workspace_bytes(p);
     DeviceBuffer<double> workspace(std::vector<double>((workspace_bytes + 7) / 8, std::nan("")));
     for (T* c : {C1.get(), C2.get()}) {

@@ -243,14 +243,15 @@ struct FragmentsK8 {
   }
 };
 
-/// With beta != 0 the epilogue reads C: where K is short the block asks L2 for its C tile before
-/// the mainloop, so those reads find it there instead of waiting on memory after a mainloop too
-/// short to hide them. One prefetch per 128-byte line of each column the tile stores, spread over
-/// the block. Measured on the H100 with beta = 1 (740f2d4, bench/results/h100/logs/dgemm-rankk-*):
-/// 16384^2 x 128 0.78x -> 0.94x cuBLAS, x 256 0.79x -> 0.88x, 65536 x 256 x 256 0.80x -> 0.84x,
-/// x 512 unchanged (0.90x); at 1024^3 (64 k-tiles) 0.87x -> 0.84x, hence the bound.
+/// Blocks with at most this many k-tiles prefetch their C tile when beta != 0. Measured on the H100
+/// with beta = 1 (740f2d4, bench/results/h100/logs/dgemm-rankk-*): 16384^2 x 128 0.78x -> 0.94x
+/// cuBLAS, x 256 0.79x -> 0.88x, 65536 x 256 x 256 0.80x -> 0.84x, x 512 unchanged (0.90x); at
+/// 1024^3 (64 k-tiles) 0.87x -> 0.84x, hence the bound.
 inline constexpr std::int64_t kPrefetchCMaxKTiles = 32;
 
+/// With beta != 0 the epilogue reads C: asked for before the mainloop, the C tile is in L2 by then
+/// instead of the epilogue waiting on memory after a mainloop too short to hide it. One prefetch
+/// per 128-byte line of each column the tile stores, spread over the block.
 template <typename Cfg>
 __device__ __forceinline__ void prefetch_c_tile(double const* C, std::int64_t ldc, std::int64_t m_own, std::int64_t n_own,
                                                 std::int64_t m, std::int64_t n) {
