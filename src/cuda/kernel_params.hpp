@@ -43,6 +43,25 @@ KernelParams<T> make_params(GemmArguments const& args) {
                    is_transposed(p.trans_b), 0};
 }
 
+/// The same product written for C^T = op(B)^T op(A)^T: the operands trade places and transposes, m
+/// and n swap. A kernel that stores its C transposed (element (i, j) at C + i * ldc + j) computes
+/// the original C from it: A^T B^T runs as an NN product. Split-K slices and batches are unchanged.
+template <typename T>
+KernelParams<T> transposed_product(KernelParams<T> const& p) {
+  KernelParams<T> t = p;
+  t.m = p.n;
+  t.n = p.m;
+  t.A = p.B;
+  t.lda = p.ldb;
+  t.stride_a = p.stride_b;
+  t.B = p.A;
+  t.ldb = p.lda;
+  t.stride_b = p.stride_a;
+  t.trans_a = !p.trans_b;
+  t.trans_b = !p.trans_a;
+  return t;
+}
+
 /// Rows (x) and columns (y) of tiles and the batch (z) each wrapper walks with grid strides, so
 /// problems larger than the grid limits still map.
 inline dim3 tile_grid(std::int64_t tiles_m, std::int64_t tiles_n, std::int64_t batch) {

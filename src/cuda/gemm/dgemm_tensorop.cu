@@ -12,17 +12,18 @@ namespace gemmkit::gemm {
 
 namespace {
 
-template <typename Cfg, bool kTransA, bool kTransB, int kVec>
+template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed, int kVec>
 cudaError_t launch_instance(KernelParams<double> const& p, cudaStream_t stream) {
   std::int64_t const tiles = ((p.m + Cfg::kBM - 1) / Cfg::kBM) * ((p.n + Cfg::kBN - 1) / Cfg::kBN);
-  return launch_tiles<dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec>>(p, tiles, Cfg::kThreads,
-                                                                               Cfg::smem_bytes(), stream);
+  return launch_tiles<dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed>>(
+      p, tiles, Cfg::kThreads, Cfg::smem_bytes(), stream);
 }
 
-template <typename Cfg, bool kTransA, bool kTransB>
+template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed = false>
 cudaError_t launch_aligned_or_not(KernelParams<double> const& p, cudaStream_t stream) {
   bool const wide = vector_aligned(p.A, p.lda, p.stride_a, p.batch) && vector_aligned(p.B, p.ldb, p.stride_b, p.batch);
-  return wide ? launch_instance<Cfg, kTransA, kTransB, 2>(p, stream) : launch_instance<Cfg, kTransA, kTransB, 1>(p, stream);
+  return wide ? launch_instance<Cfg, kTransA, kTransB, kCTransposed, 2>(p, stream)
+              : launch_instance<Cfg, kTransA, kTransB, kCTransposed, 1>(p, stream);
 }
 
 }  // namespace
@@ -42,7 +43,9 @@ cudaError_t launch_dgemm_tensorop(KernelParams<double> const& p, cudaStream_t st
   if (!p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, false, false>(p, stream);
   if (!p.trans_a && p.trans_b) return launch_aligned_or_not<Cfg, false, true>(p, stream);
   if (p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, true, false>(p, stream);
-  return launch_aligned_or_not<Cfg, true, true>(p, stream);
+  // A^T B^T runs as the NN product C^T = B A with C stored transposed: both operands then copy the
+  // way NN's do, where the TT kernel's MN-contiguous B spilled in the 128x64 configs.
+  return launch_aligned_or_not<Cfg, false, false, true>(transposed_product(p), stream);
 }
 
 using InstanceConfig = std::tuple_element_t<GEMMKIT_DGEMM_CONFIG_INDEX, DgemmTensorOpConfigs>;

@@ -251,25 +251,31 @@ inline constexpr std::int64_t kPrefetchCMaxKTiles = 32;
 
 /// With beta != 0 the epilogue reads C: asked for before the mainloop, the C tile is in L2 by then
 /// instead of the epilogue waiting on memory after a mainloop too short to hide it. One prefetch
-/// per 128-byte line of each column the tile stores, spread over the block.
-template <typename Cfg>
+/// per 128-byte line of each contiguous run the tile stores (columns, or rows of a transposed C),
+/// spread over the block.
+template <typename Cfg, bool kCTransposed>
 __device__ __forceinline__ void prefetch_c_tile(double const* C, std::int64_t ldc, std::int64_t m_own, std::int64_t n_own,
                                                 std::int64_t m, std::int64_t n) {
   constexpr int kLineElements = 128 / sizeof(double);
-  // One more than the tile's rows need: a column need not start on a line (its last row ends it).
-  constexpr int kLinesPerColumn = Cfg::kBM / kLineElements + 1;
-  std::int64_t const rows = m - m_own < Cfg::kBM ? m - m_own : Cfg::kBM;
-  std::int64_t const columns = n - n_own < Cfg::kBN ? n - n_own : Cfg::kBN;
-  for (int line = threadIdx.x; line < kLinesPerColumn * Cfg::kBN; line += Cfg::kThreads) {
-    int const column = line / kLinesPerColumn;
-    std::int64_t const row = std::min<std::int64_t>((line % kLinesPerColumn) * kLineElements, rows - 1);
-    if (column < columns) arch::prefetch_l2(C + (m_own + row) + (n_own + column) * ldc);
+  constexpr int kRunLength = kCTransposed ? Cfg::kBN : Cfg::kBM;  // the tile's extent along memory
+  constexpr int kRuns = kCTransposed ? Cfg::kBM : Cfg::kBN;
+  // One more than a run needs: a run need not start on a line (its last element ends it).
+  constexpr int kLinesPerRun = kRunLength / kLineElements + 1;
+  std::int64_t const own_along = kCTransposed ? n_own : m_own, own_across = kCTransposed ? m_own : n_own;
+  std::int64_t const size_along = kCTransposed ? n : m, size_across = kCTransposed ? m : n;
+  std::int64_t const along = size_along - own_along < kRunLength ? size_along - own_along : kRunLength;
+  std::int64_t const runs = size_across - own_across < kRuns ? size_across - own_across : kRuns;
+  for (int line = threadIdx.x; line < kLinesPerRun * kRuns; line += Cfg::kThreads) {
+    int const run = line / kLinesPerRun;
+    std::int64_t const offset = std::min<std::int64_t>((line % kLinesPerRun) * kLineElements, along - 1);
+    if (run < runs) arch::prefetch_l2(C + (own_along + offset) + (own_across + run) * ldc);
   }
 }
 
 /// Computes tile (tile_m, tile_n) of problem `batch_index`: the device routine the kernel wrapper
-/// (and later batched and grouped wrappers) maps onto.
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
+/// (and later batched and grouped wrappers) maps onto. kCTransposed: C is stored row-major (element
+/// (i, j) at C + i * ldc + j), which lets A^T B^T run as the NN product C^T = B A (transposed_product).
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed = false>
 __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m, std::int64_t tile_n,
                               std::int64_t batch_index, double* smem) {
   constexpr bool kAK = kTransA;   // A^T in memory is K-contiguous
@@ -295,7 +301,7 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   std::int64_t const k_count = operands.k_count;
   std::int64_t const k_tiles = (k_count + Cfg::kBK - 1) / Cfg::kBK;
   if (p.beta != 0.0 && k_tiles <= kPrefetchCMaxKTiles) {
-    prefetch_c_tile<Cfg>(p.C + batch_index * p.stride_c, p.ldc, m_own, n_own, p.m, p.n);
+    prefetch_c_tile<Cfg, kCTransposed>(p.C + batch_index * p.stride_c, p.ldc, m_own, n_own, p.m, p.n);
   }
 
   TileLoader<Cfg, Cfg::kBM, kAK, kVecA> const load_a(operands.A, p.lda, p.m - m0, thread);
@@ -504,34 +510,64 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   arch::cp_async_wait<0>();
 
   // Each lane holds, per A fragment i and B pair p, rows 2g, 2g+1 by columns 4t .. 4t+3 of the
-  // 16 x 16 block: the two rows are adjacent in memory, so they store as one 16-byte access.
+  // 16 x 16 block: two elements adjacent in memory (the two rows; or, C transposed, the pair's two
+  // columns) store as one 16-byte access.
   double* C = p.C + batch_index * p.stride_c;
   // A shifted edge tile stores only rows from m_own and columns from n_own.
-  bool const c_pairs_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 2 == 0 && m0 % 2 == 0;
+  bool const c_pairs_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 2 == 0 &&
+                               (kCTransposed ? n0 : m0) % 2 == 0;
+  if constexpr (kCTransposed) {
+    static_assert(Cfg::kFragsN % 2 == 0, "a B pair's two columns store together");
 #pragma unroll
-  for (int i = 0; i < Cfg::kFragsM; ++i) {
-    std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 0);
-    bool const first_row = row >= m_own && row < p.m;
-    bool const second_row = row + 1 >= m_own && row + 1 < p.m;
+    for (int i = 0; i < Cfg::kFragsM; ++i) {
 #pragma unroll
-    for (int j = 0; j < Cfg::kFragsN; ++j) {
+      for (int r = 0; r < 2; ++r) {  // row 2g + r: acc[i][j + h][2r + q] at column 4t + 2q + h
+        std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 2 * r);
+        if (row < m_own || row >= p.m) continue;
+        double* const c_row = C + row * p.ldc;
 #pragma unroll
-      for (int e = 0; e < 2; ++e) {  // e = 0, 1: row 2g; e + 2: row 2g + 1
-        std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, e, j % 2);
-        if (col < n_own || col >= p.n) continue;
-        double* c = C + row + col * p.ldc;
-        if (first_row && second_row && c_pairs_aligned) {
-          store_c_pair(p, c, acc[i][j][e], acc[i][j][e + 2]);
-        } else {
-          if (first_row) store_c(p, c, acc[i][j][e]);
-          if (second_row) store_c(p, c + 1, acc[i][j][e + 2]);
+        for (int j = 0; j < Cfg::kFragsN; j += 2) {
+#pragma unroll
+          for (int q = 0; q < 2; ++q) {
+            std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, q, 0);
+            bool const first = col >= n_own && col < p.n;
+            bool const second = col + 1 >= n_own && col + 1 < p.n;
+            if (first && second && c_pairs_aligned) {
+              store_c_pair(p, c_row + col, acc[i][j][2 * r + q], acc[i][j + 1][2 * r + q]);
+            } else {
+              if (first) store_c(p, c_row + col, acc[i][j][2 * r + q]);
+              if (second) store_c(p, c_row + col + 1, acc[i][j + 1][2 * r + q]);
+            }
+          }
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < Cfg::kFragsM; ++i) {
+      std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 0);
+      bool const first_row = row >= m_own && row < p.m;
+      bool const second_row = row + 1 >= m_own && row + 1 < p.m;
+#pragma unroll
+      for (int j = 0; j < Cfg::kFragsN; ++j) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {  // e = 0, 1: row 2g; e + 2: row 2g + 1
+          std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, e, j % 2);
+          if (col < n_own || col >= p.n) continue;
+          double* c = C + row + col * p.ldc;
+          if (first_row && second_row && c_pairs_aligned) {
+            store_c_pair(p, c, acc[i][j][e], acc[i][j][e + 2]);
+          } else {
+            if (first_row) store_c(p, c, acc[i][j][e]);
+            if (second_row) store_c(p, c + 1, acc[i][j][e + 2]);
+          }
         }
       }
     }
   }
 }
 
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensorop_kernel(KernelParams<double> const p) {
   static_assert(Cfg::valid());
   extern __shared__ __align__(16) double smem[];
@@ -541,7 +577,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensor
   TileOrder::map(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
   // One problem per grid.z: a loop over the batch here would let the compiler hoist per-tile
   // address math out of it and spill; the launcher splits batches beyond the grid limit.
-  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB>(p, tile_m, tile_n, blockIdx.z, smem);
+  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kCTransposed>(p, tile_m, tile_n, blockIdx.z, smem);
 }
 
 }  // namespace gemmkit::gemm
