@@ -48,11 +48,13 @@ gk_status choose_backend(gk_context_st& ctx, GemmArguments const& args, bool rea
 }
 
 /// The selection table's pick for a problem on `backend`; on the GPU, for the context's device (its
-/// compute capability and multiprocessor count).
+/// compute capability and multiprocessor count) and within its memory budget (a variant whose
+/// workspace would not fit is passed over for the next rule).
 GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem const& problem, Platform backend) {
   bool const gpu = backend == Platform::kCuda;
   return Registry::instance().select(problem, backend, gpu ? compute_capability(ctx.device) : 0,
-                                     gpu ? multiprocessor_count(ctx.device) : 0);
+                                     gpu ? multiprocessor_count(ctx.device) : 0,
+                                     gpu ? ctx.device_memory_budget : 0);
 }
 
 gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform backend, GemmVariant const** out) {

@@ -58,10 +58,10 @@ void add_sgemm_simt(Registry& registry) {
                     TileGeometry{Cfg::kBM, Cfg::kBN, Cfg::kBlocksPerSm});
 }
 
-/// The split-K form of a tiled kernel; its workspace holds one partial m x n result per slice
-/// (batch entries run in turn and reuse it).
+/// A tiled kernel's form that runs with a device workspace: split K (one partial m x n result per
+/// slice; batch entries run in turn and reuse it) or a packed operand.
 template <typename T>
-void add_split_k(Registry& registry, std::string id, std::string summary, FunctionVariant::CanImplement can_implement,
+void add_with_workspace(Registry& registry, std::string id, std::string summary, FunctionVariant::CanImplement can_implement,
                  cudaError_t (*launch)(KernelParams<T> const&, T*, cudaStream_t),
                  std::size_t (*workspace_bytes)(GemmProblem const&)) {
   constexpr Dtype dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
@@ -82,15 +82,23 @@ void add_split_k(Registry& registry, std::string id, std::string summary, Functi
 
 template <typename Cfg>
 void add_dgemm_tensorop_split_k(Registry& registry) {
-  add_split_k<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_splitk",
+  add_with_workspace<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_splitk",
                       "FP64 tensor cores, K split across blocks, deterministic two-pass reduction",
                       gemm::dgemm_tensorop_can_implement<Cfg>, gemm::launch_dgemm_tensorop_split_k<Cfg>,
                       gemm::dgemm_tensorop_split_k_workspace<Cfg>);
 }
 
 template <typename Cfg>
+void add_dgemm_tensorop_packed(Registry& registry) {
+  add_with_workspace<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_packed",
+                             "FP64 tensor cores; NT and TN copy the transposed operand into NN's layout first",
+                             gemm::dgemm_tensorop_can_implement<Cfg>, gemm::launch_dgemm_tensorop_packed<Cfg>,
+                             gemm::dgemm_tensorop_packed_workspace<Cfg>);
+}
+
+template <typename Cfg>
 void add_sgemm_simt_split_k(Registry& registry) {
-  add_split_k<float>(registry, "sgemm_simt_" + Cfg::name() + "_splitk",
+  add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_splitk",
                      "FP32 FFMA, K split across blocks, deterministic two-pass reduction",
                      gemm::sgemm_simt_can_implement<Cfg>, gemm::launch_sgemm_simt_split_k<Cfg>,
                      gemm::sgemm_simt_split_k_workspace<Cfg>);
@@ -204,6 +212,9 @@ void register_cuda_variants(Registry& registry) {
   add_dgemm_tensorop_split_k<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
   add_dgemm_tensorop_split_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
   add_sgemm_simt_split_k<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);         // 64x64x16 s3 b5
+  add_dgemm_tensorop_packed<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);   // 128x64x16 s3 b2 k8
+  add_dgemm_tensorop_packed<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);   // 64x64x16 s4 b3 k8
+  add_dgemm_tensorop_packed<std::tuple_element_t<10, gemm::DgemmTensorOpConfigs>>(registry);   // 64x128x16 s4 b2
   add_small_batched<double>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<float>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<double>(registry, small::SmallKernelFamily::kFlat);

@@ -53,7 +53,7 @@ GemmVariant const* Registry::find(std::string_view id) const {
 }
 
 GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend, int compute_capability,
-                                    int multiprocessors) const {
+                                    int multiprocessors, std::size_t workspace_limit) const {
   for (std::size_t i = 0; i < rules_.size(); ++i) {
     SelectionRule const& rule = rules_[i];
     if (rule.backend != backend || rule.dtype != problem.dtype || !rule.admits(problem)) continue;
@@ -61,7 +61,9 @@ GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend
     if (v == nullptr || (problem.pointer_array && !v->info().pointer_array)) continue;
     if (compute_capability != 0 && v->info().min_sm > compute_capability) continue;
     if (rule.min_wave_eff != 0 && wave_efficiency(v->info().tiles, problem, multiprocessors) < rule.min_wave_eff) continue;
-    if (v->can_implement(problem) == GK_SUCCESS) return v;
+    if (v->can_implement(problem) != GK_SUCCESS) continue;
+    if (workspace_limit != 0 && v->workspace_bytes(problem) > workspace_limit) continue;
+    return v;
   }
   return nullptr;
 }
@@ -97,6 +99,7 @@ bool SelectionRule::admits(GemmProblem const& p) const {
   if (trans != "*" && (trans[0] == 't') != is_transposed(p.trans_a)) return false;
   if (trans != "*" && (trans[1] == 't') != is_transposed(p.trans_b)) return false;
   if (min_k != 0 && double(p.k) < min_k) return false;
+  if (min_side != 0 && double(std::min(p.m, p.n)) < min_side) return false;
   if (alignment != Alignment::kAny) {
     std::int64_t const per_16_bytes = p.dtype == Dtype::kF32 ? 4 : 2;  // elements in one 16-byte copy
     auto const whole = [&](std::int64_t v) { return v % per_16_bytes == 0; };
@@ -140,7 +143,7 @@ std::vector<SelectionRule> parse_selection_table(std::string_view csv) {
       }
       for (std::string const& c : columns) {
         if (c != "backend" && c != "dtype" && c != "variant" && c != "max_work" && c != "max_mn" && c != "min_k" &&
-            c != "min_wave_eff" && c != "aligned" && c != "trans") {
+            c != "min_side" && c != "min_wave_eff" && c != "aligned" && c != "trans") {
           throw bad("unknown column '" + c + "'");
         }
       }
@@ -169,6 +172,8 @@ std::vector<SelectionRule> parse_selection_table(std::string_view csv) {
         rule.max_mn = bound(f[i], "max_mn");
       } else if (c == "min_k") {
         rule.min_k = bound(f[i], "min_k");
+      } else if (c == "min_side") {
+        rule.min_side = bound(f[i], "min_side");
       } else if (c == "min_wave_eff") {
         rule.min_wave_eff = bound(f[i], "min_wave_eff");
       } else if (c == "trans") {

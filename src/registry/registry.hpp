@@ -24,6 +24,7 @@ struct SelectionRule {
   double max_work = 0;  ///< m*n*k*batch at most
   double max_mn = 0;    ///< m*n at most
   double min_k = 0;     ///< k at least
+  double min_side = 0;  ///< min(m, n) at least
   Alignment alignment = Alignment::kAny;
   double min_wave_eff = 0;  ///< the variant's wave_efficiency on the selecting GPU at least
   std::string trans = "*";  ///< "nn", "nt", "tn", "tt" (A then B; conjugate counts as t) or "*"
@@ -42,9 +43,10 @@ class Registry {
   /// The variant the selection table picks for this problem, or nullptr if no rule matches.
   /// With a compute capability (major*10+minor), rules whose variant needs more are passed over,
   /// so GPUs without FP64 tensor cores fall through to the SIMT rows; with a multiprocessor count,
-  /// rules whose variant would leave more of its last wave empty than min_wave_eff allows.
+  /// rules whose variant would leave more of its last wave empty than min_wave_eff allows; with a
+  /// workspace limit (bytes), rules whose variant needs a larger workspace for this problem.
   GemmVariant const* select(GemmProblem const& problem, Platform backend, int compute_capability = 0,
-                            int multiprocessors = 0) const;
+                            int multiprocessors = 0, std::size_t workspace_limit = 0) const;
   std::vector<SelectionRule> const& rules() const { return rules_; }
 
   void add(std::unique_ptr<GemmVariant> variant);

@@ -232,6 +232,31 @@ TEST(RegistrySelect, ShapeAndAlignmentColumnsBoundTheRule) {
   EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_any");
 }
 
+TEST(RegistrySelect, MinSideBoundsTheShorterSideOfC) {
+  Registry r;
+  r.add(toy_variant("dgemm_packed", 1 << 30));
+  r.add(toy_variant("dgemm_any", 1 << 30));
+  r.set_rules(parse_selection_table("backend,dtype,min_side,variant\ncpu,f64,64,dgemm_packed\ncpu,f64,*,dgemm_any\n"));
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_T, 64, 64, 8), Platform::kCpu)->info().id, "dgemm_packed");
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_T, 63, 4096, 8), Platform::kCpu)->info().id, "dgemm_any");
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_T, 4096, 63, 8), Platform::kCpu)->info().id, "dgemm_any");
+}
+
+TEST(RegistrySelect, VariantsWhoseWorkspaceExceedsTheLimitArePassedOver) {
+  Registry r;
+  r.add(std::make_unique<FunctionVariant>(
+      VariantInfo{"dgemm_with_workspace", Dtype::kF64, Platform::kCpu, VariantKind::kProduction, 0, "toy"},
+      [](GemmProblem const&) { return true; },
+      [](GemmArguments const&, void*, ExecutionContext const&) { return GK_SUCCESS; }, nullptr,
+      [](GemmProblem const& p) { return std::size_t(p.m * p.n) * sizeof(double); }));
+  r.add(toy_variant("dgemm_any", 1 << 30));
+  r.set_rules(parse_selection_table("backend,dtype,variant\ncpu,f64,dgemm_with_workspace\ncpu,f64,dgemm_any\n"));
+  auto const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 10, 10, 10);  // 800 bytes of workspace
+  EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_with_workspace");  // no limit
+  EXPECT_EQ(r.select(p, Platform::kCpu, 0, 0, 800)->info().id, "dgemm_with_workspace");
+  EXPECT_EQ(r.select(p, Platform::kCpu, 0, 0, 799)->info().id, "dgemm_any");
+}
+
 TEST(RegistrySelect, VariantsNeedingANewerGpuArePassedOver) {
   Registry r;
   r.add(toy_variant("dgemm_tensor_cores", 1 << 30, 80));

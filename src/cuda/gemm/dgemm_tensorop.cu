@@ -4,7 +4,9 @@
 */
 #include "cuda/gemm/dgemm_tensorop.cuh"
 #include "cuda/gemm/dgemm_tensorop.hpp"
+#include "cuda/gemm/packed_operand.hpp"
 #include "cuda/gemm/tile_launch.cuh"
+#include "cuda/gemm/transpose.hpp"
 
 #include <cstdint>
 
@@ -48,9 +50,37 @@ cudaError_t launch_dgemm_tensorop(KernelParams<double> const& p, cudaStream_t st
   return launch_aligned_or_not<Cfg, false, false, true>(transposed_product(p), stream);
 }
 
+template <typename Cfg>
+std::size_t dgemm_tensorop_packed_workspace(GemmProblem const& problem) {
+  return plan_packed_operand(problem, sizeof(double)).bytes;
+}
+
+template <typename Cfg>
+cudaError_t launch_dgemm_tensorop_packed(KernelParams<double> const& p, double* workspace, cudaStream_t stream) {
+  PackedOperand const plan =
+      plan_packed_operand(p.trans_a, p.trans_b, p.m, p.n, p.k, p.stride_a, p.stride_b, p.batch, sizeof(double));
+  if (!plan.pack_a && !plan.pack_b) return launch_dgemm_tensorop<Cfg>(p, stream);
+  KernelParams<double> nn = p;
+  double const* source = plan.pack_a ? p.A : p.B;
+  std::int64_t const ld = plan.pack_a ? p.lda : p.ldb, stride = plan.pack_a ? p.stride_a : p.stride_b;
+  if (cudaError_t e = launch_transpose(source, plan.rows, plan.cols, ld, stride, workspace, plan.ld, plan.stride,
+                                       plan.copies, stream);
+      e != cudaSuccess) {
+    return e;
+  }
+  if (plan.pack_a) {
+    nn.A = workspace, nn.lda = plan.ld, nn.stride_a = plan.stride, nn.trans_a = false;
+  } else {
+    nn.B = workspace, nn.ldb = plan.ld, nn.stride_b = plan.stride, nn.trans_b = false;
+  }
+  return launch_dgemm_tensorop<Cfg>(nn, stream);
+}
+
 using InstanceConfig = std::tuple_element_t<GEMMKIT_DGEMM_CONFIG_INDEX, DgemmTensorOpConfigs>;
 template cudaError_t launch_dgemm_tensorop<InstanceConfig>(KernelParams<double> const&, cudaStream_t);
 template std::size_t dgemm_tensorop_split_k_workspace<InstanceConfig>(GemmProblem const&);
 template cudaError_t launch_dgemm_tensorop_split_k<InstanceConfig>(KernelParams<double> const&, double*, cudaStream_t);
+template std::size_t dgemm_tensorop_packed_workspace<InstanceConfig>(GemmProblem const&);
+template cudaError_t launch_dgemm_tensorop_packed<InstanceConfig>(KernelParams<double> const&, double*, cudaStream_t);
 
 }  // namespace gemmkit::gemm

@@ -50,6 +50,13 @@ std::size_t dgemm_tensorop_split_k_workspace(GemmProblem const& problem);
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop_split_k(KernelParams<double> const& params, double* workspace, cudaStream_t stream);
 
+/// Packed form (packed_operand.hpp): NT and TN first copy their transposed operand into `workspace`
+/// in NN's layout, then run the NN kernel; NN and TT run as they are, with no workspace.
+template <typename Cfg>
+std::size_t dgemm_tensorop_packed_workspace(GemmProblem const& problem);
+template <typename Cfg>
+cudaError_t launch_dgemm_tensorop_packed(KernelParams<double> const& params, double* workspace, cudaStream_t stream);
+
 /// True when the grid for this config fits (tiles of one problem index a 31-bit grid.x).
 template <typename Cfg>
 bool dgemm_tensorop_can_implement(GemmProblem const& problem) {
