@@ -61,9 +61,10 @@ void add_sgemm_simt(Registry& registry) {
 /// A tiled kernel's form that runs with a device workspace: split K (one partial m x n result per
 /// slice; batch entries run in turn and reuse it) or a packed operand.
 template <typename T>
-void add_with_workspace(Registry& registry, std::string id, std::string summary, FunctionVariant::CanImplement can_implement,
-                 cudaError_t (*launch)(KernelParams<T> const&, T*, cudaStream_t),
-                 std::size_t (*workspace_bytes)(GemmProblem const&)) {
+void add_with_workspace(Registry& registry, std::string id, std::string summary,
+                        FunctionVariant::CanImplement can_implement,
+                        cudaError_t (*launch)(KernelParams<T> const&, T*, cudaStream_t),
+                        std::size_t (*workspace_bytes)(GemmProblem const&)) {
   constexpr Dtype dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
   registry.add(std::make_unique<FunctionVariant>(
       VariantInfo{std::move(id), dtype, Platform::kCuda, VariantKind::kProduction, kMinSm, std::move(summary)},
@@ -83,9 +84,9 @@ void add_with_workspace(Registry& registry, std::string id, std::string summary,
 template <typename Cfg>
 void add_dgemm_tensorop_split_k(Registry& registry) {
   add_with_workspace<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_splitk",
-                      "FP64 tensor cores, K split across blocks, deterministic two-pass reduction",
-                      gemm::dgemm_tensorop_can_implement<Cfg>, gemm::launch_dgemm_tensorop_split_k<Cfg>,
-                      gemm::dgemm_tensorop_split_k_workspace<Cfg>);
+                             "FP64 tensor cores, K split across blocks, deterministic two-pass reduction",
+                             gemm::dgemm_tensorop_can_implement<Cfg>, gemm::launch_dgemm_tensorop_split_k<Cfg>,
+                             gemm::dgemm_tensorop_split_k_workspace<Cfg>);
 }
 
 template <typename Cfg>
@@ -99,9 +100,9 @@ void add_dgemm_tensorop_packed(Registry& registry) {
 template <typename Cfg>
 void add_sgemm_simt_split_k(Registry& registry) {
   add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_splitk",
-                     "FP32 FFMA, K split across blocks, deterministic two-pass reduction",
-                     gemm::sgemm_simt_can_implement<Cfg>, gemm::launch_sgemm_simt_split_k<Cfg>,
-                     gemm::sgemm_simt_split_k_workspace<Cfg>);
+                            "FP32 FFMA, K split across blocks, deterministic two-pass reduction",
+                            gemm::sgemm_simt_can_implement<Cfg>, gemm::launch_sgemm_simt_split_k<Cfg>,
+                            gemm::sgemm_simt_split_k_workspace<Cfg>);
 }
 
 /// The small batched kernels (m, n, k <= 32): strided batches and pointer arrays in one launch.
