@@ -39,7 +39,7 @@ DeviceLayout device_layout(Plan const& plan, GemmProblem const& p, std::size_t k
 
 std::size_t planning_budget(std::size_t budget) {
   // Padding adds at most 7 elements per column of each buffer (< 3% at the 256-wide granule) and
-  // the 256-byte rounding 1.5 KiB; the large-tile kernels need no workspace.
+  // the 256-byte rounding 1.5 KiB; a kernel's workspace takes only what is left (Worker::set_up).
   return budget - budget / 32;
 }
 

@@ -514,7 +514,10 @@ class Worker {
     if (!check(cudaSetDevice(device_), "cudaSetDevice")) return false;
     GemmProblem const& p = job_.args.problem;
     layout_ = device_layout(job_.plan, p, 0);  // leading dimensions first: the kernels are chosen for them
-    if (!select_kernels(compute_capability(device_))) return false;
+    // A kernel's workspace (NT and TN pack an operand) must fit in what the buffers leave of the
+    // budget; a variant needing more is passed over for one that needs less (1: none at all).
+    std::size_t const workspace_limit = budget > layout_.total_bytes ? budget - layout_.total_bytes : 1;
+    if (!select_kernels(compute_capability(device_), workspace_limit)) return false;
     layout_ = device_layout(job_.plan, p, workspace_bytes_);
     // Buffers kept from an earlier call serve when large enough and within this call's budget.
     if (buffers_.device != device_ || buffers_.arena_bytes < layout_.total_bytes ||
@@ -669,7 +672,7 @@ class Worker {
     return kp;
   }
 
-  bool select_kernels(int cc) {
+  bool select_kernels(int cc, std::size_t workspace_limit) {
     for (KernelShape const& s : kernel_shapes()) {
       if (kernels_.count(s) != 0) continue;
       GemmProblem const kp = kernel_problem(s);
@@ -680,7 +683,9 @@ class Worker {
                                                  std::to_string(s.depth) + " blocks");
         return false;
       }
-      if (v == nullptr) v = Registry::instance().select(kp, Platform::kCuda, cc, multiprocessor_count(device_));
+      if (v == nullptr) {
+        v = Registry::instance().select(kp, Platform::kCuda, cc, multiprocessor_count(device_), workspace_limit);
+      }
       if (v == nullptr) {
         job_.failure.raise(GK_NOT_SUPPORTED, std::string("no registered CUDA ") + to_string(kp.dtype) +
                                                  " kernel for the host-resident blocks on device " +
