@@ -12,7 +12,10 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace gemmkit::test {
 namespace {
@@ -221,6 +224,40 @@ TYPED_TEST(CudaApi, DeterministicThroughTheApi) {
   }
   std::vector<T> const r1 = dC1.download(), r2 = dC2.download();
   EXPECT_EQ(std::memcmp(r1.data(), r2.data(), r1.size() * sizeof(T)), 0);
+}
+
+/// DGEMM NT with both sides of C from 4096 packs B into a workspace (a _packed variant). With a
+/// device-memory budget too small for that copy the selection passes over it for the unpacked
+/// kernel, and the call still succeeds with the same result.
+TEST(CudaApiBudget, PackedVariantsYieldToTheMemoryBudget) {
+  GEMMKIT_REQUIRE_DEVICE();
+  std::int64_t const m = 4096, n = 4096, k = 32;  // B packed: 32 x 4096 doubles = 1 MiB
+  std::mt19937_64 rng = fresh_generator();
+  Matrix<double> A(m, k, m), B(n, k, n);  // NT: B is stored n x k
+  A.fill_random(rng);
+  B.fill_random(rng);
+  DeviceBuffer<double> dA(A.storage()), dB(B.storage());
+  for (std::size_t budget : {std::size_t(0), std::size_t(512) << 10}) {
+    SCOPED_TRACE("budget " + std::to_string(budget));
+    ScopedContext ctx;
+    ASSERT_EQ(gk_set_device_memory_budget(ctx, budget), GK_SUCCESS);
+    DeviceBuffer<double> dC(std::vector<double>(std::size_t(m * n), std::numeric_limits<double>::quiet_NaN()));
+    ASSERT_EQ(api_gemm_strided_batched(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_T, m, n, k, 1.0, dA.get(), m, 0, dB.get(), n,
+                                       0, 0.0, dC.get(), m, 0, 1),
+              GK_SUCCESS)
+        << gk_last_error(ctx);
+    std::string const ran = gk_last_variant(ctx);
+    EXPECT_EQ(ran.find("_packed") != std::string::npos, budget == 0) << ran;
+    std::vector<double> const C = dC.download();
+    ASSERT_EQ(dC.error(), "");
+    for (std::int64_t j : {std::int64_t(0), std::int64_t(1), n / 2 + 1, n - 1}) {
+      for (std::int64_t i = 0; i < m; ++i) {
+        long double reference = 0;
+        for (std::int64_t l = 0; l < k; ++l) reference += (long double)A.at(i, l) * B.at(j, l);
+        ASSERT_NEAR(C[std::size_t(i + j * m)], double(reference), 1e-12) << "C(" << i << ", " << j << ") by " << ran;
+      }
+    }
+  }
 }
 
 /// The context's stream is the one the work is queued on: with that stream held back by a host
