@@ -27,6 +27,13 @@ struct KernelParams {
   /// Split-K: when > 0, grid.z indexes K slices of this many elements instead of the batch; slice
   /// z writes alpha-free partial sums to C + z*stride_c (a workspace), reduced by a second kernel.
   std::int64_t split_k_slice = 0;
+  /// Split K fixed up in the kernel: when > 1, blockIdx.x numbers (tile, slice) pairs, slice
+  /// fastest, and slice s covers K from s * split_k_slice. Every slice but the last stores its
+  /// partial tile to split_k_partials and counts itself in the tile's split_k_arrivals (zero before
+  /// the launch); the tile's last slice waits for them, adds them in slice order and stores C.
+  int split_k_slices = 0;
+  T* split_k_partials = nullptr;
+  unsigned* split_k_arrivals = nullptr;
 };
 
 template <typename T>

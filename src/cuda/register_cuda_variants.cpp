@@ -13,6 +13,7 @@
 #include "registry/registry.hpp"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 namespace gemmkit {
@@ -87,6 +88,30 @@ void add_dgemm_tensorop_split_k(Registry& registry) {
                              "FP64 tensor cores, K split across blocks, deterministic two-pass reduction",
                              gemm::dgemm_tensorop_can_implement<Cfg>, gemm::launch_dgemm_tensorop_split_k<Cfg>,
                              gemm::dgemm_tensorop_split_k_workspace<Cfg>);
+}
+
+/// K split in kSlices in one launch, the fixup in the kernel (id suffix _splitk_xN): for tiles
+/// that leave their last wave mostly empty or fill too little of one. Each slice count is its own
+/// variant, so the config sweep measures them side by side and the selection table picks.
+template <typename Cfg, int kSlices>
+void add_dgemm_tensorop_split_fixup(Registry& registry) {
+  static_assert(gemm::kDgemmSplitFixup<Cfg>, "the fixup instances of this config are not built");
+  add_with_workspace<double>(
+      registry, "dgemm_tensorop_" + Cfg::name() + "_splitk_x" + std::to_string(kSlices),
+      "FP64 tensor cores, K split in " + std::to_string(kSlices) +
+          " across blocks, partial tiles summed in order by the tile's last slice in the same launch (deterministic)",
+      gemm::dgemm_tensorop_can_implement<Cfg>,
+      [](KernelParams<double> const& p, double* workspace, cudaStream_t stream) {
+        return gemm::launch_dgemm_tensorop_split_fixup<Cfg>(p, kSlices, workspace, stream);
+      },
+      [](GemmProblem const& problem) { return gemm::dgemm_tensorop_split_fixup_workspace<Cfg>(problem, kSlices); });
+}
+
+template <typename Cfg>
+void add_dgemm_tensorop_split_fixups(Registry& registry) {
+  add_dgemm_tensorop_split_fixup<Cfg, 2>(registry);
+  add_dgemm_tensorop_split_fixup<Cfg, 3>(registry);
+  add_dgemm_tensorop_split_fixup<Cfg, 4>(registry);
 }
 
 template <typename Cfg>
@@ -216,6 +241,9 @@ void register_cuda_variants(Registry& registry) {
   add_dgemm_tensorop_packed<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);   // 128x64x16 s3 b2 k8
   add_dgemm_tensorop_packed<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);   // 64x64x16 s4 b3 k8
   add_dgemm_tensorop_packed<std::tuple_element_t<10, gemm::DgemmTensorOpConfigs>>(registry);   // 64x128x16 s4 b2
+  add_dgemm_tensorop_split_fixups<std::tuple_element_t<12, gemm::DgemmTensorOpConfigs>>(registry);  // 32x32x16 s3 b8
+  add_dgemm_tensorop_split_fixups<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
+  add_dgemm_tensorop_split_fixups<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
   add_small_batched<double>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<float>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<double>(registry, small::SmallKernelFamily::kFlat);

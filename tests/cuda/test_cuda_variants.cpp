@@ -79,6 +79,8 @@ std::vector<CaseGroup> cuda_case_groups() {
   for (Shape const& s : {Shape{130, 136, 1000}, Shape{258, 70, 77}}) groups.push_back(shape_group("edge_" + shape_name(s), s));
   // Long K over few tiles: the split-K variants divide K into several slices here.
   for (Shape const& s : {Shape{65, 33, 1999}, Shape{17, 130, 1031}}) groups.push_back(shape_group("longk_" + shape_name(s), s));
+  // Split K over a batch: the fixup variants number their tiles' counters and partials across it.
+  groups.push_back(batch3_group(Shape{130, 70, 700}));
   for (Shape const& s : {Shape{t + 1, 2 * t + 1, k_drain}, Shape{97, 37, 61}}) {
     groups.push_back({"conj_" + shape_name(s),
                       {{s, GK_OP_C, GK_OP_N, 1.0, 1.0, 2},

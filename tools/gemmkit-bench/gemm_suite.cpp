@@ -57,13 +57,24 @@ std::vector<ShapeSpec> default_gemm_shapes(Platform backend) {
   return shapes;
 }
 
-std::vector<std::string> match_variants(std::string const& glob, Dtype dtype, Platform backend) {
+std::vector<std::string> match_variants(std::string const& globs, Dtype dtype, Platform backend) {
+  std::vector<std::string> patterns;
+  for (std::size_t begin = 0; begin <= globs.size();) {
+    std::size_t const end = std::min(globs.find(',', begin), globs.size());
+    patterns.push_back(globs.substr(begin, end - begin));
+    begin = end + 1;
+  }
   std::vector<std::string> ids;
   for (GemmVariant const* v : Registry::instance().variants()) {
     VariantInfo const& info = v->info();
     if (info.dtype != dtype || info.backend != backend) continue;
-    if (info.kind == VariantKind::kReference && info.id != glob) continue;
-    if (fnmatch(glob.c_str(), info.id.c_str(), 0) == 0) ids.push_back(info.id);
+    for (std::string const& glob : patterns) {
+      if (info.kind == VariantKind::kReference && info.id != glob) continue;
+      if (fnmatch(glob.c_str(), info.id.c_str(), 0) == 0) {
+        ids.push_back(info.id);
+        break;
+      }
+    }
   }
   return ids;
 }

@@ -69,7 +69,7 @@ void print_usage() {
       "                               GPU 256..8192 squares, 4095, 4097, 16384x16384x256;\n"
       "                               CPU 128..1024 squares, 511, 1023, 2048x2048x128\n"
       "what runs:\n"
-      "  --variants GLOB              force registered variants whose id matches GLOB (fnmatch);\n"
+      "  --variants GLOB[,GLOB...]    force registered variants whose id matches a GLOB (fnmatch);\n"
       "                               default: what gemmkit's selection table picks (public API as is);\n"
       "                               batched: the first match per dtype runs gemmkit's calls\n"
       "  --peer cublas|openblas|none|auto   default auto: cuBLAS on the GPU, OpenBLAS on the CPU\n"

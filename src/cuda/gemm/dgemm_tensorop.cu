@@ -14,18 +14,35 @@ namespace gemmkit::gemm {
 
 namespace {
 
-template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed, int kVec>
+template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed, int kVec, bool kSplitFixup>
 cudaError_t launch_instance(KernelParams<double> const& p, cudaStream_t stream) {
   std::int64_t const tiles = ((p.m + Cfg::kBM - 1) / Cfg::kBM) * ((p.n + Cfg::kBN - 1) / Cfg::kBN);
-  return launch_tiles<dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed>>(
-      p, tiles, Cfg::kThreads, Cfg::smem_bytes(), stream);
+  return launch_tiles<dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed, kSplitFixup>>(
+      p, kSplitFixup ? tiles * p.split_k_slices : tiles, Cfg::kThreads, Cfg::smem_bytes(), stream);
 }
 
-template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed = false>
+template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed, bool kSplitFixup>
 cudaError_t launch_aligned_or_not(KernelParams<double> const& p, cudaStream_t stream) {
   bool const wide = vector_aligned(p.A, p.lda, p.stride_a, p.batch) && vector_aligned(p.B, p.ldb, p.stride_b, p.batch);
-  return wide ? launch_instance<Cfg, kTransA, kTransB, kCTransposed, 2>(p, stream)
-              : launch_instance<Cfg, kTransA, kTransB, kCTransposed, 1>(p, stream);
+  return wide ? launch_instance<Cfg, kTransA, kTransB, kCTransposed, 2, kSplitFixup>(p, stream)
+              : launch_instance<Cfg, kTransA, kTransB, kCTransposed, 1, kSplitFixup>(p, stream);
+}
+
+/// The instance for the problem's transposes. A^T B^T runs as the NN product C^T = B A with C
+/// stored transposed: both operands then copy the way NN's do, where the TT kernel's MN-contiguous
+/// B spilled in the 128x64 configs.
+template <typename Cfg, bool kSplitFixup>
+cudaError_t launch_transposes(KernelParams<double> const& p, cudaStream_t stream) {
+  if (!p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, false, false, false, kSplitFixup>(p, stream);
+  if (!p.trans_a && p.trans_b) return launch_aligned_or_not<Cfg, false, true, false, kSplitFixup>(p, stream);
+  if (p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, true, false, false, kSplitFixup>(p, stream);
+  return launch_aligned_or_not<Cfg, false, false, true, kSplitFixup>(transposed_product(p), stream);
+}
+
+GemmProblem problem_shape(KernelParams<double> const& p) {
+  GemmProblem shape;
+  shape.m = p.m, shape.n = p.n, shape.k = p.k, shape.batch = p.batch;
+  return shape;
 }
 
 }  // namespace
@@ -42,12 +59,34 @@ cudaError_t launch_dgemm_tensorop_split_k(KernelParams<double> const& p, double*
 
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop(KernelParams<double> const& p, cudaStream_t stream) {
-  if (!p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, false, false>(p, stream);
-  if (!p.trans_a && p.trans_b) return launch_aligned_or_not<Cfg, false, true>(p, stream);
-  if (p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, true, false>(p, stream);
-  // A^T B^T runs as the NN product C^T = B A with C stored transposed: both operands then copy the
-  // way NN's do, where the TT kernel's MN-contiguous B spilled in the 128x64 configs.
-  return launch_aligned_or_not<Cfg, false, false, true>(transposed_product(p), stream);
+  return launch_transposes<Cfg, false>(p, stream);
+}
+
+template <typename Cfg>
+std::size_t dgemm_tensorop_split_fixup_workspace(GemmProblem const& problem, int slices) {
+  return split_k_fixup_layout<Cfg, double>(problem, plan_split_k_fixup<Cfg>(problem, slices)).bytes;
+}
+
+template <typename Cfg>
+cudaError_t launch_dgemm_tensorop_split_fixup(KernelParams<double> const& p, int slices, double* workspace,
+                                              cudaStream_t stream) {
+  if constexpr (!kDgemmSplitFixup<Cfg>) {
+    return cudaErrorNotSupported;  // not built for this config (dgemm_tensorop.hpp)
+  } else {
+    GemmProblem const shape = problem_shape(p);
+    SplitK const split = plan_split_k_fixup<Cfg>(shape, slices);
+    std::int64_t const tiles = ((p.m + Cfg::kBM - 1) / Cfg::kBM) * ((p.n + Cfg::kBN - 1) / Cfg::kBN);
+    if (split.slices <= 1 || tiles * split.slices > 2147483647) return launch_dgemm_tensorop<Cfg>(p, stream);
+    SplitKFixupLayout const layout = split_k_fixup_layout<Cfg, double>(shape, split);
+    KernelParams<double> sliced = p;
+    sliced.split_k_slice = split.slice;
+    sliced.split_k_slices = int(split.slices);
+    sliced.split_k_arrivals = reinterpret_cast<unsigned*>(workspace);
+    sliced.split_k_partials = reinterpret_cast<double*>(reinterpret_cast<char*>(workspace) + layout.partials_offset);
+    // Launches leave the counters zero, but the workspace may hold anything before the first.
+    if (cudaError_t e = cudaMemsetAsync(workspace, 0, layout.partials_offset, stream); e != cudaSuccess) return e;
+    return launch_transposes<Cfg, true>(sliced, stream);
+  }
 }
 
 template <typename Cfg>
@@ -82,5 +121,8 @@ template std::size_t dgemm_tensorop_split_k_workspace<InstanceConfig>(GemmProble
 template cudaError_t launch_dgemm_tensorop_split_k<InstanceConfig>(KernelParams<double> const&, double*, cudaStream_t);
 template std::size_t dgemm_tensorop_packed_workspace<InstanceConfig>(GemmProblem const&);
 template cudaError_t launch_dgemm_tensorop_packed<InstanceConfig>(KernelParams<double> const&, double*, cudaStream_t);
+template std::size_t dgemm_tensorop_split_fixup_workspace<InstanceConfig>(GemmProblem const&, int);
+template cudaError_t launch_dgemm_tensorop_split_fixup<InstanceConfig>(KernelParams<double> const&, int, double*,
+                                                                       cudaStream_t);
 
 }  // namespace gemmkit::gemm

@@ -14,6 +14,7 @@
 #include "cuda/arch/mma_f64.cuh"
 #include "cuda/arch/shared_load.cuh"
 #include "cuda/gemm/epilogue.cuh"
+#include "cuda/gemm/split_k_fixup.cuh"
 #include "cuda/gemm/tensorop_config.hpp"
 #include "cuda/gemm/tensorop_layout.hpp"
 #include "cuda/gemm/tile_order.cuh"
@@ -272,12 +273,15 @@ __device__ __forceinline__ void prefetch_c_tile(double const* C, std::int64_t ld
   }
 }
 
-/// Computes tile (tile_m, tile_n) of problem `batch_index`: the device routine the kernel wrapper
-/// (and later batched and grouped wrappers) maps onto. kCTransposed: C is stored row-major (element
-/// (i, j) at C + i * ldc + j), which lets A^T B^T run as the NN product C^T = B A (transposed_product).
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed = false>
+/// Computes tile (tile_m, tile_n) of problem `batch_index`, over K slice `k_slice` under split K:
+/// the device routine the kernel wrapper (and later batched and grouped wrappers) maps onto.
+/// kCTransposed: C is stored row-major (element (i, j) at C + i * ldc + j), which lets A^T B^T run
+/// as the NN product C^T = B A (transposed_product). kSplitFixup: the slices of a tile meet in
+/// split_k_fixup before the epilogue; fixup_tile numbers the tile there.
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed = false,
+          bool kSplitFixup = false>
 __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m, std::int64_t tile_n,
-                              std::int64_t batch_index, double* smem) {
+                              std::int64_t batch_index, std::int64_t k_slice, std::int64_t fixup_tile, double* smem) {
   constexpr bool kAK = kTransA;   // A^T in memory is K-contiguous
   constexpr bool kBK_ = !kTransB; // B untransposed is K-contiguous
   using TileA = SwizzledTile<Cfg::kBM, Cfg::kBK, kAK, Cfg::kMmaK>;
@@ -297,10 +301,11 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   std::int64_t const n_own = tile_n * Cfg::kBN;
   std::int64_t const m0 = edge_tile_origin<Cfg::kBM, kAK ? 1 : kVecA>(m_own, p.m);
   std::int64_t const n0 = edge_tile_origin<Cfg::kBN, kBK_ ? 1 : kVecB>(n_own, p.n);
-  BlockOperands<double> const operands = block_operands<kAK, kBK_>(p, m0, n0, batch_index);
+  BlockOperands<double> const operands = block_operands<kAK, kBK_, kSplitFixup>(p, m0, n0, batch_index, k_slice);
   std::int64_t const k_count = operands.k_count;
   std::int64_t const k_tiles = (k_count + Cfg::kBK - 1) / Cfg::kBK;
-  if (p.beta != 0.0 && k_tiles <= kPrefetchCMaxKTiles) {
+  // Under the fixup only the last slice stores C.
+  if (p.beta != 0.0 && k_tiles <= kPrefetchCMaxKTiles && (!kSplitFixup || k_slice + 1 == p.split_k_slices)) {
     prefetch_c_tile<Cfg, kCTransposed>(p.C + batch_index * p.stride_c, p.ldc, m_own, n_own, p.m, p.n);
   }
 
@@ -508,6 +513,9 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
     }
   }
   arch::cp_async_wait<0>();
+  if constexpr (kSplitFixup) {
+    if (!split_k_fixup<Cfg::kThreads>(p, acc, fixup_tile, int(k_slice))) return;
+  }
 
   // Each lane holds, per A fragment i and B pair p, rows 2g, 2g+1 by columns 4t .. 4t+3 of the
   // 16 x 16 block: two elements adjacent in memory (the two rows; or, C transposed, the pair's two
@@ -567,17 +575,22 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   }
 }
 
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed>
+/// One tile (or, under kSplitFixup, one K slice of a tile) per block; grid.z is the batch entry,
+/// or under two-pass split K the slice.
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed, bool kSplitFixup = false>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensorop_kernel(KernelParams<double> const p) {
   static_assert(Cfg::valid());
   extern __shared__ __align__(16) double smem[];
   std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;
   std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
+  FixupBlock const block = kSplitFixup ? fixup_block(p) : FixupBlock{blockIdx.x, 0};
   std::int64_t tile_m, tile_n;
-  TileOrder::map(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
+  TileOrder::map(block.tile, tiles_m, tiles_n, tile_m, tile_n);
   // One problem per grid.z: a loop over the batch here would let the compiler hoist per-tile
   // address math out of it and spill; the launcher splits batches beyond the grid limit.
-  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kCTransposed>(p, tile_m, tile_n, blockIdx.z, smem);
+  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kCTransposed, kSplitFixup>(
+      p, tile_m, tile_n, blockIdx.z, kSplitFixup ? block.slice : blockIdx.z, block.tile + blockIdx.z * tiles_m * tiles_n,
+      smem);
 }
 
 }  // namespace gemmkit::gemm

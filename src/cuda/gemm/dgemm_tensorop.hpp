@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <tuple>
+#include <type_traits>
 
 namespace gemmkit::gemm {
 
@@ -58,6 +59,20 @@ template <typename Cfg>
 std::size_t dgemm_tensorop_packed_workspace(GemmProblem const& problem);
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop_packed(KernelParams<double> const& params, double* workspace, cudaStream_t stream);
+
+/// Split K fixed up in the kernel (KernelParams::split_k_slices, plan_split_k_fixup): one launch of
+/// tiles x `slices` blocks, the slices of a tile summed in order by its last slice; unsplit when K
+/// is too short to split. Built for the configs kDgemmSplitFixup names (each adds a set of kernel
+/// instances).
+template <typename Cfg>
+inline constexpr bool kDgemmSplitFixup = std::is_same_v<Cfg, std::tuple_element_t<12, DgemmTensorOpConfigs>> ||  // 32x32 b8
+                                         std::is_same_v<Cfg, std::tuple_element_t<18, DgemmTensorOpConfigs>> ||  // 128x64 k8
+                                         std::is_same_v<Cfg, std::tuple_element_t<20, DgemmTensorOpConfigs>>;    // 64x64 k8
+template <typename Cfg>
+std::size_t dgemm_tensorop_split_fixup_workspace(GemmProblem const& problem, int slices);
+template <typename Cfg>
+cudaError_t launch_dgemm_tensorop_split_fixup(KernelParams<double> const& params, int slices, double* workspace,
+                                              cudaStream_t stream);
 
 /// True when the grid for this config fits (tiles of one problem index a 31-bit grid.x).
 template <typename Cfg>

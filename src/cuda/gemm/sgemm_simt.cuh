@@ -108,7 +108,7 @@ __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std
   std::int64_t const n_own = tile_n * Cfg::kBN;
   std::int64_t const m0 = edge_tile_origin<Cfg::kBM, kAK ? 1 : kVecA>(m_own, p.m);
   std::int64_t const n0 = edge_tile_origin<Cfg::kBN, kBK_ ? 1 : kVecB>(n_own, p.n);
-  BlockOperands<float> const operands = block_operands<kAK, kBK_>(p, m0, n0, batch_index);
+  BlockOperands<float> const operands = block_operands<kAK, kBK_>(p, m0, n0, batch_index, batch_index);
   std::int64_t const k_count = operands.k_count;
   std::int64_t const k_tiles = (k_count + Cfg::kBK - 1) / Cfg::kBK;
 

@@ -35,6 +35,20 @@ SplitK plan_split_k(GemmProblem const& problem, int sm_count) {
   return SplitK{(problem.k + slice - 1) / slice, slice};
 }
 
+/// Split K fixed up in the kernel (KernelParams::split_k_slices): the slices of a tile run as
+/// adjacent blocks and its last slice adds the others' partial tiles, so no second kernel runs and
+/// the partials stay in L2. The slice count is the variant's (the config sweep measures each and
+/// the selection table picks); K is cut into that many slices of whole k-tiles, fewer where a
+/// slice would get under kMinKTilesPerSlice of them.
+template <typename Cfg>
+SplitK plan_split_k_fixup(GemmProblem const& problem, int slices) {
+  constexpr std::int64_t kMinKTilesPerSlice = 4;
+  std::int64_t const k_tiles = (problem.k + Cfg::kBK - 1) / Cfg::kBK;
+  std::int64_t const most = std::max<std::int64_t>(std::min<std::int64_t>(slices, k_tiles / kMinKTilesPerSlice), 1);
+  std::int64_t const slice = ((k_tiles + most - 1) / most) * Cfg::kBK;
+  return SplitK{std::max<std::int64_t>((problem.k + slice - 1) / slice, 1), slice};
+}
+
 /// SM count of the current device, read once per device.
 int current_sm_count();
 
@@ -44,6 +58,23 @@ template <typename Cfg, typename T>
 std::size_t split_k_workspace_bytes(GemmProblem const& problem) {
   SplitK const split = plan_split_k<Cfg>(problem, current_sm_count());
   return split.slices > 1 ? std::size_t(split.slices) * std::size_t(problem.m) * std::size_t(problem.n) * sizeof(T) : 0;
+}
+
+/// Where the fixup form keeps its state in the workspace: one arrival counter per tile of every
+/// batch entry, then (slices - 1) partial tiles per tile, each aligned to 256 bytes.
+struct SplitKFixupLayout {
+  std::size_t partials_offset = 0;  ///< bytes from the workspace start
+  std::size_t bytes = 0;            ///< the whole workspace; 0 when the plan does not split
+};
+
+template <typename Cfg, typename T>
+SplitKFixupLayout split_k_fixup_layout(GemmProblem const& problem, SplitK const& split) {
+  if (split.slices <= 1) return {};
+  std::size_t const tiles = std::size_t((problem.m + Cfg::kBM - 1) / Cfg::kBM) *
+                            std::size_t((problem.n + Cfg::kBN - 1) / Cfg::kBN) *
+                            std::size_t(std::max<std::int64_t>(problem.batch, 1));
+  std::size_t const counters = (tiles * sizeof(unsigned) + 255) / 256 * 256;
+  return {counters, counters + tiles * std::size_t(split.slices - 1) * Cfg::kBM * Cfg::kBN * sizeof(T)};
 }
 
 }  // namespace gemmkit::gemm

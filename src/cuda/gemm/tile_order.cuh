@@ -47,8 +47,9 @@ __device__ __forceinline__ std::int64_t edge_tile_origin(std::int64_t own, std::
 }
 
 /// What the block of tile (m0, n0) of entry `batch_index` reads: the start of its A and B tiles
-/// and the elements of K it covers. Under split-K, grid.z numbers the slices of one problem's K
-/// (every slice reads the same A and B); otherwise it is the batch entry, whole K.
+/// and the elements of K it covers. Under split K (KernelParams::split_k_slice > 0) slice `k_slice`
+/// covers its part of K; in the two-pass form grid.z numbers the slices and every slice reads the
+/// same A and B, while the fixup form (kSlicesInBatch) keeps the batch in grid.z.
 template <typename T>
 struct BlockOperands {
   T const* A;
@@ -57,12 +58,12 @@ struct BlockOperands {
 };
 
 /// kAK / kBK: A / B is contiguous along K in memory (A transposed, B not).
-template <bool kAK, bool kBK, typename T>
+template <bool kAK, bool kBK, bool kSlicesInBatch = false, typename T>
 __device__ __forceinline__ BlockOperands<T> block_operands(KernelParams<T> const& p, std::int64_t m0, std::int64_t n0,
-                                                           std::int64_t batch_index) {
+                                                           std::int64_t batch_index, std::int64_t k_slice) {
   bool const split = p.split_k_slice > 0;
-  std::int64_t const k_begin = split ? batch_index * p.split_k_slice : 0;
-  std::int64_t const operand_batch = split ? 0 : batch_index;
+  std::int64_t const k_begin = split ? k_slice * p.split_k_slice : 0;
+  std::int64_t const operand_batch = split && !kSlicesInBatch ? 0 : batch_index;
   return {p.A + operand_batch * p.stride_a + (kAK ? m0 * p.lda + k_begin : m0 + k_begin * p.lda),
           p.B + operand_batch * p.stride_b + (kBK ? n0 * p.ldb + k_begin : n0 + k_begin * p.ldb),
           split ? min(p.split_k_slice, p.k - k_begin) : p.k};
