@@ -9,6 +9,7 @@
 #include "cuda/gemm/transpose.hpp"
 
 #include <cstdint>
+#include <utility>
 
 namespace gemmkit::gemm {
 
@@ -64,7 +65,10 @@ cudaError_t launch_dgemm_tensorop(KernelParams<double> const& p, cudaStream_t st
 
 template <typename Cfg>
 std::size_t dgemm_tensorop_split_fixup_workspace(GemmProblem const& problem, int slices) {
-  return split_k_fixup_layout<Cfg, double>(problem, plan_split_k_fixup<Cfg>(problem, slices)).bytes;
+  // A^T B^T launches as the NN product C^T = B A (launch_transposes): its tiles are over n x m.
+  GemmProblem launched = problem;
+  if (is_transposed(problem.trans_a) && is_transposed(problem.trans_b)) std::swap(launched.m, launched.n);
+  return split_k_fixup_layout<Cfg, double>(launched, plan_split_k_fixup<Cfg>(launched, slices)).bytes;
 }
 
 template <typename Cfg>
@@ -73,9 +77,10 @@ cudaError_t launch_dgemm_tensorop_split_fixup(KernelParams<double> const& p, int
   if constexpr (!kDgemmSplitFixup<Cfg>) {
     return cudaErrorNotSupported;  // not built for this config (dgemm_tensorop.hpp)
   } else {
-    GemmProblem const shape = problem_shape(p);
+    // The tiles as launched: over n x m for A^T B^T (dgemm_tensorop_split_fixup_workspace).
+    GemmProblem const shape = problem_shape(p.trans_a && p.trans_b ? transposed_product(p) : p);
     SplitK const split = plan_split_k_fixup<Cfg>(shape, slices);
-    std::int64_t const tiles = ((p.m + Cfg::kBM - 1) / Cfg::kBM) * ((p.n + Cfg::kBN - 1) / Cfg::kBN);
+    std::int64_t const tiles = ((shape.m + Cfg::kBM - 1) / Cfg::kBM) * ((shape.n + Cfg::kBN - 1) / Cfg::kBN);
     if (split.slices <= 1 || tiles * split.slices > 2147483647) return launch_dgemm_tensorop<Cfg>(p, stream);
     SplitKFixupLayout const layout = split_k_fixup_layout<Cfg, double>(shape, split);
     KernelParams<double> sliced = p;
