@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gemmkit {
@@ -90,28 +91,40 @@ void add_dgemm_tensorop_split_k(Registry& registry) {
                              gemm::dgemm_tensorop_split_k_workspace<Cfg>);
 }
 
-/// K split in kSlices in one launch, the fixup in the kernel (id suffix _splitk_xN): for tiles
-/// that leave their last wave mostly empty or fill too little of one. Each slice count is its own
-/// variant, so the config sweep measures them side by side and the selection table picks.
-template <typename Cfg, int kSlices>
-void add_dgemm_tensorop_split_fixup(Registry& registry) {
-  static_assert(gemm::kDgemmSplitFixup<Cfg>, "the fixup instances of this config are not built");
-  add_with_workspace<double>(
-      registry, "dgemm_tensorop_" + Cfg::name() + "_splitk_x" + std::to_string(kSlices),
-      "FP64 tensor cores, K split in " + std::to_string(kSlices) +
-          " across blocks, partial tiles summed in order by the tile's last slice in the same launch (deterministic)",
-      gemm::dgemm_tensorop_can_implement<Cfg>,
-      [](KernelParams<double> const& p, double* workspace, cudaStream_t stream) {
-        return gemm::launch_dgemm_tensorop_split_fixup<Cfg>(p, kSlices, workspace, stream);
-      },
-      [](GemmProblem const& problem) { return gemm::dgemm_tensorop_split_fixup_workspace<Cfg>(problem, kSlices); });
+/// A tiled kernel's form with K split in 2, 3 and 4 in one launch, the fixup in the kernel (id
+/// suffix _splitk_xN): for tiles that leave their last wave mostly empty or fill too little of one.
+/// Each slice count is its own variant, so the config sweep measures them side by side and the
+/// selection table picks. kLaunch / kWorkspace take the slice count after the problem.
+template <typename T, auto kLaunch, auto kWorkspace>
+void add_split_fixups(Registry& registry, std::string const& id, std::string const& what,
+                      FunctionVariant::CanImplement can_implement) {
+  [&]<int... kSlices>(std::integer_sequence<int, kSlices...>) {
+    (add_with_workspace<T>(
+         registry, id + "_splitk_x" + std::to_string(kSlices),
+         what + ", K split in " + std::to_string(kSlices) +
+             " across blocks, partial tiles summed in order by the tile's last slice in the same launch "
+             "(deterministic)",
+         can_implement,
+         [](KernelParams<T> const& p, T* workspace, cudaStream_t stream) {
+           return kLaunch(p, kSlices, workspace, stream);
+         },
+         [](GemmProblem const& problem) { return kWorkspace(problem, kSlices); }),
+     ...);
+  }(std::integer_sequence<int, 2, 3, 4>{});
 }
 
 template <typename Cfg>
 void add_dgemm_tensorop_split_fixups(Registry& registry) {
-  add_dgemm_tensorop_split_fixup<Cfg, 2>(registry);
-  add_dgemm_tensorop_split_fixup<Cfg, 3>(registry);
-  add_dgemm_tensorop_split_fixup<Cfg, 4>(registry);
+  static_assert(gemm::kDgemmSplitFixup<Cfg>, "the fixup instances of this config are not built");
+  add_split_fixups<double, gemm::launch_dgemm_tensorop_split_fixup<Cfg>, gemm::dgemm_tensorop_split_fixup_workspace<Cfg>>(
+      registry, "dgemm_tensorop_" + Cfg::name(), "FP64 tensor cores", gemm::dgemm_tensorop_can_implement<Cfg>);
+}
+
+template <typename Cfg>
+void add_sgemm_simt_split_fixups(Registry& registry) {
+  static_assert(gemm::kSgemmSplitFixup<Cfg>, "the fixup instances of this config are not built");
+  add_split_fixups<float, gemm::launch_sgemm_simt_split_fixup<Cfg>, gemm::sgemm_simt_split_fixup_workspace<Cfg>>(
+      registry, "sgemm_simt_" + Cfg::name(), "FP32 FFMA", gemm::sgemm_simt_can_implement<Cfg>);
 }
 
 template <typename Cfg>
@@ -244,6 +257,8 @@ void register_cuda_variants(Registry& registry) {
   add_dgemm_tensorop_split_fixups<std::tuple_element_t<12, gemm::DgemmTensorOpConfigs>>(registry);  // 32x32x16 s3 b8
   add_dgemm_tensorop_split_fixups<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
   add_dgemm_tensorop_split_fixups<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
+  add_sgemm_simt_split_fixups<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);  // 128x128x16 s4 b2
+  add_sgemm_simt_split_fixups<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);  // 64x64x16 s3 b5
   add_small_batched<double>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<float>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<double>(registry, small::SmallKernelFamily::kFlat);

@@ -40,12 +40,6 @@ cudaError_t launch_transposes(KernelParams<double> const& p, cudaStream_t stream
   return launch_aligned_or_not<Cfg, false, false, true, kSplitFixup>(transposed_product(p), stream);
 }
 
-GemmProblem problem_shape(KernelParams<double> const& p) {
-  GemmProblem shape;
-  shape.m = p.m, shape.n = p.n, shape.k = p.k, shape.batch = p.batch;
-  return shape;
-}
-
 }  // namespace
 
 template <typename Cfg>
@@ -68,7 +62,7 @@ std::size_t dgemm_tensorop_split_fixup_workspace(GemmProblem const& problem, int
   // A^T B^T launches as the NN product C^T = B A (launch_transposes): its tiles are over n x m.
   GemmProblem launched = problem;
   if (is_transposed(problem.trans_a) && is_transposed(problem.trans_b)) std::swap(launched.m, launched.n);
-  return split_k_fixup_layout<Cfg, double>(launched, plan_split_k_fixup<Cfg>(launched, slices)).bytes;
+  return split_k_fixup_workspace_bytes<Cfg, double>(launched, slices);
 }
 
 template <typename Cfg>
@@ -77,20 +71,9 @@ cudaError_t launch_dgemm_tensorop_split_fixup(KernelParams<double> const& p, int
   if constexpr (!kDgemmSplitFixup<Cfg>) {
     return cudaErrorNotSupported;  // not built for this config (dgemm_tensorop.hpp)
   } else {
-    // The tiles as launched: over n x m for A^T B^T (dgemm_tensorop_split_fixup_workspace).
-    GemmProblem const shape = problem_shape(p.trans_a && p.trans_b ? transposed_product(p) : p);
-    SplitK const split = plan_split_k_fixup<Cfg>(shape, slices);
-    std::int64_t const tiles = ((shape.m + Cfg::kBM - 1) / Cfg::kBM) * ((shape.n + Cfg::kBN - 1) / Cfg::kBN);
-    if (split.slices <= 1 || tiles * split.slices > 2147483647) return launch_dgemm_tensorop<Cfg>(p, stream);
-    SplitKFixupLayout const layout = split_k_fixup_layout<Cfg, double>(shape, split);
-    KernelParams<double> sliced = p;
-    sliced.split_k_slice = split.slice;
-    sliced.split_k_slices = int(split.slices);
-    sliced.split_k_arrivals = reinterpret_cast<unsigned*>(workspace);
-    sliced.split_k_partials = reinterpret_cast<double*>(reinterpret_cast<char*>(workspace) + layout.partials_offset);
-    // Launches leave the counters zero, but the workspace may hold anything before the first.
-    if (cudaError_t e = cudaMemsetAsync(workspace, 0, layout.partials_offset, stream); e != cudaSuccess) return e;
-    return launch_transposes<Cfg, true>(sliced, stream);
+    GemmProblem const tiles_shape = problem_shape(p.trans_a && p.trans_b ? transposed_product(p) : p);
+    return launch_split_fixup<Cfg>(p, tiles_shape, slices, workspace, stream, launch_transposes<Cfg, false>,
+                                   launch_transposes<Cfg, true>);
   }
 }
 

@@ -12,34 +12,55 @@ namespace gemmkit::gemm {
 
 namespace {
 
-template <typename Cfg, bool kTransA, bool kTransB, int kVec>
+template <typename Cfg, bool kTransA, bool kTransB, int kVec, bool kSplitFixup>
 cudaError_t launch_instance(KernelParams<float> const& p, cudaStream_t stream) {
   std::int64_t const tiles = ((p.m + Cfg::kBM - 1) / Cfg::kBM) * ((p.n + Cfg::kBN - 1) / Cfg::kBN);
-  return launch_tiles<sgemm_simt_kernel<Cfg, kTransA, kTransB, kVec, kVec>>(p, tiles, Cfg::kThreads,
-                                                                           Cfg::smem_bytes(), stream);
+  return launch_tiles<sgemm_simt_kernel<Cfg, kTransA, kTransB, kVec, kVec, kSplitFixup>>(
+      p, kSplitFixup ? tiles * p.split_k_slices : tiles, Cfg::kThreads, Cfg::smem_bytes(), stream);
 }
 
 /// 16-byte copies apply to the operands contiguous along M or N (A untransposed, B transposed).
-template <typename Cfg, bool kTransA, bool kTransB>
+template <typename Cfg, bool kTransA, bool kTransB, bool kSplitFixup>
 cudaError_t launch_aligned_or_not(KernelParams<float> const& p, cudaStream_t stream) {
   if constexpr (kTransA && !kTransB) {
-    return launch_instance<Cfg, kTransA, kTransB, 1>(p, stream);  // both K-contiguous: no vector copies
+    return launch_instance<Cfg, kTransA, kTransB, 1, kSplitFixup>(p, stream);  // both K-contiguous: no vector copies
   } else {
     bool const wide = (kTransA || vector_aligned(p.A, p.lda, p.stride_a, p.batch)) &&
                       (!kTransB || vector_aligned(p.B, p.ldb, p.stride_b, p.batch));
-    return wide ? launch_instance<Cfg, kTransA, kTransB, 4>(p, stream)
-                : launch_instance<Cfg, kTransA, kTransB, 1>(p, stream);
+    return wide ? launch_instance<Cfg, kTransA, kTransB, 4, kSplitFixup>(p, stream)
+                : launch_instance<Cfg, kTransA, kTransB, 1, kSplitFixup>(p, stream);
   }
+}
+
+template <typename Cfg, bool kSplitFixup>
+cudaError_t launch_transposes(KernelParams<float> const& p, cudaStream_t stream) {
+  if (!p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, false, false, kSplitFixup>(p, stream);
+  if (!p.trans_a && p.trans_b) return launch_aligned_or_not<Cfg, false, true, kSplitFixup>(p, stream);
+  if (p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, true, false, kSplitFixup>(p, stream);
+  return launch_aligned_or_not<Cfg, true, true, kSplitFixup>(p, stream);
 }
 
 }  // namespace
 
 template <typename Cfg>
 cudaError_t launch_sgemm_simt(KernelParams<float> const& p, cudaStream_t stream) {
-  if (!p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, false, false>(p, stream);
-  if (!p.trans_a && p.trans_b) return launch_aligned_or_not<Cfg, false, true>(p, stream);
-  if (p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, true, false>(p, stream);
-  return launch_aligned_or_not<Cfg, true, true>(p, stream);
+  return launch_transposes<Cfg, false>(p, stream);
+}
+
+template <typename Cfg>
+std::size_t sgemm_simt_split_fixup_workspace(GemmProblem const& problem, int slices) {
+  return split_k_fixup_workspace_bytes<Cfg, float>(problem, slices);
+}
+
+template <typename Cfg>
+cudaError_t launch_sgemm_simt_split_fixup(KernelParams<float> const& p, int slices, float* workspace,
+                                          cudaStream_t stream) {
+  if constexpr (!kSgemmSplitFixup<Cfg>) {
+    return cudaErrorNotSupported;  // not built for this config (sgemm_simt.hpp)
+  } else {
+    return launch_split_fixup<Cfg>(p, problem_shape(p), slices, workspace, stream, launch_transposes<Cfg, false>,
+                                   launch_transposes<Cfg, true>);
+  }
 }
 
 template <typename Cfg>
@@ -56,5 +77,8 @@ using InstanceConfig = std::tuple_element_t<GEMMKIT_SGEMM_CONFIG_INDEX, SgemmSim
 template cudaError_t launch_sgemm_simt<InstanceConfig>(KernelParams<float> const&, cudaStream_t);
 template std::size_t sgemm_simt_split_k_workspace<InstanceConfig>(GemmProblem const&);
 template cudaError_t launch_sgemm_simt_split_k<InstanceConfig>(KernelParams<float> const&, float*, cudaStream_t);
+template std::size_t sgemm_simt_split_fixup_workspace<InstanceConfig>(GemmProblem const&, int);
+template cudaError_t launch_sgemm_simt_split_fixup<InstanceConfig>(KernelParams<float> const&, int, float*,
+                                                                   cudaStream_t);
 
 }  // namespace gemmkit::gemm

@@ -16,6 +16,7 @@
 #include "cuda/gemm/epilogue.cuh"
 #include "cuda/gemm/simt_config.hpp"
 #include "cuda/gemm/simt_layout.hpp"
+#include "cuda/gemm/split_k_fixup.cuh"
 #include "cuda/gemm/tile_order.cuh"
 #include "cuda/kernel_params.hpp"
 
@@ -84,11 +85,12 @@ __device__ __forceinline__ void load_fragment(float const* row, float (&fragment
   }
 }
 
-/// Computes tile (tile_m, tile_n) of problem `batch_index`: the device routine the kernel wrapper
-/// maps the grid onto.
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
+/// Computes tile (tile_m, tile_n) of problem `batch_index`, over K slice `k_slice` under split K:
+/// the device routine the kernel wrapper maps the grid onto. kSplitFixup: the slices of a tile
+/// meet in split_k_fixup before the epilogue; fixup_tile numbers the tile there.
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kSplitFixup = false>
 __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std::int64_t tile_n,
-                          std::int64_t batch_index, float* smem) {
+                          std::int64_t batch_index, std::int64_t k_slice, std::int64_t fixup_tile, float* smem) {
   constexpr bool kAK = kTransA;    // A^T in memory is K-contiguous
   constexpr bool kBK_ = !kTransB;  // B untransposed is K-contiguous
   float* smem_a = smem;                                        // (STAGES, BK, BM + 4)
@@ -108,7 +110,7 @@ __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std
   std::int64_t const n_own = tile_n * Cfg::kBN;
   std::int64_t const m0 = edge_tile_origin<Cfg::kBM, kAK ? 1 : kVecA>(m_own, p.m);
   std::int64_t const n0 = edge_tile_origin<Cfg::kBN, kBK_ ? 1 : kVecB>(n_own, p.n);
-  BlockOperands<float> const operands = block_operands<kAK, kBK_>(p, m0, n0, batch_index, batch_index);
+  BlockOperands<float> const operands = block_operands<kAK, kBK_, kSplitFixup>(p, m0, n0, batch_index, k_slice);
   std::int64_t const k_count = operands.k_count;
   std::int64_t const k_tiles = (k_count + Cfg::kBK - 1) / Cfg::kBK;
 
@@ -171,6 +173,9 @@ __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std
     }
   }
   arch::cp_async_wait<0>();
+  if constexpr (kSplitFixup) {
+    if (!split_k_fixup<Cfg::kThreads>(p, acc, fixup_tile, int(k_slice))) return;
+  }
 
   // Lane element (i, j) is row row0 + (i/4)*kSubStrideM + i%4, column col0 + (j/4)*kSubStrideN + j%4:
   // the four rows of a sub-block are adjacent in column-major C (one 16-byte store).
@@ -198,15 +203,20 @@ __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std
   }
 }
 
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
+/// One tile (or, under kSplitFixup, one K slice of a tile) per block; grid.z is the batch entry,
+/// or under two-pass split K the slice.
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kSplitFixup = false>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) sgemm_simt_kernel(KernelParams<float> const p) {
   static_assert(Cfg::valid());
   extern __shared__ __align__(16) float smem_f32[];
   std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;
   std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
+  FixupBlock const block = kSplitFixup ? fixup_block(p) : FixupBlock{blockIdx.x, 0};
   std::int64_t tile_m, tile_n;
-  TileOrder::map(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
-  simt_tile<Cfg, kTransA, kTransB, kVecA, kVecB>(p, tile_m, tile_n, blockIdx.z, smem_f32);
+  TileOrder::map(block.tile, tiles_m, tiles_n, tile_m, tile_n);
+  simt_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kSplitFixup>(p, tile_m, tile_n, blockIdx.z,
+                                                              kSplitFixup ? block.slice : blockIdx.z,
+                                                              block.tile + blockIdx.z * tiles_m * tiles_n, smem_f32);
 }
 
 }  // namespace gemmkit::gemm

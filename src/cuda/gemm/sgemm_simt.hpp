@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <tuple>
+#include <type_traits>
 
 namespace gemmkit::gemm {
 
@@ -34,6 +35,17 @@ template <typename Cfg>
 std::size_t sgemm_simt_split_k_workspace(GemmProblem const& problem);
 template <typename Cfg>
 cudaError_t launch_sgemm_simt_split_k(KernelParams<float> const& params, float* workspace, cudaStream_t stream);
+
+/// Split K fixed up in the kernel (dgemm_tensorop.hpp says how): built for the configs
+/// kSgemmSplitFixup names.
+template <typename Cfg>
+inline constexpr bool kSgemmSplitFixup = std::is_same_v<Cfg, std::tuple_element_t<1, SgemmSimtConfigs>> ||  // 128x128 s4 b2
+                                         std::is_same_v<Cfg, std::tuple_element_t<4, SgemmSimtConfigs>>;    // 64x64 b5
+template <typename Cfg>
+std::size_t sgemm_simt_split_fixup_workspace(GemmProblem const& problem, int slices);
+template <typename Cfg>
+cudaError_t launch_sgemm_simt_split_fixup(KernelParams<float> const& params, int slices, float* workspace,
+                                          cudaStream_t stream);
 
 /// True when the grid for this config fits (tiles of one problem index a 31-bit grid.x).
 template <typename Cfg>

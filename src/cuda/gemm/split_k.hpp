@@ -77,4 +77,10 @@ SplitKFixupLayout split_k_fixup_layout(GemmProblem const& problem, SplitK const&
   return {counters, counters + tiles * std::size_t(split.slices - 1) * Cfg::kBM * Cfg::kBN * sizeof(T)};
 }
 
+/// Workspace of the fixup form in `slices` for the problem whose m x n the launch tiles.
+template <typename Cfg, typename T>
+std::size_t split_k_fixup_workspace_bytes(GemmProblem const& tiles_shape, int slices) {
+  return split_k_fixup_layout<Cfg, T>(tiles_shape, plan_split_k_fixup<Cfg>(tiles_shape, slices)).bytes;
+}
+
 }  // namespace gemmkit::gemm

@@ -78,4 +78,12 @@ __device__ __forceinline__ bool split_k_fixup(KernelParams<T> const& p, T (&acc)
   return true;
 }
 
+/// The same for accumulators held as (rows, columns) with an even number of columns.
+template <int kThreads, typename T, int kM, int kN>
+__device__ __forceinline__ bool split_k_fixup(KernelParams<T> const& p, T (&acc)[kM][kN], std::int64_t tile,
+                                              int slice) {
+  static_assert(kN % 2 == 0, "accumulators move in pairs");
+  return split_k_fixup<kThreads>(p, reinterpret_cast<T(&)[kM][kN / 2][2]>(acc), tile, slice);
+}
+
 }  // namespace gemmkit::gemm

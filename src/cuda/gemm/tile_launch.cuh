@@ -1,6 +1,7 @@
 /*! \file
     \brief Host side every tiled GEMM kernel shares (include from .cu files): the per-device opt-in
-    to large shared memory, and one launch per 65535 batch entries (grid.z's limit).
+    to large shared memory, one launch per 65535 batch entries (grid.z's limit), and the split-K
+    forms.
 */
 #pragma once
 
@@ -45,15 +46,21 @@ cudaError_t launch_tiles(KernelParams<T> const& p, std::int64_t tiles, int threa
   return cudaSuccess;
 }
 
+/// The sizes of the problem the params describe (what the split-K plans take).
+template <typename T>
+GemmProblem problem_shape(KernelParams<T> const& p) {
+  GemmProblem shape;
+  shape.m = p.m, shape.n = p.n, shape.k = p.k, shape.batch = p.batch;
+  return shape;
+}
+
 /// The split-K form of a tiled kernel (`launch` runs it plainly; the kernel reads
 /// KernelParams::split_k_slice): per batch entry, slice z of K writes its alpha-free partial sums
 /// to workspace + z*m*n, then launch_split_k_reduce applies alpha and beta in slice order.
 template <typename Cfg, typename T>
 cudaError_t launch_split_k(KernelParams<T> const& p, T* workspace, cudaStream_t stream,
                            cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t)) {
-  GemmProblem shape;
-  shape.m = p.m, shape.n = p.n, shape.k = p.k;
-  SplitK const split = plan_split_k<Cfg>(shape, current_sm_count());
+  SplitK const split = plan_split_k<Cfg>(problem_shape(p), current_sm_count());
   if (split.slices <= 1) return launch(p, stream);
   // Batch entries run one after another on the stream, so they share the one workspace.
   for (std::int64_t b = 0; b < p.batch; ++b) {
@@ -76,6 +83,29 @@ cudaError_t launch_split_k(KernelParams<T> const& p, T* workspace, cudaStream_t 
     }
   }
   return cudaSuccess;
+}
+
+/// The fixup form of a tiled kernel (KernelParams::split_k_slices, split_k_fixup.cuh): K in
+/// `slices` slices in one launch of `launch_sliced` (a kernel built with the fixup), or `launch`
+/// plainly when K is too short to split. `tiles_shape`: the problem whose m x n the launch tiles
+/// (the caller's, or its transpose where the kernel runs C^T); its batch counts too.
+template <typename Cfg, typename T>
+cudaError_t launch_split_fixup(KernelParams<T> const& p, GemmProblem const& tiles_shape, int slices, T* workspace,
+                               cudaStream_t stream, cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t),
+                               cudaError_t (*launch_sliced)(KernelParams<T> const&, cudaStream_t)) {
+  SplitK const split = plan_split_k_fixup<Cfg>(tiles_shape, slices);
+  std::int64_t const tiles =
+      ((tiles_shape.m + Cfg::kBM - 1) / Cfg::kBM) * ((tiles_shape.n + Cfg::kBN - 1) / Cfg::kBN);
+  if (split.slices <= 1 || tiles * split.slices > 2147483647) return launch(p, stream);
+  SplitKFixupLayout const layout = split_k_fixup_layout<Cfg, T>(tiles_shape, split);
+  KernelParams<T> sliced = p;
+  sliced.split_k_slice = split.slice;
+  sliced.split_k_slices = int(split.slices);
+  sliced.split_k_arrivals = reinterpret_cast<unsigned*>(workspace);
+  sliced.split_k_partials = reinterpret_cast<T*>(reinterpret_cast<char*>(workspace) + layout.partials_offset);
+  // Launches leave the counters zero, but the workspace may hold anything before the first.
+  if (cudaError_t e = cudaMemsetAsync(workspace, 0, layout.partials_offset, stream); e != cudaSuccess) return e;
+  return launch_sliced(sliced, stream);
 }
 
 /// Whether an operand allows 16-byte copies: every chunk start 16-byte aligned means an aligned
