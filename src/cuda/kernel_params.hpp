@@ -26,14 +26,10 @@ struct KernelParams {
   bool trans_a, trans_b;
   /// Split-K: when > 0, grid.z indexes K slices of this many elements instead of the batch; slice
   /// z writes alpha-free partial sums to C + z*stride_c (a workspace), reduced by a second kernel.
+  /// (Kernels built with the split-K fixup cover slice s of K from s * split_k_slice; what else
+  /// they need comes as a second kernel argument, SplitKFixup, not here: at 136 bytes instead of
+  /// 128 the FP32 kernel read these parameters through a pointer and ran 5 % slower.)
   std::int64_t split_k_slice = 0;
-  /// Split K fixed up in the kernel: when > 1, blockIdx.x numbers (tile, slice) pairs, slice
-  /// fastest, and slice s covers K from s * split_k_slice. Every slice but the last stores its
-  /// partial tile to split_k_partials and counts itself in the tile's split_k_arrivals (zero before
-  /// the launch); the tile's last slice waits for them, adds them in slice order and stores C.
-  int split_k_slices = 0;
-  T* split_k_partials = nullptr;
-  unsigned* split_k_arrivals = nullptr;
 };
 
 template <typename T>

@@ -15,29 +15,36 @@ namespace gemmkit::gemm {
 
 namespace {
 
+/// The plain kernel, or with kSplitFixup the fixup kernel over every slice of every tile.
 template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed, int kVec, bool kSplitFixup>
-cudaError_t launch_instance(KernelParams<double> const& p, cudaStream_t stream) {
+cudaError_t launch_instance(KernelParams<double> const& p, SplitKFixup<double> const& fixup, cudaStream_t stream) {
   std::int64_t const tiles = ((p.m + Cfg::kBM - 1) / Cfg::kBM) * ((p.n + Cfg::kBN - 1) / Cfg::kBN);
-  return launch_tiles<dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed, kSplitFixup>>(
-      p, kSplitFixup ? tiles * p.split_k_slices : tiles, Cfg::kThreads, Cfg::smem_bytes(), stream);
+  if constexpr (kSplitFixup) {
+    return launch_tiles<dgemm_tensorop_fixup_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed>>(
+        p, tiles * fixup.slices, Cfg::kThreads, Cfg::smem_bytes(), stream, fixup);
+  } else {
+    return launch_tiles<dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed>>(
+        p, tiles, Cfg::kThreads, Cfg::smem_bytes(), stream);
+  }
 }
 
 template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed, bool kSplitFixup>
-cudaError_t launch_aligned_or_not(KernelParams<double> const& p, cudaStream_t stream) {
+cudaError_t launch_aligned_or_not(KernelParams<double> const& p, SplitKFixup<double> const& fixup,
+                                  cudaStream_t stream) {
   bool const wide = vector_aligned(p.A, p.lda, p.stride_a, p.batch) && vector_aligned(p.B, p.ldb, p.stride_b, p.batch);
-  return wide ? launch_instance<Cfg, kTransA, kTransB, kCTransposed, 2, kSplitFixup>(p, stream)
-              : launch_instance<Cfg, kTransA, kTransB, kCTransposed, 1, kSplitFixup>(p, stream);
+  return wide ? launch_instance<Cfg, kTransA, kTransB, kCTransposed, 2, kSplitFixup>(p, fixup, stream)
+              : launch_instance<Cfg, kTransA, kTransB, kCTransposed, 1, kSplitFixup>(p, fixup, stream);
 }
 
 /// The instance for the problem's transposes. A^T B^T runs as the NN product C^T = B A with C
 /// stored transposed: both operands then copy the way NN's do, where the TT kernel's MN-contiguous
 /// B spilled in the 128x64 configs.
 template <typename Cfg, bool kSplitFixup>
-cudaError_t launch_transposes(KernelParams<double> const& p, cudaStream_t stream) {
-  if (!p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, false, false, false, kSplitFixup>(p, stream);
-  if (!p.trans_a && p.trans_b) return launch_aligned_or_not<Cfg, false, true, false, kSplitFixup>(p, stream);
-  if (p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, true, false, false, kSplitFixup>(p, stream);
-  return launch_aligned_or_not<Cfg, false, false, true, kSplitFixup>(transposed_product(p), stream);
+cudaError_t launch_transposes(KernelParams<double> const& p, SplitKFixup<double> const& fixup, cudaStream_t stream) {
+  if (!p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, false, false, false, kSplitFixup>(p, fixup, stream);
+  if (!p.trans_a && p.trans_b) return launch_aligned_or_not<Cfg, false, true, false, kSplitFixup>(p, fixup, stream);
+  if (p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, true, false, false, kSplitFixup>(p, fixup, stream);
+  return launch_aligned_or_not<Cfg, false, false, true, kSplitFixup>(transposed_product(p), fixup, stream);
 }
 
 }  // namespace
@@ -54,7 +61,7 @@ cudaError_t launch_dgemm_tensorop_split_k(KernelParams<double> const& p, double*
 
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop(KernelParams<double> const& p, cudaStream_t stream) {
-  return launch_transposes<Cfg, false>(p, stream);
+  return launch_transposes<Cfg, false>(p, {}, stream);
 }
 
 template <typename Cfg>
@@ -72,7 +79,7 @@ cudaError_t launch_dgemm_tensorop_split_fixup(KernelParams<double> const& p, int
     return cudaErrorNotSupported;  // not built for this config (dgemm_tensorop.hpp)
   } else {
     GemmProblem const tiles_shape = problem_shape(p.trans_a && p.trans_b ? transposed_product(p) : p);
-    return launch_split_fixup<Cfg>(p, tiles_shape, slices, workspace, stream, launch_transposes<Cfg, false>,
+    return launch_split_fixup<Cfg>(p, tiles_shape, slices, workspace, stream, launch_dgemm_tensorop<Cfg>,
                                    launch_transposes<Cfg, true>);
   }
 }

@@ -281,7 +281,8 @@ __device__ __forceinline__ void prefetch_c_tile(double const* C, std::int64_t ld
 template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed = false,
           bool kSplitFixup = false>
 __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m, std::int64_t tile_n,
-                              std::int64_t batch_index, std::int64_t k_slice, std::int64_t fixup_tile, double* smem) {
+                              std::int64_t batch_index, std::int64_t k_slice, SplitKFixup<double> const& fixup,
+                              std::int64_t fixup_tile, double* smem) {
   constexpr bool kAK = kTransA;   // A^T in memory is K-contiguous
   constexpr bool kBK_ = !kTransB; // B untransposed is K-contiguous
   using TileA = SwizzledTile<Cfg::kBM, Cfg::kBK, kAK, Cfg::kMmaK>;
@@ -305,7 +306,7 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   std::int64_t const k_count = operands.k_count;
   std::int64_t const k_tiles = (k_count + Cfg::kBK - 1) / Cfg::kBK;
   // Under the fixup only the last slice stores C.
-  if (p.beta != 0.0 && k_tiles <= kPrefetchCMaxKTiles && (!kSplitFixup || k_slice + 1 == p.split_k_slices)) {
+  if (p.beta != 0.0 && k_tiles <= kPrefetchCMaxKTiles && (!kSplitFixup || k_slice + 1 == fixup.slices)) {
     prefetch_c_tile<Cfg, kCTransposed>(p.C + batch_index * p.stride_c, p.ldc, m_own, n_own, p.m, p.n);
   }
 
@@ -514,7 +515,7 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   }
   arch::cp_async_wait<0>();
   if constexpr (kSplitFixup) {
-    if (!split_k_fixup<Cfg::kThreads>(p, acc, fixup_tile, int(k_slice))) return;
+    if (!split_k_fixup<Cfg::kThreads>(fixup, acc, fixup_tile, int(k_slice))) return;
   }
 
   // Each lane holds, per A fragment i and B pair p, rows 2g, 2g+1 by columns 4t .. 4t+3 of the
@@ -575,22 +576,34 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   }
 }
 
-/// One tile (or, under kSplitFixup, one K slice of a tile) per block; grid.z is the batch entry,
-/// or under two-pass split K the slice.
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed, bool kSplitFixup = false>
+/// One tile per block; grid.z is the batch entry, or under two-pass split K the slice.
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensorop_kernel(KernelParams<double> const p) {
   static_assert(Cfg::valid());
   extern __shared__ __align__(16) double smem[];
   std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;
   std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
-  FixupBlock const block = kSplitFixup ? fixup_block(p) : FixupBlock{blockIdx.x, 0};
   std::int64_t tile_m, tile_n;
-  TileOrder::map(block.tile, tiles_m, tiles_n, tile_m, tile_n);
+  TileOrder::map(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
   // One problem per grid.z: a loop over the batch here would let the compiler hoist per-tile
   // address math out of it and spill; the launcher splits batches beyond the grid limit.
-  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kCTransposed, kSplitFixup>(
-      p, tile_m, tile_n, blockIdx.z, kSplitFixup ? block.slice : blockIdx.z, block.tile + blockIdx.z * tiles_m * tiles_n,
-      smem);
+  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kCTransposed>(p, tile_m, tile_n, blockIdx.z, blockIdx.z, {}, 0,
+                                                                   smem);
+}
+
+/// One K slice of a tile per block (split_k_fixup.cuh); grid.z is the batch entry.
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm)
+    dgemm_tensorop_fixup_kernel(KernelParams<double> const p, SplitKFixup<double> const fixup) {
+  static_assert(Cfg::valid());
+  extern __shared__ __align__(16) double smem[];
+  std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;
+  std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
+  FixupBlock const block = fixup_block(fixup);
+  std::int64_t tile_m, tile_n;
+  TileOrder::map(block.tile, tiles_m, tiles_n, tile_m, tile_n);
+  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kCTransposed, true>(
+      p, tile_m, tile_n, blockIdx.z, block.slice, fixup, block.tile + blockIdx.z * tiles_m * tiles_n, smem);
 }
 
 }  // namespace gemmkit::gemm

@@ -12,39 +12,45 @@ namespace gemmkit::gemm {
 
 namespace {
 
+/// The plain kernel, or with kSplitFixup the fixup kernel over every slice of every tile.
 template <typename Cfg, bool kTransA, bool kTransB, int kVec, bool kSplitFixup>
-cudaError_t launch_instance(KernelParams<float> const& p, cudaStream_t stream) {
+cudaError_t launch_instance(KernelParams<float> const& p, SplitKFixup<float> const& fixup, cudaStream_t stream) {
   std::int64_t const tiles = ((p.m + Cfg::kBM - 1) / Cfg::kBM) * ((p.n + Cfg::kBN - 1) / Cfg::kBN);
-  return launch_tiles<sgemm_simt_kernel<Cfg, kTransA, kTransB, kVec, kVec, kSplitFixup>>(
-      p, kSplitFixup ? tiles * p.split_k_slices : tiles, Cfg::kThreads, Cfg::smem_bytes(), stream);
+  if constexpr (kSplitFixup) {
+    return launch_tiles<sgemm_simt_fixup_kernel<Cfg, kTransA, kTransB, kVec, kVec>>(
+        p, tiles * fixup.slices, Cfg::kThreads, Cfg::smem_bytes(), stream, fixup);
+  } else {
+    return launch_tiles<sgemm_simt_kernel<Cfg, kTransA, kTransB, kVec, kVec>>(p, tiles, Cfg::kThreads,
+                                                                             Cfg::smem_bytes(), stream);
+  }
 }
 
 /// 16-byte copies apply to the operands contiguous along M or N (A untransposed, B transposed).
 template <typename Cfg, bool kTransA, bool kTransB, bool kSplitFixup>
-cudaError_t launch_aligned_or_not(KernelParams<float> const& p, cudaStream_t stream) {
+cudaError_t launch_aligned_or_not(KernelParams<float> const& p, SplitKFixup<float> const& fixup, cudaStream_t stream) {
   if constexpr (kTransA && !kTransB) {
-    return launch_instance<Cfg, kTransA, kTransB, 1, kSplitFixup>(p, stream);  // both K-contiguous: no vector copies
+    return launch_instance<Cfg, kTransA, kTransB, 1, kSplitFixup>(p, fixup, stream);  // both K-contiguous: no vector copies
   } else {
     bool const wide = (kTransA || vector_aligned(p.A, p.lda, p.stride_a, p.batch)) &&
                       (!kTransB || vector_aligned(p.B, p.ldb, p.stride_b, p.batch));
-    return wide ? launch_instance<Cfg, kTransA, kTransB, 4, kSplitFixup>(p, stream)
-                : launch_instance<Cfg, kTransA, kTransB, 1, kSplitFixup>(p, stream);
+    return wide ? launch_instance<Cfg, kTransA, kTransB, 4, kSplitFixup>(p, fixup, stream)
+                : launch_instance<Cfg, kTransA, kTransB, 1, kSplitFixup>(p, fixup, stream);
   }
 }
 
 template <typename Cfg, bool kSplitFixup>
-cudaError_t launch_transposes(KernelParams<float> const& p, cudaStream_t stream) {
-  if (!p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, false, false, kSplitFixup>(p, stream);
-  if (!p.trans_a && p.trans_b) return launch_aligned_or_not<Cfg, false, true, kSplitFixup>(p, stream);
-  if (p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, true, false, kSplitFixup>(p, stream);
-  return launch_aligned_or_not<Cfg, true, true, kSplitFixup>(p, stream);
+cudaError_t launch_transposes(KernelParams<float> const& p, SplitKFixup<float> const& fixup, cudaStream_t stream) {
+  if (!p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, false, false, kSplitFixup>(p, fixup, stream);
+  if (!p.trans_a && p.trans_b) return launch_aligned_or_not<Cfg, false, true, kSplitFixup>(p, fixup, stream);
+  if (p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, true, false, kSplitFixup>(p, fixup, stream);
+  return launch_aligned_or_not<Cfg, true, true, kSplitFixup>(p, fixup, stream);
 }
 
 }  // namespace
 
 template <typename Cfg>
 cudaError_t launch_sgemm_simt(KernelParams<float> const& p, cudaStream_t stream) {
-  return launch_transposes<Cfg, false>(p, stream);
+  return launch_transposes<Cfg, false>(p, {}, stream);
 }
 
 template <typename Cfg>
@@ -58,7 +64,7 @@ cudaError_t launch_sgemm_simt_split_fixup(KernelParams<float> const& p, int slic
   if constexpr (!kSgemmSplitFixup<Cfg>) {
     return cudaErrorNotSupported;  // not built for this config (sgemm_simt.hpp)
   } else {
-    return launch_split_fixup<Cfg>(p, problem_shape(p), slices, workspace, stream, launch_transposes<Cfg, false>,
+    return launch_split_fixup<Cfg>(p, problem_shape(p), slices, workspace, stream, launch_sgemm_simt<Cfg>,
                                    launch_transposes<Cfg, true>);
   }
 }

@@ -90,7 +90,8 @@ __device__ __forceinline__ void load_fragment(float const* row, float (&fragment
 /// meet in split_k_fixup before the epilogue; fixup_tile numbers the tile there.
 template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kSplitFixup = false>
 __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std::int64_t tile_n,
-                          std::int64_t batch_index, std::int64_t k_slice, std::int64_t fixup_tile, float* smem) {
+                          std::int64_t batch_index, std::int64_t k_slice, SplitKFixup<float> const& fixup,
+                          std::int64_t fixup_tile, float* smem) {
   constexpr bool kAK = kTransA;    // A^T in memory is K-contiguous
   constexpr bool kBK_ = !kTransB;  // B untransposed is K-contiguous
   float* smem_a = smem;                                        // (STAGES, BK, BM + 4)
@@ -174,7 +175,7 @@ __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std
   }
   arch::cp_async_wait<0>();
   if constexpr (kSplitFixup) {
-    if (!split_k_fixup<Cfg::kThreads>(p, acc, fixup_tile, int(k_slice))) return;
+    if (!split_k_fixup<Cfg::kThreads>(fixup, acc, fixup_tile, int(k_slice))) return;
   }
 
   // Lane element (i, j) is row row0 + (i/4)*kSubStrideM + i%4, column col0 + (j/4)*kSubStrideN + j%4:
@@ -203,20 +204,31 @@ __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std
   }
 }
 
-/// One tile (or, under kSplitFixup, one K slice of a tile) per block; grid.z is the batch entry,
-/// or under two-pass split K the slice.
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kSplitFixup = false>
+/// One tile per block; grid.z is the batch entry, or under two-pass split K the slice.
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) sgemm_simt_kernel(KernelParams<float> const p) {
   static_assert(Cfg::valid());
   extern __shared__ __align__(16) float smem_f32[];
   std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;
   std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
-  FixupBlock const block = kSplitFixup ? fixup_block(p) : FixupBlock{blockIdx.x, 0};
+  std::int64_t tile_m, tile_n;
+  TileOrder::map(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
+  simt_tile<Cfg, kTransA, kTransB, kVecA, kVecB>(p, tile_m, tile_n, blockIdx.z, blockIdx.z, {}, 0, smem_f32);
+}
+
+/// One K slice of a tile per block (split_k_fixup.cuh); grid.z is the batch entry.
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm)
+    sgemm_simt_fixup_kernel(KernelParams<float> const p, SplitKFixup<float> const fixup) {
+  static_assert(Cfg::valid());
+  extern __shared__ __align__(16) float smem_f32[];
+  std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;
+  std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
+  FixupBlock const block = fixup_block(fixup);
   std::int64_t tile_m, tile_n;
   TileOrder::map(block.tile, tiles_m, tiles_n, tile_m, tile_n);
-  simt_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kSplitFixup>(p, tile_m, tile_n, blockIdx.z,
-                                                              kSplitFixup ? block.slice : blockIdx.z,
-                                                              block.tile + blockIdx.z * tiles_m * tiles_n, smem_f32);
+  simt_tile<Cfg, kTransA, kTransB, kVecA, kVecB, true>(p, tile_m, tile_n, blockIdx.z, block.slice, fixup,
+                                                       block.tile + blockIdx.z * tiles_m * tiles_n, smem_f32);
 }
 
 }  // namespace gemmkit::gemm

@@ -35,7 +35,7 @@ SplitK plan_split_k(GemmProblem const& problem, int sm_count) {
   return SplitK{(problem.k + slice - 1) / slice, slice};
 }
 
-/// Split K fixed up in the kernel (KernelParams::split_k_slices): the slices of a tile run as
+/// Split K fixed up in the kernel (SplitKFixup, split_k_fixup.cuh): the slices of a tile run as
 /// adjacent blocks and its last slice adds the others' partial tiles, so no second kernel runs and
 /// the partials stay in L2. The slice count is the variant's (the config sweep measures each and
 /// the selection table picks); K is cut into that many slices of whole k-tiles, fewer where a
@@ -59,6 +59,17 @@ std::size_t split_k_workspace_bytes(GemmProblem const& problem) {
   SplitK const split = plan_split_k<Cfg>(problem, current_sm_count());
   return split.slices > 1 ? std::size_t(split.slices) * std::size_t(problem.m) * std::size_t(problem.n) * sizeof(T) : 0;
 }
+
+/// The fixup form's second kernel argument: blockIdx.x numbers (tile, slice) pairs, slice fastest;
+/// every slice but the last stores its partial tile in `partials` and counts itself in the tile's
+/// arrival counter (zero before the launch); the tile's last slice waits for them, adds them in
+/// slice order and stores C.
+template <typename T>
+struct SplitKFixup {
+  int slices = 1;
+  unsigned* arrivals = nullptr;
+  T* partials = nullptr;
+};
 
 /// Where the fixup form keeps its state in the workspace: one arrival counter per tile of every
 /// batch entry, then (slices - 1) partial tiles per tile, each aligned to 256 bytes.

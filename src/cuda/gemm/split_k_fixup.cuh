@@ -1,11 +1,11 @@
 /*! \file
-    \brief Split K fixed up inside the GEMM kernel (KernelParams::split_k_slices), device side: the
+    \brief Split K fixed up inside the GEMM kernel (SplitKFixup, split_k.hpp), device side: the
     slices of a tile hand their partial accumulators to the tile's last slice through L2.
 */
 #pragma once
 
+#include "cuda/gemm/split_k.hpp"
 #include "cuda/gemm/tile_order.cuh"
-#include "cuda/kernel_params.hpp"
 
 #include <cuda/atomic>
 
@@ -23,8 +23,8 @@ struct FixupBlock {
 };
 
 template <typename T>
-__device__ __forceinline__ FixupBlock fixup_block(KernelParams<T> const& p) {
-  return {std::int64_t(blockIdx.x) / p.split_k_slices, int(std::int64_t(blockIdx.x) % p.split_k_slices)};
+__device__ __forceinline__ FixupBlock fixup_block(SplitKFixup<T> const& fixup) {
+  return {std::int64_t(blockIdx.x) / fixup.slices, int(std::int64_t(blockIdx.x) % fixup.slices)};
 }
 
 /// Run by every block of a fixup launch after its mainloop, with the block's accumulators (kThreads
@@ -35,15 +35,15 @@ __device__ __forceinline__ FixupBlock fixup_block(KernelParams<T> const& p) {
 /// order on every run: deterministic), leaves the tile's counter zero for the next launch and
 /// returns true: it goes on to the epilogue. `tile` numbers the tile across the launch's batch.
 template <int kThreads, typename T, int kM, int kN, int kE>
-__device__ __forceinline__ bool split_k_fixup(KernelParams<T> const& p, T (&acc)[kM][kN][kE], std::int64_t tile,
+__device__ __forceinline__ bool split_k_fixup(SplitKFixup<T> const& fixup, T (&acc)[kM][kN][kE], std::int64_t tile,
                                               int slice) {
   static_assert(kE % 2 == 0, "accumulators move in pairs");
   using Pair = std::conditional_t<sizeof(T) == 8, double2, float2>;
   constexpr int kPairsPerThread = kM * kN * kE / 2;
   constexpr std::int64_t kTilePairs = std::int64_t(kPairsPerThread) * kThreads;
-  int const slices = p.split_k_slices;
-  Pair* const partials = reinterpret_cast<Pair*>(p.split_k_partials) + tile * (slices - 1) * kTilePairs + threadIdx.x;
-  cuda::atomic_ref<unsigned, cuda::thread_scope_device> arrived(p.split_k_arrivals[tile]);
+  int const slices = fixup.slices;
+  Pair* const partials = reinterpret_cast<Pair*>(fixup.partials) + tile * (slices - 1) * kTilePairs + threadIdx.x;
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device> arrived(fixup.arrivals[tile]);
   auto pair_of = [&](auto q) -> auto& {  // pair q = accumulators 2q, 2q + 1 in [i][j][e] order
     constexpr int kFirst = 2 * decltype(q)::value;
     return acc[kFirst / (kN * kE)][kFirst / kE % kN];
@@ -80,10 +80,10 @@ __device__ __forceinline__ bool split_k_fixup(KernelParams<T> const& p, T (&acc)
 
 /// The same for accumulators held as (rows, columns) with an even number of columns.
 template <int kThreads, typename T, int kM, int kN>
-__device__ __forceinline__ bool split_k_fixup(KernelParams<T> const& p, T (&acc)[kM][kN], std::int64_t tile,
+__device__ __forceinline__ bool split_k_fixup(SplitKFixup<T> const& fixup, T (&acc)[kM][kN], std::int64_t tile,
                                               int slice) {
   static_assert(kN % 2 == 0, "accumulators move in pairs");
-  return split_k_fixup<kThreads>(p, reinterpret_cast<T(&)[kM][kN / 2][2]>(acc), tile, slice);
+  return split_k_fixup<kThreads>(fixup, reinterpret_cast<T(&)[kM][kN / 2][2]>(acc), tile, slice);
 }
 
 }  // namespace gemmkit::gemm

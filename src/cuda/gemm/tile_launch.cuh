@@ -17,11 +17,11 @@
 namespace gemmkit::gemm {
 
 /// Launches kKernel over `tiles` blocks per problem (TileOrder maps blockIdx.x) and the batch in
-/// grid.z. Opting in to more than 48 KB of shared memory is per device and per kernel; the
-/// devices done are remembered per instance.
-template <auto kKernel, typename T>
+/// grid.z, with `extra` as the kernel's arguments after the params. Opting in to more than 48 KB
+/// of shared memory is per device and per kernel; the devices done are remembered per instance.
+template <auto kKernel, typename T, typename... Extra>
 cudaError_t launch_tiles(KernelParams<T> const& p, std::int64_t tiles, int threads, std::size_t smem_bytes,
-                         cudaStream_t stream) {
+                         cudaStream_t stream, Extra const&... extra) {
   static std::atomic<std::uint64_t> configured_devices{0};
   int device = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
@@ -40,7 +40,7 @@ cudaError_t launch_tiles(KernelParams<T> const& p, std::int64_t tiles, int threa
     part.B += first * p.stride_b;
     part.C += first * p.stride_c;
     part.batch = p.batch - first < kMaxGridZ ? p.batch - first : kMaxGridZ;
-    kKernel<<<dim3(unsigned(tiles), 1, unsigned(part.batch)), threads, smem_bytes, stream>>>(part);
+    kKernel<<<dim3(unsigned(tiles), 1, unsigned(part.batch)), threads, smem_bytes, stream>>>(part, extra...);
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   }
   return cudaSuccess;
@@ -85,14 +85,15 @@ cudaError_t launch_split_k(KernelParams<T> const& p, T* workspace, cudaStream_t 
   return cudaSuccess;
 }
 
-/// The fixup form of a tiled kernel (KernelParams::split_k_slices, split_k_fixup.cuh): K in
-/// `slices` slices in one launch of `launch_sliced` (a kernel built with the fixup), or `launch`
-/// plainly when K is too short to split. `tiles_shape`: the problem whose m x n the launch tiles
-/// (the caller's, or its transpose where the kernel runs C^T); its batch counts too.
+/// The fixup form of a tiled kernel (SplitKFixup, split_k_fixup.cuh): K in `slices` slices in one
+/// launch of `launch_sliced` (a kernel built with the fixup), or `launch` plainly when K is too
+/// short to split. `tiles_shape`: the problem whose m x n the launch tiles (the caller's, or its
+/// transpose where the kernel runs C^T); its batch counts too.
 template <typename Cfg, typename T>
 cudaError_t launch_split_fixup(KernelParams<T> const& p, GemmProblem const& tiles_shape, int slices, T* workspace,
                                cudaStream_t stream, cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t),
-                               cudaError_t (*launch_sliced)(KernelParams<T> const&, cudaStream_t)) {
+                               cudaError_t (*launch_sliced)(KernelParams<T> const&, SplitKFixup<T> const&,
+                                                            cudaStream_t)) {
   SplitK const split = plan_split_k_fixup<Cfg>(tiles_shape, slices);
   std::int64_t const tiles =
       ((tiles_shape.m + Cfg::kBM - 1) / Cfg::kBM) * ((tiles_shape.n + Cfg::kBN - 1) / Cfg::kBN);
@@ -100,12 +101,11 @@ cudaError_t launch_split_fixup(KernelParams<T> const& p, GemmProblem const& tile
   SplitKFixupLayout const layout = split_k_fixup_layout<Cfg, T>(tiles_shape, split);
   KernelParams<T> sliced = p;
   sliced.split_k_slice = split.slice;
-  sliced.split_k_slices = int(split.slices);
-  sliced.split_k_arrivals = reinterpret_cast<unsigned*>(workspace);
-  sliced.split_k_partials = reinterpret_cast<T*>(reinterpret_cast<char*>(workspace) + layout.partials_offset);
+  SplitKFixup<T> const fixup{int(split.slices), reinterpret_cast<unsigned*>(workspace),
+                             reinterpret_cast<T*>(reinterpret_cast<char*>(workspace) + layout.partials_offset)};
   // Launches leave the counters zero, but the workspace may hold anything before the first.
   if (cudaError_t e = cudaMemsetAsync(workspace, 0, layout.partials_offset, stream); e != cudaSuccess) return e;
-  return launch_sliced(sliced, stream);
+  return launch_sliced(sliced, fixup, stream);
 }
 
 /// Whether an operand allows 16-byte copies: every chunk start 16-byte aligned means an aligned
