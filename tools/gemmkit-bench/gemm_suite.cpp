@@ -58,12 +58,7 @@ std::vector<ShapeSpec> default_gemm_shapes(Platform backend) {
 }
 
 std::vector<std::string> match_variants(std::string const& globs, Dtype dtype, Platform backend) {
-  std::vector<std::string> patterns;
-  for (std::size_t begin = 0; begin <= globs.size();) {
-    std::size_t const end = std::min(globs.find(',', begin), globs.size());
-    patterns.push_back(globs.substr(begin, end - begin));
-    begin = end + 1;
-  }
+  std::vector<std::string> const patterns = split_list(globs);
   std::vector<std::string> ids;
   for (GemmVariant const* v : Registry::instance().variants()) {
     VariantInfo const& info = v->info();

@@ -27,9 +27,9 @@ Bound peak_for(MachineInfo const& machine, Platform backend, Dtype dtype, std::o
 /// The default shape set of `gemm` (suites dgemm/sgemm, or no sizes given) for a backend.
 std::vector<ShapeSpec> default_gemm_shapes(Platform backend);
 
-/// Registry ids matching a glob (fnmatch) for a dtype and backend. Reference variants only match
-/// when named exactly: they exist for checks and take minutes at benchmark sizes.
-std::vector<std::string> match_variants(std::string const& glob, Dtype dtype, Platform backend);
+/// Registry ids matching any of a comma list of globs (fnmatch) for a dtype and backend. Reference
+/// variants only match when named exactly: they exist for checks and take minutes at benchmark sizes.
+std::vector<std::string> match_variants(std::string const& globs, Dtype dtype, Platform backend);
 
 /// Counts over everything reported, for the closing line and the exit code.
 struct SuiteSummary {

@@ -47,6 +47,13 @@ cudaError_t launch_transposes(KernelParams<double> const& p, SplitKFixup<double>
   return launch_aligned_or_not<Cfg, false, false, true, kSplitFixup>(transposed_product(p), fixup, stream);
 }
 
+/// The problem whose m x n a launch tiles: A^T B^T launches as the NN product C^T = B A
+/// (launch_transposes), over n x m.
+GemmProblem launched_shape(GemmProblem shape, bool both_transposed) {
+  if (both_transposed) std::swap(shape.m, shape.n);
+  return shape;
+}
+
 }  // namespace
 
 template <typename Cfg>
@@ -66,10 +73,8 @@ cudaError_t launch_dgemm_tensorop(KernelParams<double> const& p, cudaStream_t st
 
 template <typename Cfg>
 std::size_t dgemm_tensorop_split_fixup_workspace(GemmProblem const& problem, int slices) {
-  // A^T B^T launches as the NN product C^T = B A (launch_transposes): its tiles are over n x m.
-  GemmProblem launched = problem;
-  if (is_transposed(problem.trans_a) && is_transposed(problem.trans_b)) std::swap(launched.m, launched.n);
-  return split_k_fixup_workspace_bytes<Cfg, double>(launched, slices);
+  bool const both_transposed = is_transposed(problem.trans_a) && is_transposed(problem.trans_b);
+  return split_k_fixup_workspace_bytes<Cfg, double>(launched_shape(problem, both_transposed), slices);
 }
 
 template <typename Cfg>
@@ -78,9 +83,8 @@ cudaError_t launch_dgemm_tensorop_split_fixup(KernelParams<double> const& p, int
   if constexpr (!kDgemmSplitFixup<Cfg>) {
     return cudaErrorNotSupported;  // not built for this config (dgemm_tensorop.hpp)
   } else {
-    GemmProblem const tiles_shape = problem_shape(p.trans_a && p.trans_b ? transposed_product(p) : p);
-    return launch_split_fixup<Cfg>(p, tiles_shape, slices, workspace, stream, launch_dgemm_tensorop<Cfg>,
-                                   launch_transposes<Cfg, true>);
+    return launch_split_fixup<Cfg>(p, launched_shape(problem_shape(p), p.trans_a && p.trans_b), slices, workspace,
+                                   stream, launch_dgemm_tensorop<Cfg>, launch_transposes<Cfg, true>);
   }
 }
 

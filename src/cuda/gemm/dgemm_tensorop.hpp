@@ -60,7 +60,7 @@ std::size_t dgemm_tensorop_packed_workspace(GemmProblem const& problem);
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop_packed(KernelParams<double> const& params, double* workspace, cudaStream_t stream);
 
-/// Split K fixed up in the kernel (KernelParams::split_k_slices, plan_split_k_fixup): one launch of
+/// Split K fixed up in the kernel (SplitKFixup, plan_split_k_fixup): one launch of
 /// tiles x `slices` blocks, the slices of a tile summed in order by its last slice; unsplit when K
 /// is too short to split. Built for the configs kDgemmSplitFixup names (each adds a set of kernel
 /// instances).
