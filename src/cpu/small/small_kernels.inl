@@ -145,6 +145,10 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
     for (int l = 0; l < k_count; ++l) step(l);
   }
 
+  // alpha = 1 (the common case) skips the multiply: 1 of every 17 vector operations at 32 rows.
+  // Starting the accumulators from beta * C instead, which would remove the add too, measured 10-20 %
+  // slower at 32 (each block's first FMAs wait for its loads of C).
+  bool const scale = alpha != typename V::T(1);
   Reg const alpha_v = V::broadcast(alpha);
   Reg const beta_v = V::broadcast(beta);
 #pragma GCC unroll 16
@@ -153,7 +157,7 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
     for (int v = 0; v < kWide; ++v) {
       auto* c = C + j * ldc + v * V::kWidth;
       bool const masked = v == kVectors - 1 && kTail != V::kWidth;
-      Reg result = V::mul(alpha_v, acc[v][j]);
+      Reg result = scale ? V::mul(alpha_v, acc[v][j]) : acc[v][j];
       if (beta != typename V::T(0)) result = V::fma(beta_v, masked ? V::load(c, tail_mask) : V::load(c), result);
       if (masked) store_tail<V, kTail>(c, result, tail_mask);
       else V::store(c, result);
@@ -161,7 +165,7 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
     if constexpr (kNarrowTail) {
       auto* c = C + j * ldc + kWide * V::kWidth;
       constexpr bool kMasked = kTail != TV::kWidth;
-      typename TV::Reg result = TV::mul(low_lanes<TV, V>(alpha_v), acc_tail[j]);
+      typename TV::Reg result = scale ? TV::mul(low_lanes<TV, V>(alpha_v), acc_tail[j]) : acc_tail[j];
       if (beta != typename V::T(0)) {
         result = TV::fma(low_lanes<TV, V>(beta_v), kMasked ? TV::load(c, narrow_mask) : TV::load(c), result);
       }
