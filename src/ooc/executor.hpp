@@ -66,6 +66,9 @@ struct ExecutorOptions {
   int staging_slots = 4;
   int store_sub_blocks = 4;      ///< level 4: column sub-blocks of a C block
   std::int64_t granule = 256;    ///< tile sizes are multiples of this (tests lower it for many units)
+  /// A square tile side to run instead of the planner's choice (full K; it must fit the budget):
+  /// how the benchmark measures tiles the model did not pick. 0 = the model's tile.
+  std::int64_t forced_tile = 0;
   GemmVariant const* forced_kernel = nullptr;  ///< a CUDA variant to run on the blocks instead of the table's
   double cpu_fraction = 0;       ///< execute_with_cpu_share: a fixed CPU share of C's columns; 0 = from measured rates
   std::vector<TimelineEvent>* timeline = nullptr;  ///< when set, every operation is timed into it

@@ -350,6 +350,31 @@ TEST(OocExecutorFailure, BudgetWithoutATileIsRefused) {
   EXPECT_TRUE(ops.C.bitwise_equal(C0));
 }
 
+/// A forced tile (the benchmark's --tile) runs with that tile and full K, and gives the reference
+/// result; one that does not fit the budget is refused before C is touched.
+TEST(OocExecutorForcedTile, RunsTheTileAndRefusesOneOverTheBudget) {
+  GEMMKIT_REQUIRE_DEVICE();
+  GemmProblem const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 300, 260, 200);
+  ExecutorOptions o = small_budget_options(PipelineLevel::kDeviceC, HostMemory::kAuto, std::size_t(4) << 20);
+  o.forced_tile = 128;
+  ooc::ExecutionReport report;
+  EXPECT_TRUE(check_executor<double>(p, 1.0, 0.5, o, true, &report));
+  EXPECT_EQ(report.plan.tile_rows, 128);
+  EXPECT_EQ(report.plan.tile_cols, 128);
+  EXPECT_EQ(report.plan.tile_depth, p.k);
+  EXPECT_EQ(report.plan.block_rows * report.plan.block_cols, 3 * 3);
+
+  Operands<double> ops = make_operands<double>(p, 1.0);
+  Matrix<double> const C0 = ops.C;
+  o.forced_tile = 256;  // panels of 256 x 200 doubles, two copies each: over 1 MiB
+  o.device_budget = std::size_t(1) << 20;
+  std::string error;
+  EXPECT_EQ(ooc::execute(arguments(p, 1.0, 1.0, ops.A.data(), ops.B.data(), ops.C.data()), o, nullptr, &error),
+            GK_ALLOCATION_FAILED);
+  EXPECT_NE(error.find("forced 256-wide tile"), std::string::npos) << error;
+  EXPECT_TRUE(ops.C.bitwise_equal(C0));
+}
+
 /// The CPU share: a fixed split gives the reference result and the same bits twice; the adaptive
 /// one learns both rates and moves the split towards balance.
 TYPED_TEST(OocExecutor, CpuShareComputesTheLastColumns) {

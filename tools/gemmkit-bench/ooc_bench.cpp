@@ -49,6 +49,7 @@ struct OocOptions {
   std::int64_t budget = 0;              ///< --budget BYTES (ooc --plan, or one fixed budget for the runs)
   std::vector<std::string> peers{"cublasxt", "cublas"};
   std::vector<std::int64_t> xt_blocks{8192, 0};  ///< 0 = cuBLASXt's default block
+  std::vector<std::int64_t> tiles{0};   ///< --tile: square tile sides forced on gemmkit's rows; 0 = the planner's
   int reps = 3, warmup = 1;
   double beta = 0.0;
   bool beta_given = false;
@@ -72,6 +73,8 @@ void print_ooc_usage() {
       "                         OpenBLAS, split from measured rates (rows at the highest --pipeline level)\n"
       "  --peers LIST           cublasxt,cublas | none (default both)\n"
       "  --xt-blocks LIST       cuBLASXt block sizes, 0 = its default (default 8192,0)\n"
+      "  --tile LIST            square tile sides forced on gemmkit's rows (full K; 0 = the planner's\n"
+      "                         choice, the default): what the model did not pick, measured\n"
       "  --reps N --warmup N    timed and untimed calls per case (default 3, 1); median reported\n"
       "  --beta X               default 0 (C not read)\n"
       "  --no-verify            skip the sampled-column check against the host reference\n"
@@ -160,6 +163,14 @@ std::string parse_ooc_options(int argc, char** argv, OocOptions* o, bool* help) 
       if ((e = text(&t)).empty()) {
         o->xt_blocks.clear();
         for (std::string const& b : split_list(t)) o->xt_blocks.push_back(std::atoll(b.c_str()));
+      }
+    } else if (arg == "--tile") {
+      if ((e = text(&t)).empty()) {
+        o->tiles.clear();
+        for (std::string const& b : split_list(t)) {
+          o->tiles.push_back(std::atoll(b.c_str()));
+          if (o->tiles.back() < 0) e = "--tile takes tile sides >= 0";
+        }
       }
     } else if (arg == "--reps" || arg == "--warmup") {
       if ((e = text(&t)).empty()) {
@@ -475,6 +486,7 @@ struct RowSetting {
   std::size_t budget_bytes = 0;
   double budget_fraction = 0;
   bool cpu_share = false;
+  std::int64_t forced_tile = 0;  ///< 0: the planner's tile
 };
 
 class OocReporter {
@@ -546,7 +558,8 @@ class OocReporter {
         .add_int("pipeline", s.level)
         .add_int("budget_bytes", std::int64_t(s.budget_bytes))
         .add_number("budget_fraction", s.budget_fraction)
-        .add_bool("cpu_share", s.cpu_share);
+        .add_bool("cpu_share", s.cpu_share)
+        .add_int("forced_tile", s.forced_tile);
     if (s.cpu_share && m.measured()) {
       r.add_int("cpu_columns", m.report.cpu_columns)
           .add_int("cpu_threads", m.report.cpu_threads)
@@ -589,6 +602,7 @@ class OocReporter {
   static std::string case_name(RowSetting const& s, std::string const& variant) {
     std::string name = "n" + std::to_string(s.n) + "_" + s.memory + "_g" + std::to_string(s.gpus) + "_" + variant;
     if (s.level > 0) name += s.budget_fraction > 0 ? format("_budget%.3g", s.budget_fraction) : "_budgetfree";
+    if (s.forced_tile > 0) name += format("_tile%lld", static_cast<long long>(s.forced_tile));
     return name;
   }
 
@@ -690,24 +704,27 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
           std::optional<Measurement> gpu_only;  // the top level without the CPU share, for the share rows
           for (std::int64_t level : o.levels) {
             for (std::string const& share : o.cpu_share) {
-              bool const cpu_share = share == "on";
-              if (cpu_share && level != top_level) continue;
-              ooc::ExecutorOptions options;
-              options.devices = devices;
-              options.device_budget = budget;
-              options.level = ooc::PipelineLevel(level);
-              options.host_memory = memory == "pinned" ? ooc::HostMemory::kAuto : ooc::HostMemory::kPageable;
-              std::vector<ooc::TimelineEvent> timeline;
-              bool const dump = !timeline_written && level == top_level && !cpu_share;
-              Measurement const m =
-                  measure_gemmkit(ops, o, options, cpu_share, c0_columns, cols, why, dump ? &timeline : nullptr);
-              RowSetting const s{n, memory, gpus, int(level), budget, fraction, cpu_share};
-              reporter.row(s, m, best_xt ? &*best_xt : nullptr, incore ? &*incore : nullptr,
-                           gpu_only ? &*gpu_only : nullptr);
-              if (level == top_level && !cpu_share) gpu_only = m;
-              if (dump && m.measured()) {
-                write_timeline(o.timeline_file, OocReporter::case_name(s, m.variant), timeline);
-                timeline_written = true;
+              for (std::int64_t tile : o.tiles) {
+                bool const cpu_share = share == "on";
+                if (cpu_share && level != top_level) continue;
+                ooc::ExecutorOptions options;
+                options.forced_tile = tile;
+                options.devices = devices;
+                options.device_budget = budget;
+                options.level = ooc::PipelineLevel(level);
+                options.host_memory = memory == "pinned" ? ooc::HostMemory::kAuto : ooc::HostMemory::kPageable;
+                std::vector<ooc::TimelineEvent> timeline;
+                bool const dump = !timeline_written && level == top_level && !cpu_share;
+                Measurement const m =
+                    measure_gemmkit(ops, o, options, cpu_share, c0_columns, cols, why, dump ? &timeline : nullptr);
+                RowSetting const s{n, memory, gpus, int(level), budget, fraction, cpu_share, tile};
+                reporter.row(s, m, best_xt ? &*best_xt : nullptr, incore ? &*incore : nullptr,
+                             gpu_only ? &*gpu_only : nullptr);
+                if (level == top_level && !cpu_share && tile == 0) gpu_only = m;
+                if (dump && m.measured()) {
+                  write_timeline(o.timeline_file, OocReporter::case_name(s, m.variant), timeline);
+                  timeline_written = true;
+                }
               }
             }
           }
