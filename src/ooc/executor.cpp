@@ -555,7 +555,7 @@ class Worker {
     for (Stream* s : {&compute_, &h2d_, &d2h_}) {
       if (!check(s->create(), "cudaStreamCreate")) return false;
     }
-    for (auto* group : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_loaded_, &c_free_}) {
+    for (auto* group : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_loaded_, &c_free_, &block_done_}) {
       for (Event& e : *group) {
         if (!check(e.create(), "cudaEventCreate")) return false;
       }
@@ -599,12 +599,22 @@ class Worker {
   void run() {
     timeline_.start(compute_.get());
     std::int64_t seq = 0;
-    for (std::int64_t block; !job_.failure.raised() && (block = job_.queue.next(index_)) >= 0; ++seq) {
+    // Every wait between a worker's streams is on the device, so without a host-side wait a worker
+    // would queue blocks as fast as it can issue them, and the first to start could take every block
+    // before the others asked (measured on 2 H200: 4 blocks split 0 and 4, the call at 1-GPU speed).
+    // A worker takes block seq only once its block seq - kBlocksAhead has left the compute stream.
+    while (!job_.failure.raised()) {
+      Event const& slot = block_done_[seq % kBlocksAhead];
+      if (seq >= kBlocksAhead && !check(cudaEventSynchronize(slot.get()), "cudaEventSynchronize")) break;
+      std::int64_t const block = job_.queue.next(index_);
+      if (block < 0) break;
       ++blocks_;
       std::int64_t const first = job_.block_first_unit[std::size_t(block)];
       for (std::int64_t c = 0; c < job_.plan.k_chunks && !job_.failure.raised(); ++c) {
         run_unit(job_.plan.units[std::size_t(first + c)], block, seq);
       }
+      if (!check(cudaEventRecord(slot.get(), compute_.get()), "cudaEventRecord")) break;
+      ++seq;
     }
     if (storer_) storer_->finish();
     for (Stream* s : {&h2d_, &compute_, &d2h_}) check(cudaStreamSynchronize(s->get()), "cudaStreamSynchronize");
@@ -897,6 +907,10 @@ class Worker {
   DeviceLayout layout_;
   Stream compute_, h2d_, d2h_;
   Event a_ready_[2], a_free_[2], b_ready_[2], b_free_[2], c_loaded_[2], c_free_[2];
+  /// Blocks a worker keeps queued ahead of its compute stream: the next block's loads overlap the
+  /// current block's kernels (the panels are double-buffered), and no more is taken from the queue.
+  static constexpr int kBlocksAhead = 2;
+  Event block_done_[kBlocksAhead];
   std::vector<Event> piece_ready_[2];
   std::vector<Event> b_piece_ready_[2];  ///< level 4: a B panel's column pieces, loaded one by one
   char* a_[2] = {};
