@@ -555,10 +555,13 @@ class Worker {
     for (Stream* s : {&compute_, &h2d_, &d2h_}) {
       if (!check(s->create(), "cudaStreamCreate")) return false;
     }
-    for (auto* group : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_loaded_, &c_free_, &block_done_}) {
+    for (auto* group : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_loaded_, &c_free_}) {
       for (Event& e : *group) {
         if (!check(e.create(), "cudaEventCreate")) return false;
       }
+    }
+    for (Event& e : block_done_) {
+      if (!check(e.create(), "cudaEventCreate")) return false;
     }
     for (auto* rows : {&piece_ready_, &b_piece_ready_}) {
       for (auto& row : *rows) {
