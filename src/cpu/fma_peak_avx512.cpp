@@ -1,6 +1,10 @@
 /*! \file
     \brief The FMA peak's loop on zmm registers; this file is compiled with the AVX-512 flags.
 */
+// GCC 12 warns inside its own _mm512_reduce_add_pd (an undefined pass-through operand of
+// _mm512_extractf64x4_pd that it creates itself); nothing of ours is uninitialized.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include "cpu/fma_chains.inl"
 
 #include <immintrin.h>

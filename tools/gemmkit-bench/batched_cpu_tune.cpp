@@ -235,7 +235,10 @@ int run_batched_cpu_tune(Options const& o) {
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
   bool const whole = o.n.empty() && o.dtypes.empty();
   std::string sizes_tuned;
-  for (std::int64_t size : sizes) sizes_tuned += (sizes_tuned.empty() ? "" : " ") + std::to_string(size);
+  for (std::int64_t size : sizes) {
+    if (!sizes_tuned.empty()) sizes_tuned += ' ';
+    sizes_tuned += std::to_string(size);
+  }
   std::string const what = whole ? "tuned " : "sizes " + sizes_tuned + " retuned ";
   std::string const note = "# " + cpu + ": " + what + "on " + machine.cpu_model + ", commit " + machine.commit + ", " + date +
                            " (median of " + std::to_string(reps) + " passes over " + std::to_string(bytes >> 20) +
