@@ -1057,18 +1057,7 @@ gk_status execute(GemmArguments const& args, ExecutorOptions const& options, Exe
   request.granule = options.granule;
   request.store_sub_blocks = level >= 4 ? std::max(options.store_sub_blocks, 1) : 1;
   request.rates = rates_for(p.dtype, staged_a || staged_b, staged_c);
-  Plan plan;
-  if (options.forced_tile > 0) {
-    plan = plan_with_tile(request, std::min(options.forced_tile, p.m), std::min(options.forced_tile, p.n), p.k);
-    if (plan.device_bytes > request.device_budget) {
-      return fail(GK_ALLOCATION_FAILED, "host-resident plan: the forced " + std::to_string(options.forced_tile) +
-                                            "-wide tile with full K needs " + std::to_string(plan.device_bytes) +
-                                            " bytes of device memory, over the budget of " +
-                                            std::to_string(request.device_budget));
-    }
-  } else {
-    plan = make_plan(request);
-  }
+  Plan const plan = options.forced_tile > 0 ? plan_forced_tile(request, options.forced_tile) : make_plan(request);
   if (!plan.error.empty()) return fail(GK_ALLOCATION_FAILED, "host-resident plan: " + plan.error);
 
   std::vector<std::int64_t> block_first_unit;

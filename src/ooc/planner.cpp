@@ -115,6 +115,18 @@ Plan make_plan(PlanRequest const& r) {
   return best;
 }
 
+Plan plan_forced_tile(PlanRequest const& r, std::int64_t tile) {
+  Plan plan = plan_with_tile(r, std::min(tile, r.m), std::min(tile, r.n), r.k);
+  if (plan.device_bytes > r.device_budget) {
+    std::string const error = "the forced " + std::to_string(tile) + "-wide tile with full K needs " +
+                              std::to_string(plan.device_bytes) + " bytes of device memory, over the budget of " +
+                              std::to_string(r.device_budget);
+    plan = Plan{};
+    plan.error = error;
+  }
+  return plan;
+}
+
 std::string Plan::describe(int units_shown) const {
   if (!error.empty()) return "no plan: " + error + "\n";
   std::ostringstream s;

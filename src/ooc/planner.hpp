@@ -71,5 +71,8 @@ Plan plan_with_tile(PlanRequest const& request, std::int64_t rows, std::int64_t 
 /// Tries square tiles from `granule` up to what the budget allows (full K, else K in chunks) and
 /// keeps the one the model predicts fastest.
 Plan make_plan(PlanRequest const& request);
+/// The plan of a square `tile` (clipped to m and n) with full K, as `gemmkit-bench ooc --tile`
+/// forces it; error set when it does not fit the budget.
+Plan plan_forced_tile(PlanRequest const& request, std::int64_t tile);
 
 }  // namespace gemmkit::ooc

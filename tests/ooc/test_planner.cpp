@@ -202,5 +202,17 @@ TEST(OocPlanner, RefusesWhatCannotFit) {
   EXPECT_FALSE(make_plan(request(0, 10, 10, 1 << 30)).error.empty());
 }
 
+TEST(OocPlanner, ForcedTileRunsFullKOrIsRefused) {
+  Plan const forced = plan_forced_tile(request(8192, 6000, 4096, std::size_t(2) << 30), 4096);
+  ASSERT_TRUE(forced.error.empty()) << forced.error;
+  EXPECT_EQ(forced.tile_rows, 4096);
+  EXPECT_EQ(forced.tile_cols, 4096);
+  EXPECT_EQ(forced.tile_depth, 4096);
+  EXPECT_EQ(forced.block_rows * forced.block_cols, 2 * 2);
+  Plan const over = plan_forced_tile(request(8192, 8192, 8192, std::size_t(64) << 20), 4096);
+  EXPECT_NE(over.error.find("forced 4096-wide tile"), std::string::npos) << over.error;
+  EXPECT_TRUE(over.units.empty());
+}
+
 }  // namespace
 }  // namespace gemmkit::ooc

@@ -704,9 +704,9 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
           std::optional<Measurement> gpu_only;  // the top level without the CPU share, for the share rows
           for (std::int64_t level : o.levels) {
             for (std::string const& share : o.cpu_share) {
+              bool const cpu_share = share == "on";
+              if (cpu_share && level != top_level) continue;
               for (std::int64_t tile : o.tiles) {
-                bool const cpu_share = share == "on";
-                if (cpu_share && level != top_level) continue;
                 ooc::ExecutorOptions options;
                 options.forced_tile = tile;
                 options.devices = devices;
