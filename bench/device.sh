@@ -33,8 +33,9 @@
 # batched (not a default step): batched small GEMM on the GPU, f64 and f32, n = 2..32 and four other
 # shapes at >= 1 GiB per case, gemmkit strided and pointer-array vs cuBLAS, against the bandwidth
 # bound measured in the same run; GEMMKIT_BATCHED_ARGS adds options (e.g. "--beta 0").
-# host (not a default step): lscpu, the CPU quota and OpenBLAS DGEMM at 4096 and 8192 on all cores and
-# on 14 (what the host-resident GEMM's CPU share can add): $out/host-blas.jsonl.
+# host (not a default step): lscpu, vector flags, the CPU quota and OpenBLAS DGEMM at 4096 on all cores,
+# as OpenBLAS picks its core and as GEMMKIT_HOST_CORETYPES forces it (what the host-resident GEMM's CPU
+# share can add): $out/host-blas.jsonl.
 # ooc (not a default step): the host-resident GEMM's GPU tests (OocExecutor*), then gemmkit-bench ooc
 # at n = 16384, pinned and pageable, pipeline levels 1-4, budgets "the device's free memory" and a
 # quarter of the operands, on 1..N GPUs, next to cuBLASXt (block 8192 and default) and in-core cuBLAS:
@@ -129,14 +130,17 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
     fi
   fi
   if want host; then
-    # What the CPU share of the host-resident GEMM can add: the host's cores, its CPU quota, and the
-    # CPU BLAS (gemmkit's CPU path, OpenBLAS) on large DGEMMs with all threads and with 14.
+    # What the CPU share of the host-resident GEMM can add: the host's cores and vector ISA, its CPU
+    # quota, and the CPU BLAS (gemmkit's CPU path, OpenBLAS) on large DGEMMs with all threads, with
+    # the core OpenBLAS picks itself and with the ones GEMMKIT_HOST_CORETYPES forces (its
+    # OPENBLAS_CORETYPE; each row's cpu_blas names the core that ran).
     stage "host: CPU, quota, CPU BLAS rate on large DGEMMs"
-    lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core|Socket|NUMA node\(s\)|MHz|Flags" | cut -c1-160
+    lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core|Socket|NUMA node\(s\)|MHz" | cut -c1-160
+    grep -o -w -E "avx|avx2|fma|avx512f|avx512_bf16|amx_tile" /proc/cpuinfo | sort | uniq -c
     cat /sys/fs/cgroup/cpu.max 2>/dev/null || true
-    for threads in "$(nproc)" 14; do
-      OPENBLAS_NUM_THREADS=$threads "$bench_bin" gemm --cpu --m 4096,8192 --peer none --no-verify --reps 3 \
-        --json "$out/host-blas.jsonl" 2>&1 | tail -3 || status=1
+    for coretype in default ${GEMMKIT_HOST_CORETYPES:-SkylakeX Haswell}; do
+      ( [[ $coretype != default ]] && export OPENBLAS_CORETYPE=$coretype
+        "$bench_bin" gemm --cpu --m 4096 --peer none --no-verify --reps 3 --json "$out/host-blas.jsonl" 2>&1 | grep -E "^f64" ) || status=1
     done
   fi
   if want ooc; then

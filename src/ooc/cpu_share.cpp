@@ -62,7 +62,7 @@ std::int64_t cpu_columns(std::int64_t n, ShareState const& state, std::int64_t g
   }
   double const share = state.cpu_flops / (state.cpu_flops + gpu);
   std::int64_t const columns =
-      std::min(std::int64_t(std::llround(share * double(n) / double(granule))) * granule, n - granule);
+      std::min(std::int64_t(std::floor(share * double(n) / double(granule))) * granule, n - granule);
   if (columns < granule) {
     say("off: the CPU's share is under one " + std::to_string(granule) + "-column granule (" +
         rates_text(state.cpu_flops, gpu) + ")");
@@ -111,7 +111,6 @@ gk_status execute_with_cpu_share(GemmArguments const& args, ExecutorOptions cons
                                  ShareState* state, std::string* error, ExecutionReport* report) {
   using Clock = std::chrono::steady_clock;
   GemmProblem const& p = args.problem;
-  std::int64_t const granule = std::max<std::int64_t>(options.granule, 1);
   bool const fixed = options.cpu_fraction > 0;
   int const cores = int(std::max(1u, std::thread::hardware_concurrency()));
   int const pipeline_threads = pipeline_host_threads(args, options);
@@ -129,7 +128,7 @@ gk_status execute_with_cpu_share(GemmArguments const& args, ExecutorOptions cons
     note = "off: the pipeline keeps " + std::to_string(pipeline_threads) + " of " + std::to_string(cores) +
            " CPU threads busy";
   } else {
-    cpu_cols = cpu_columns(p.n, *state, granule, &note);
+    cpu_cols = cpu_columns(p.n, *state, kCpuShareGranule, &note);
     probe = state->cpu_flops <= 0;
   }
   // The GPUs take C's first columns, the CPU the last ones: op(B)'s columns [n - cpu_cols, n).
@@ -144,7 +143,7 @@ gk_status execute_with_cpu_share(GemmArguments const& args, ExecutorOptions cons
   std::vector<unsigned char> probe_c;
   if (probe) {
     cpu.problem.m = std::min(p.m, kProbeExtent);
-    cpu.problem.n = std::min(p.n, granule);
+    cpu.problem.n = std::min(p.n, kProbeColumns);
     cpu.problem.k = std::min(p.k, kProbeExtent);
     cpu.problem.ldc = cpu.problem.m;
     cpu.B = args.B;

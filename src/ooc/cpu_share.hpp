@@ -21,8 +21,13 @@ namespace gemmkit::ooc {
 inline constexpr double kBalanceThreshold = 0.05;
 /// Fewest CPU BLAS threads worth running beside the pipeline (fewer cores left: the share is off).
 inline constexpr int kMinCpuShareThreads = 2;
-/// The first call's CPU probe: at most this many rows and depth, one granule of columns.
+/// The first call's CPU probe: at most this many rows and depth, and kProbeColumns columns.
 inline constexpr std::int64_t kProbeExtent = 2048;
+inline constexpr std::int64_t kProbeColumns = 256;
+/// Columns the CPU's share moves by. The CPU BLAS takes any width and the GPUs' last tile takes the
+/// ragged rest, so this is finer than the GPU tiles' granule: a CPU a hundred times slower than
+/// the GPUs still gets its share at n = 16384.
+inline constexpr std::int64_t kCpuShareGranule = 64;
 
 /// What the split learns from call to call; kept on the context.
 struct ShareState {
@@ -36,7 +41,8 @@ struct ShareState {
 };
 
 /// Columns (the last ones of C) the CPU takes for an n-column C: its share of the combined
-/// measured rate, a multiple of `granule`, at most n - granule (the GPUs keep a granule). 0 before
+/// measured rate rounded down to a multiple of `granule` (a CPU side past the balance point would
+/// make the call slower than the GPUs alone), at most n - granule (the GPUs keep a granule). 0 before
 /// the CPU's rate is measured, when the share is under one granule, and when it is off for this n.
 /// The previous split is kept when it was balanced for the same n. `why` (optional) says which.
 std::int64_t cpu_columns(std::int64_t n, ShareState const& state, std::int64_t granule, std::string* why = nullptr);

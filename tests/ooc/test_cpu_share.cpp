@@ -1,6 +1,6 @@
 /*! \file
     \brief The CPU share's split without a GPU: nothing before the CPU is probed, proportional to the
-    measured rates, whole granules, off under one granule, the GPUs never left without columns, the
+    measured rates, whole granules rounded down, off under one granule, the GPUs never left without columns, the
     split kept once balanced, off for a size whose split ran no faster than the GPUs alone, and
     never on cores the pipeline uses.
 */
@@ -21,7 +21,7 @@ TEST(OocCpuShare, NothingBeforeTheCpuIsProbed) {
   EXPECT_EQ(cpu_columns(65536, fresh, 256, &why), 0);  // the GPUs' rate is still unknown
   record_share(fresh, 65536, 65536, 65536, 0, 0.0, 10.0);  // the probe call: the GPUs alone
   EXPECT_GT(fresh.gpu_alone_flops, 0);
-  EXPECT_GT(cpu_columns(65536, fresh, 256, &why), 0) << why;
+  EXPECT_GT(cpu_columns(65536, fresh, kCpuShareGranule, &why), 0) << why;  // 249 columns: 192
 }
 
 TEST(OocCpuShare, SplitFollowsTheRatesInWholeGranules) {
@@ -46,6 +46,18 @@ TEST(OocCpuShare, SharesUnderAGranuleAreOffAndTheGpusKeepOne) {
   s.cpu_flops = 1e18;  // the CPU would take everything
   EXPECT_EQ(cpu_columns(4096, s, 256), 4096 - 256);
   EXPECT_EQ(cpu_columns(300, s, 256), 0);  // no room for a granule on each side
+}
+
+TEST(OocCpuShare, RoundsDownSoTheCpuNeverRunsPastTheBalance) {
+  ShareState s;
+  s.cpu_flops = 1.9e12, s.gpu_flops = 48e12;  // share 3.8 %: 1253 columns of 32768, 4.9 granules
+  EXPECT_EQ(cpu_columns(32768, s, 256), 4 * 256);
+  // The H100 host of 2026-11-21 (OpenBLAS 93 GFLOP/s, GPU 41 TFLOP/s): 74 of 32768 columns is
+  // under the GPU tiles' granule but one of the CPU share's own.
+  s.cpu_flops = 93e9, s.gpu_flops = 41e12;
+  EXPECT_EQ(cpu_columns(32768, s, 256), 0);
+  EXPECT_EQ(cpu_columns(32768, s, kCpuShareGranule), kCpuShareGranule);
+  static_assert(kCpuShareGranule <= kProbeColumns, "the probe covers at least one share granule");
 }
 
 TEST(OocCpuShare, RecordLearnsRatesAndKeepsABalancedSplit) {

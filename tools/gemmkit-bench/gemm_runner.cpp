@@ -45,7 +45,9 @@ std::uint64_t case_seed(GemmCase const& c) {
   return h;
 }
 
+#if GEMMKIT_WITH_CUDA
 std::string mib(double bytes) { return std::to_string(std::lround(bytes / (1 << 20))) + " MiB"; }
+#endif
 
 template <typename T>
 struct Operands {
@@ -275,6 +277,7 @@ void GemmRunner::run_typed(CaseResult& r) {
       return;
     }
 #endif
+    (void)b;
     if (C0.empty()) std::fill(host_c.begin(), host_c.end(), std::numeric_limits<T>::quiet_NaN());
     else std::copy(C0.begin(), C0.end(), host_c.begin());
   };

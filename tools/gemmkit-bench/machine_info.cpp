@@ -5,6 +5,7 @@
 
 #include <gemmkit/gemmkit.h>
 
+#include <cblas.h>
 #include <dlfcn.h>
 
 #include <array>
@@ -160,6 +161,7 @@ MachineInfo collect_machine_info(int device, bool use_gpu) {
   if (info.cpu_cores <= 0 || info.cpu_cores > info.cpu_threads) info.cpu_cores = info.cpu_threads;
   info.cpu_isa = cpu_isa_of_flags();
   info.cpu_short = short_cpu_name(info.cpu_model, info.cpu_isa, info.cpu_cores);
+  info.cpu_blas = cpu_blas_description();
   find_commit(info);
 
 #if GEMMKIT_WITH_CUDA
@@ -290,9 +292,15 @@ void add_gpu_device_keys(JsonObject& row, MachineInfo const& machine, std::optio
       .add_int("sm_count", gpu.sm_count);
 }
 
+std::string cpu_blas_description() {
+  return std::string("OpenBLAS ") + openblas_get_corename() + " (" + openblas_get_config() + ")";
+}
+
 void add_run_keys(JsonObject& row, MachineInfo const& machine) {
   row.add_string("host_cpu", machine.cpu_model)
+      .add_string("host_isa", machine.cpu_isa)
       .add_int("host_threads", machine.cpu_threads)
+      .add_string("cpu_blas", machine.cpu_blas)
       .add_string("commit", machine.commit)
       .add_string("commit_source", machine.commit_source)
       .add_string("date", iso_utc_now());

@@ -29,6 +29,9 @@ struct MachineInfo {
   int cpu_cores = 0;              ///< physical cores (distinct physical id / core id pairs), else cpu_threads
   std::string cpu_isa;            ///< widest vector ISA in the CPU flags: "avx512", "avx2", "avx", "sse", "neon", "sve"
   std::string cpu_short;          ///< results folder of CPU rows: model slug, ISA, cores ("xeon-avx512-2c")
+  /// The CPU BLAS behind gemmkit's CPU path: OpenBLAS's core (a DYNAMIC_ARCH build picks it from the
+  /// CPU id, and falls back to a generic one on a CPU model it does not know) and build.
+  std::string cpu_blas;
   bool cuda_built = false;        ///< gemmkit was compiled with CUDA
   std::optional<GpuInfo> gpu;     ///< the device the GPU rows run on, when one is usable
   std::string no_gpu_reason;      ///< why gpu is empty
@@ -58,7 +61,10 @@ void add_cpu_device_keys(JsonObject& row, MachineInfo const& machine);
 /// after the run, null when unread), driver, cuda_runtime, compute_capability, sm_count.
 void add_gpu_device_keys(JsonObject& row, MachineInfo const& machine, std::optional<int> sm_mhz_after_run);
 
-/// The keys every row ends with: host_cpu, host_threads, commit, commit_source, date.
+/// "OpenBLAS <core> (<build config>)".
+std::string cpu_blas_description();
+
+/// The keys every row ends with: host_cpu, host_isa, host_threads, cpu_blas, commit, commit_source, date.
 void add_run_keys(JsonObject& row, MachineInfo const& machine);
 
 /// Current time, ISO 8601 UTC ("2026-11-21T16:13:00Z").

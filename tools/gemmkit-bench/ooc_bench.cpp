@@ -443,7 +443,7 @@ Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::Exec
       slice.C = ops.C.get() + std::size_t(gpu_cols) * std::size_t(ops.n);
     } else {
       slice.problem.m = slice.problem.k = std::min<std::int64_t>(ops.n, ooc::kProbeExtent);
-      slice.problem.n = std::min<std::int64_t>(ops.n, options.granule);
+      slice.problem.n = std::min<std::int64_t>(ops.n, ooc::kProbeColumns);
     }
     if (GemmVariant const* v = Registry::instance().select(slice.problem, Platform::kCpu); v != nullptr) {
       double ms = 0;
