@@ -21,7 +21,8 @@ namespace gemmkit::ooc {
 inline constexpr double kBalanceThreshold = 0.05;
 /// Fewest CPU BLAS threads worth running beside the pipeline (fewer cores left: the share is off).
 inline constexpr int kMinCpuShareThreads = 2;
-/// The first call's CPU probe: at most this many rows and depth, and kProbeColumns columns.
+/// The first call's CPU probe (run twice, the faster kept): at most this many rows and depth, and
+/// kProbeColumns columns.
 inline constexpr std::int64_t kProbeExtent = 2048;
 inline constexpr std::int64_t kProbeColumns = 256;
 /// Columns the CPU's share moves by. The CPU BLAS takes any width and the GPUs' last tile takes the

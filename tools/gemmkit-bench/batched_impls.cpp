@@ -4,7 +4,7 @@
 */
 #include "batched_impls.hpp"
 
-#include "machine_info.hpp"
+#include "cpu/cpu_blas.hpp"
 
 #include <gemmkit/gemmkit.h>
 
@@ -298,7 +298,7 @@ PeerThreading::PeerThreading() : openblas_threads_(openblas_get_num_threads()) {
 PeerThreading::~PeerThreading() { openblas_set_num_threads(openblas_threads_); }
 
 std::string peer_library_notes() {
-  std::string notes = cpu_blas_description();
+  std::string notes = cpu::cpu_blas_description();
 #if GEMMKIT_BENCH_HAVE_LIBXSMM
   notes += std::string("; LIBXSMM ") + LIBXSMM_VERSION + " target " + libxsmm_get_target_arch();
 #endif

@@ -3,9 +3,10 @@
 */
 #include "machine_info.hpp"
 
+#include "cpu/cpu_blas.hpp"
+
 #include <gemmkit/gemmkit.h>
 
-#include <cblas.h>
 #include <dlfcn.h>
 
 #include <array>
@@ -161,7 +162,7 @@ MachineInfo collect_machine_info(int device, bool use_gpu) {
   if (info.cpu_cores <= 0 || info.cpu_cores > info.cpu_threads) info.cpu_cores = info.cpu_threads;
   info.cpu_isa = cpu_isa_of_flags();
   info.cpu_short = short_cpu_name(info.cpu_model, info.cpu_isa, info.cpu_cores);
-  info.cpu_blas = cpu_blas_description();
+  info.cpu_blas = cpu::cpu_blas_description();
   find_commit(info);
 
 #if GEMMKIT_WITH_CUDA
@@ -290,10 +291,6 @@ void add_gpu_device_keys(JsonObject& row, MachineInfo const& machine, std::optio
       .add_string("cuda_runtime", machine.runtime)
       .add_int("compute_capability", gpu.compute_capability)
       .add_int("sm_count", gpu.sm_count);
-}
-
-std::string cpu_blas_description() {
-  return std::string("OpenBLAS ") + openblas_get_corename() + " (" + openblas_get_config() + ")";
 }
 
 void add_run_keys(JsonObject& row, MachineInfo const& machine) {

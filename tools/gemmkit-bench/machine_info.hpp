@@ -61,9 +61,6 @@ void add_cpu_device_keys(JsonObject& row, MachineInfo const& machine);
 /// after the run, null when unread), driver, cuda_runtime, compute_capability, sm_count.
 void add_gpu_device_keys(JsonObject& row, MachineInfo const& machine, std::optional<int> sm_mhz_after_run);
 
-/// "OpenBLAS <core> (<build config>)".
-std::string cpu_blas_description();
-
 /// The keys every row ends with: host_cpu, host_isa, host_threads, cpu_blas, commit, commit_source, date.
 void add_run_keys(JsonObject& row, MachineInfo const& machine);
 

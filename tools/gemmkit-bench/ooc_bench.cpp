@@ -446,10 +446,14 @@ Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::Exec
       slice.problem.n = std::min<std::int64_t>(ops.n, ooc::kProbeColumns);
     }
     if (GemmVariant const* v = Registry::instance().select(slice.problem, Platform::kCpu); v != nullptr) {
-      double ms = 0;
-      if (time_host_batch([&] { return v->run(slice, nullptr, ExecutionContext{}); }, 1, &ms) == GK_SUCCESS) {
+      // The faster of two calls: the first wakes the CPU BLAS's threads.
+      double best_ms = 0;
+      for (int run = 0; run < 2; ++run) {
+        double ms = 0;
+        if (time_host_batch([&] { return v->run(slice, nullptr, ExecutionContext{}); }, 1, &ms) != GK_SUCCESS) break;
+        best_ms = run == 0 ? ms : std::min(best_ms, ms);
         m.cpu_only_gflops =
-            2.0 * double(slice.problem.m) * double(slice.problem.k) * double(slice.problem.n) / (ms * 1e6);
+            2.0 * double(slice.problem.m) * double(slice.problem.k) * double(slice.problem.n) / (best_ms * 1e6);
       }
     }
   }

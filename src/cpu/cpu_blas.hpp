@@ -1,0 +1,34 @@
+/*! \file
+    \brief The CPU BLAS behind gemmkit's CPU path (OpenBLAS): which core it runs, and a hint when that
+    core leaves this CPU's vector units idle.
+*/
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace gemmkit::cpu {
+
+/// "OpenBLAS <core> (<build config>)".
+std::string cpu_blas_description();
+
+/// What the vector ISAs of a CPU are, for cpu_blas_core_hint.
+struct VectorIsa {
+  bool avx2_fma = false;
+  bool avx512 = false;
+  bool avx512_bf16 = false;
+};
+
+/// This CPU's.
+VectorIsa this_cpu_vector_isa();
+
+/// Empty when `core` uses the vector ISA the CPU has; else a sentence naming the OPENBLAS_CORETYPE
+/// that does. A DYNAMIC_ARCH OpenBLAS picks its core from the CPU id and falls back to an SSE
+/// core on a model it does not know: OpenBLAS 0.3.21 runs Prescott on the AVX-512 Xeons our H100
+/// hosts present (101 GFLOP/s at 4096 on 16 cores, 532 with OPENBLAS_CORETYPE=Cooperlake).
+std::string cpu_blas_core_hint(std::string_view core, VectorIsa isa);
+
+/// The hint for the OpenBLAS loaded in this process on this CPU.
+std::string cpu_blas_core_hint();
+
+}  // namespace gemmkit::cpu
