@@ -117,7 +117,7 @@ gk_status execute_with_cpu_share(GemmArguments const& args, ExecutorOptions cons
   int const pipeline_threads = pipeline_host_threads(args, options);
   // The CPU BLAS never competes with the pipeline's own threads for cores (a fixed share still
   // gets at least one thread: tests ask for it on any host).
-  int threads = cpu_share_threads(cores, pipeline_threads);
+  int threads = options.cpu_threads > 0 ? options.cpu_threads : cpu_share_threads(cores, pipeline_threads);
   if (fixed) threads = std::max(threads, 1);
   std::string note;
   std::int64_t cpu_cols = 0;

@@ -71,6 +71,7 @@ struct ExecutorOptions {
   std::int64_t forced_tile = 0;
   GemmVariant const* forced_kernel = nullptr;  ///< a CUDA variant to run on the blocks instead of the table's
   double cpu_fraction = 0;       ///< execute_with_cpu_share: a fixed CPU share of C's columns; 0 = from measured rates
+  int cpu_threads = 0;           ///< execute_with_cpu_share: CPU BLAS threads; 0 = cpu_share_threads' rule
   std::vector<TimelineEvent>* timeline = nullptr;  ///< when set, every operation is timed into it
 };
 

@@ -46,6 +46,7 @@ struct OocOptions {
   std::vector<int> devices;             ///< --devices: one explicit list instead (may repeat a device)
   std::vector<double> budget_fractions{0.0, 0.25};  ///< of the operands' bytes; 0 = the device's free memory
   std::vector<std::string> cpu_share{"off", "on"};  ///< "on" rows run at the highest pipeline level only
+  std::vector<int> cpu_threads{0};      ///< --cpu-threads: the share's CPU BLAS threads per "on" row; 0 = the rule's
   std::int64_t budget = 0;              ///< --budget BYTES (ooc --plan, or one fixed budget for the runs)
   std::vector<std::string> peers{"cublasxt", "cublas"};
   std::vector<std::int64_t> xt_blocks{8192, 0};  ///< 0 = cuBLASXt's default block
@@ -71,6 +72,8 @@ void print_ooc_usage() {
       "                         memory (default 0,0.25); --budget BYTES sets one instead\n"
       "  --cpu-share LIST       off,on (default both): on = the CPU computes a share of C's columns through\n"
       "                         OpenBLAS, split from measured rates (rows at the highest --pipeline level)\n"
+      "  --cpu-threads LIST     the CPU share's OpenBLAS threads, one \"on\" row each (0 = the cores the\n"
+      "                         pipeline leaves, the default)\n"
       "  --peers LIST           cublasxt,cublas | none (default both)\n"
       "  --xt-blocks LIST       cuBLASXt block sizes, 0 = its default (default 8192,0)\n"
       "  --tile LIST            square tile sides forced on gemmkit's rows (full K; 0 = the planner's\n"
@@ -150,6 +153,14 @@ std::string parse_ooc_options(int argc, char** argv, OocOptions* o, bool* help) 
         o->cpu_share = split_list(t);
         for (std::string const& c : o->cpu_share) {
           if (c != "off" && c != "on") e = "--cpu-share takes off and/or on";
+        }
+      }
+    } else if (arg == "--cpu-threads") {
+      if ((e = text(&t)).empty()) {
+        o->cpu_threads.clear();
+        for (std::string const& c : split_list(t)) {
+          o->cpu_threads.push_back(std::atoi(c.c_str()));
+          if (o->cpu_threads.back() < 0) e = "--cpu-threads takes thread counts >= 0";
         }
       }
     } else if (arg == "--peers") {
@@ -409,7 +420,8 @@ Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::Exec
                             std::vector<T> const& c0_columns, std::vector<std::int64_t> const& cols,
                             std::string const& why, std::vector<ooc::TimelineEvent>* timeline) {
   Measurement m;
-  m.variant = "host_resident_l" + std::to_string(int(options.level)) + (cpu_share ? "_cpushare" : "");
+  m.variant = "host_resident_l" + std::to_string(int(options.level)) + (cpu_share ? "_cpushare" : "") +
+              (cpu_share && options.cpu_threads > 0 ? "_t" + std::to_string(options.cpu_threads) : "");
   ooc::ExecutorCachePtr cache = ooc::make_executor_cache();
   ooc::ShareState share;  // learned over the warm-up and timed calls, as a context would
   GemmArguments args;
@@ -711,23 +723,26 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
               bool const cpu_share = share == "on";
               if (cpu_share && level != top_level) continue;
               for (std::int64_t tile : o.tiles) {
-                ooc::ExecutorOptions options;
-                options.forced_tile = tile;
-                options.devices = devices;
-                options.device_budget = budget;
-                options.level = ooc::PipelineLevel(level);
-                options.host_memory = memory == "pinned" ? ooc::HostMemory::kAuto : ooc::HostMemory::kPageable;
-                std::vector<ooc::TimelineEvent> timeline;
-                bool const dump = !timeline_written && level == top_level && !cpu_share;
-                Measurement const m =
-                    measure_gemmkit(ops, o, options, cpu_share, c0_columns, cols, why, dump ? &timeline : nullptr);
-                RowSetting const s{n, memory, gpus, int(level), budget, fraction, cpu_share, tile};
-                reporter.row(s, m, best_xt ? &*best_xt : nullptr, incore ? &*incore : nullptr,
-                             gpu_only ? &*gpu_only : nullptr);
-                if (level == top_level && !cpu_share && tile == 0) gpu_only = m;
-                if (dump && m.measured()) {
-                  write_timeline(o.timeline_file, OocReporter::case_name(s, m.variant), timeline);
-                  timeline_written = true;
+                for (int cpu_threads : cpu_share ? o.cpu_threads : std::vector<int>{0}) {
+                  ooc::ExecutorOptions options;
+                  options.cpu_threads = cpu_threads;
+                  options.forced_tile = tile;
+                  options.devices = devices;
+                  options.device_budget = budget;
+                  options.level = ooc::PipelineLevel(level);
+                  options.host_memory = memory == "pinned" ? ooc::HostMemory::kAuto : ooc::HostMemory::kPageable;
+                  std::vector<ooc::TimelineEvent> timeline;
+                  bool const dump = !timeline_written && level == top_level && !cpu_share;
+                  Measurement const m =
+                      measure_gemmkit(ops, o, options, cpu_share, c0_columns, cols, why, dump ? &timeline : nullptr);
+                  RowSetting const s{n, memory, gpus, int(level), budget, fraction, cpu_share, tile};
+                  reporter.row(s, m, best_xt ? &*best_xt : nullptr, incore ? &*incore : nullptr,
+                               gpu_only ? &*gpu_only : nullptr);
+                  if (level == top_level && !cpu_share && tile == 0) gpu_only = m;
+                  if (dump && m.measured()) {
+                    write_timeline(o.timeline_file, OocReporter::case_name(s, m.variant), timeline);
+                    timeline_written = true;
+                  }
                 }
               }
             }
