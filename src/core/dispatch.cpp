@@ -122,7 +122,8 @@ gk_status run_host_resident(gk_context_st& ctx, GemmArguments const& args) {
   if (ctx.verbosity >= 2) {
     note(ctx, 2, "host-resident GEMM on ", std::to_string(options.devices.size()), " device(s), level ",
          std::to_string(ctx.host_gemm_pipeline), ", kernel ", report.kernel, ", CPU columns ",
-         std::to_string(report.cpu_columns), ": ", report.plan.describe(0));
+         std::to_string(report.cpu_columns), ctx.cpu_share ? " (" + report.cpu_share_note + ")" : std::string(), ": ",
+         report.plan.describe(0));
   }
   ctx.last_variant = "host_resident_gpu";
   return GK_SUCCESS;
