@@ -190,11 +190,11 @@ class WorkerTimeline {
     host_origin_ = Clock::now();
   }
 
-  /// Index of a GPU operation begun on `stream` (-1 when off).
-  int begin(cudaStream_t stream, char const* lane, char const* what, std::int64_t block) {
+  /// Index of a GPU operation begun on `stream` (-1 when off); `bytes` for a copy.
+  int begin(cudaStream_t stream, char const* lane, char const* what, std::int64_t block, std::int64_t bytes = 0) {
     if (!on_) return -1;
     std::lock_guard<std::mutex> const lock(mutex_);
-    GpuOp op{nullptr, nullptr, lane, what, block};
+    GpuOp op{nullptr, nullptr, lane, what, block, bytes};
     cudaEventCreate(&op.start);
     cudaEventCreate(&op.end);
     cudaEventRecord(op.start, stream);
@@ -225,7 +225,7 @@ class WorkerTimeline {
         cudaGetLastError();
         continue;
       }
-      out->push_back({worker_, device_, op.lane, op.what, op.block, shift + start, shift + end});
+      out->push_back({worker_, device_, op.lane, op.what, op.block, shift + start, shift + end, op.bytes});
     }
     for (TimelineEvent e : host_) {
       e.start_ms += shift;
@@ -240,6 +240,7 @@ class WorkerTimeline {
     char const* lane;
     char const* what;
     std::int64_t block;
+    std::int64_t bytes;
   };
   double ms_since(Clock::time_point t) const { return std::chrono::duration<double, std::milli>(t - host_origin_).count(); }
 
@@ -281,7 +282,7 @@ class LoadStager {
       Clock::time_point const begin = Clock::now();
       copy_columns(staging, width, host.data + std::size_t(j) * host.pitch, host.pitch, width, columns, threads_);
       timeline_->host("stage", what, block, begin, Clock::now());
-      int const mark = timeline_->begin(stream, "h2d", what, block);
+      int const mark = timeline_->begin(stream, "h2d", what, block, std::int64_t(width) * columns);
       if (cudaError_t e = cudaMemcpy2DAsync(device.data + std::size_t(j) * device.pitch, device.pitch, staging, width,
                                             width, std::size_t(columns), cudaMemcpyHostToDevice, stream);
           e != cudaSuccess) {
@@ -418,7 +419,7 @@ class Storer {
       slot.block = r.block;
       slot.last_of_block = r.freed != nullptr && j + per_slab >= r.height;
       char* staging = ring_ + std::size_t(&slot - slots_.data()) * slot_bytes_;
-      int const mark = timeline_->begin(stream_, "d2h", "C out", r.block);
+      int const mark = timeline_->begin(stream_, "d2h", "C out", r.block, std::int64_t(r.width) * slot.columns);
       if (!check(cudaMemcpy2DAsync(staging, r.width, r.device.data + std::size_t(j) * r.device.pitch, r.device.pitch,
                                    r.width, std::size_t(slot.columns), cudaMemcpyDeviceToHost, stream_),
                  "cudaMemcpy2DAsync D2H")) {
@@ -733,7 +734,7 @@ class Worker {
     std::size_t const width = std::size_t(rows) * e;
     cudaStream_t const stream = load_stream();
     if (staged) return check(stager_->load(host, target, width, cols, stream, what, block), "staged H2D");
-    int const mark = timeline_.begin(stream, "h2d", what, block);
+    int const mark = timeline_.begin(stream, "h2d", what, block, std::int64_t(width) * cols);
     bool const ok = check(cudaMemcpy2DAsync(target.data, target.pitch, host.data, host.pitch, width, std::size_t(cols),
                                             cudaMemcpyHostToDevice, stream),
                           "cudaMemcpy2DAsync H2D");
@@ -792,7 +793,7 @@ class Worker {
     }
     cudaStream_t const stream = store_stream();
     if (!wait(stream, compute_.get(), ready)) return false;
-    int const mark = timeline_.begin(stream, "d2h", "C out", block);
+    int const mark = timeline_.begin(stream, "d2h", "C out", block, std::int64_t(width) * (end - begin));
     if (!check(cudaMemcpy2DAsync(host.data, host.pitch, device.data, device.pitch, width, std::size_t(end - begin),
                                  cudaMemcpyDeviceToHost, stream),
                "cudaMemcpy2DAsync D2H")) {

@@ -54,6 +54,7 @@ struct TimelineEvent {
   std::string what;  ///< "A", "B", "C in", "kernel", "C out", ...
   std::int64_t block = 0;
   double start_ms = 0, end_ms = 0;
+  std::int64_t bytes = 0;  ///< bytes a copy moved (0 for kernels): per-GPU bandwidth as GPUs are added
 };
 
 struct ExecutorOptions {

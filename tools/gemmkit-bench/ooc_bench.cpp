@@ -26,8 +26,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,7 +84,9 @@ void print_ooc_usage() {
       "  --beta X               default 0 (C not read)\n"
       "  --no-verify            skip the sampled-column check against the host reference\n"
       "  --json FILE            append JSON lines; --timeline FILE: every copy/compute of one run (the\n"
-      "                         first case at the highest level) as JSON lines, for a pipeline plot\n"
+      "                         first case at the highest level, per GPU count) as JSON lines, for a\n"
+      "                         pipeline plot. Rows at the highest level carry each GPU's copy rates\n"
+      "                         (h2d_gbs_per_gpu, d2h_gbs_per_gpu), from one more call that is timed so\n"
       "  --plan                 the planner's plan only (no GPU needed): --m M [--n N --k K] (default 32768;\n"
       "                         n and k follow m), --budget BYTES (default a quarter of the operands),\n"
       "                         --dtype, --beta (default != 0: C is loaded)\n");
@@ -275,6 +279,7 @@ struct Measurement {
   Verification verify;
   ooc::ExecutionReport report;
   double cpu_only_gflops = kNotMeasured;  ///< CPU share rows: the CPU BLAS alone (its columns, else the probe shape)
+  std::string h2d_gbs, d2h_gbs;  ///< per GPU, comma-separated: bytes over busy time of its copies (timeline call)
   bool measured() const { return error.empty() && std::isfinite(time.median); }
 };
 
@@ -414,6 +419,23 @@ Measurement measure_cublasxt(HostOperands<T>& ops, OocOptions const& o, std::vec
   return m;
 }
 
+/// Per worker, the bytes of its copies on `lane` over the time they took (GB/s, comma-separated):
+/// what each GPU's link delivers while the others copy too (seed 004's PCIe contention).
+std::string copy_rates(std::vector<ooc::TimelineEvent> const& events, char const* lane) {
+  std::map<int, std::pair<double, double>> per_worker;  // worker -> (bytes, ms)
+  for (ooc::TimelineEvent const& e : events) {
+    if (e.lane != lane || e.bytes <= 0) continue;
+    per_worker[e.worker].first += double(e.bytes);
+    per_worker[e.worker].second += e.end_ms - e.start_ms;
+  }
+  std::string rates;
+  for (auto const& [worker, sum] : per_worker) {
+    if (!rates.empty()) rates += ',';
+    rates += format("%.1f", sum.second > 0 ? sum.first / (sum.second * 1e6) : 0.0);
+  }
+  return rates;
+}
+
 /// gemmkit's host-resident GEMM through the executor the API routes to, its buffers kept between calls.
 template <typename T>
 Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::ExecutorOptions options, bool cpu_share,
@@ -443,6 +465,8 @@ Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::Exec
   if (m.error.empty() && timeline != nullptr) {
     options.timeline = timeline;
     call();
+    m.h2d_gbs = copy_rates(*timeline, "h2d");
+    m.d2h_gbs = copy_rates(*timeline, "d2h");
   }
   if (m.measured() && cpu_share) {
     // The CPU alone (nothing else running, all its threads): the rate the share should add. On the
@@ -487,7 +511,8 @@ void write_timeline(std::string const& path, std::string const& case_name, std::
         .add_string("what", e.what)
         .add_int("block", e.block)
         .add_number("start_ms", e.start_ms)
-        .add_number("end_ms", e.end_ms);
+        .add_number("end_ms", e.end_ms)
+        .add_int("bytes", e.bytes);
     file.write(row);
   }
   std::printf("timeline of %s: %zu operations written to %s\n", case_name.c_str(), events.size(), path.c_str());
@@ -530,6 +555,9 @@ class OocReporter {
                       format_ratio(gf / xt_gf), format_ratio(gf / incore_gf), tile,
                       m.measured() ? verify_cell(m.verify) : "error"});
     if (!m.error.empty()) std::printf("    %s: %s\n", m.variant.c_str(), m.error.c_str());
+    if (!m.h2d_gbs.empty()) {
+      std::printf("    copies per GPU: H2D %s GB/s, D2H %s GB/s\n", m.h2d_gbs.c_str(), m.d2h_gbs.c_str());
+    }
     double const gpu_only_gf = gpu_only != nullptr && gpu_only->measured() ? gflops(s.n, gpu_only->time.median)
                                                                            : kNotMeasured;
     // The seed's hybrid goal: the total at least the GPUs alone plus 0.7 of the CPU alone.
@@ -600,6 +628,7 @@ class OocReporter {
       std::string blocks;
       for (std::int64_t b : m.report.blocks_per_worker) blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
       r.add_string("blocks_per_gpu", blocks);
+      if (!m.h2d_gbs.empty()) r.add_string("h2d_gbs_per_gpu", m.h2d_gbs).add_string("d2h_gbs_per_gpu", m.d2h_gbs);
     }
     Verification const& v = m.verify;
     if (m.measured() && v.verdict == Verdict::kPassed) r.add_bool("verified", true);
@@ -666,7 +695,7 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
   std::printf("timing: host clock around each synchronous call (operands in host memory, C back in host memory), "
               "median of %d after %d warm-up; in-core cuBLAS: CUDA events around the GEMM alone\n",
               o.reps, o.warmup);
-  bool timeline_written = o.timeline_file.empty();
+  std::set<int> timeline_gpus;  // GPU counts whose first top-level case is in the timeline file
   std::int64_t const top_level = *std::max_element(o.levels.begin(), o.levels.end());
   for (std::int64_t n : o.sizes) {
     HostOperands<T> ops;
@@ -732,17 +761,17 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
                   options.level = ooc::PipelineLevel(level);
                   options.host_memory = memory == "pinned" ? ooc::HostMemory::kAuto : ooc::HostMemory::kPageable;
                   std::vector<ooc::TimelineEvent> timeline;
-                  bool const dump = !timeline_written && level == top_level && !cpu_share;
+                  // The top level's copies are timed in one more call (per-GPU copy rates); the
+                  // first such case per GPU count goes to the timeline file.
+                  bool const timed = level == top_level && !cpu_share && tile == 0;
+                  bool const dump = timed && !o.timeline_file.empty() && timeline_gpus.insert(gpus).second;
                   Measurement const m =
-                      measure_gemmkit(ops, o, options, cpu_share, c0_columns, cols, why, dump ? &timeline : nullptr);
+                      measure_gemmkit(ops, o, options, cpu_share, c0_columns, cols, why, timed ? &timeline : nullptr);
                   RowSetting const s{n, memory, gpus, int(level), budget, fraction, cpu_share, tile};
                   reporter.row(s, m, best_xt ? &*best_xt : nullptr, incore ? &*incore : nullptr,
                                gpu_only ? &*gpu_only : nullptr);
                   if (level == top_level && !cpu_share && tile == 0) gpu_only = m;
-                  if (dump && m.measured()) {
-                    write_timeline(o.timeline_file, OocReporter::case_name(s, m.variant), timeline);
-                    timeline_written = true;
-                  }
+                  if (dump && m.measured()) write_timeline(o.timeline_file, OocReporter::case_name(s, m.variant), timeline);
                 }
               }
             }
