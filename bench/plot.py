@@ -6,11 +6,15 @@ bench/results) and writes, next to each file, PNGs of GFLOP/s against problem si
 gemmkit variant and per peer, with the ratio gemmkit / peer below. When a file holds several runs
 of the same case (files are appended to), the last row wins. ooc-timeline*.jsonl files (the
 host-resident pipeline's operations, `gemmkit-bench ooc --timeline`) are drawn as lanes against
-time instead, one colour per operation, one PNG per case. micro*.jsonl files (`gemmkit-bench micro`)
-give seed 001's Fig. 2 again: copy bandwidth against offset, one line per access width. ladder*.jsonl
-(`gemmkit-bench ladder`) gives seed 001's Fig. 5/11 style: GFLOP/s per ladder step, one line per size,
-cuBLAS per size as a dashed line and the model's bound as open markers. sass*.jsonl (instruction
-mixes, no GFLOP/s) are not drawn.
+time instead, one colour per operation, one PNG per case. The other ooc*.jsonl files (host-resident
+GEMM, `gemmkit-bench ooc`) give, per size n, grouped bars of TFLOP/s (ooc_n<N>.png): one group per
+memory kind and device budget, gemmkit's pipeline levels, its CPU share and cuBLASXt side by side,
+forced tiles in a group of their own, in-core cuBLAS as a dashed line; where the file holds several
+GPU counts, also TFLOP/s against the GPU count with the ideal line (ooc_scaling_n<N>.png). micro*.jsonl
+files (`gemmkit-bench micro`) give seed 001's Fig. 2 again: copy bandwidth against offset, one line
+per access width. ladder*.jsonl (`gemmkit-bench ladder`) gives seed 001's Fig. 5/11 style: GFLOP/s per
+ladder step, one line per size, cuBLAS per size as a dashed line and the model's bound as open
+markers. sass*.jsonl (instruction mixes, no GFLOP/s) are not drawn.
 
     bench/plot.py bench/results                     # PNGs next to every .jsonl
     bench/plot.py --readme-table bench/results      # Markdown table on stdout, no PNGs
@@ -20,10 +24,12 @@ matplotlib is imported only when PNGs are drawn, so the table works without it.
 """
 
 import argparse
+import fractions
 import json
 import math
 import os
 import pathlib
+import re
 import sys
 
 README_BEGIN = "<!-- perf-table:begin -->"
@@ -446,6 +452,296 @@ def plot_timeline(plt, path):
     return written
 
 
+def is_ooc(path):
+    """Host-resident GEMM results (`gemmkit-bench ooc`); its timelines have their own plot."""
+    return pathlib.Path(path).name.startswith("ooc") and not is_timeline(path)
+
+
+def ooc_key(row):
+    """One host-resident case: its size, where its operands live, the GPUs, the variant and its settings."""
+    return (row.get("n"), row.get("memory"), row.get("gpus"), row.get("pipeline"), row.get("budget_fraction"),
+            bool(row.get("cpu_share")), row.get("variant"), row.get("forced_tile") or 0)
+
+
+def read_ooc_rows(path):
+    """Measured rows of `gemmkit-bench ooc`, the last run of each case kept (the file is appended to)."""
+    latest = {}
+    for row in json_lines(path):
+        if row.get("status", "ok") == "ok" and is_number(row.get("gflops")) and is_number(row.get("n")):
+            latest[ooc_key(row)] = row
+    return list(latest.values())
+
+
+def is_gemmkit_ooc(row):
+    """gemmkit's own host-resident rows, whatever their level, share or tile (the rest are peers)."""
+    return (row.get("variant") or "").startswith("host_resident")
+
+
+def is_cublasxt(row):
+    """The peer the host-resident path is measured against, at any block size."""
+    return (row.get("variant") or "").startswith("cublasxt")
+
+
+def budget_text(fraction):
+    """The device budget as the bench sets it: 0 is the device's free memory, else a share of the operands."""
+    if not fraction:
+        return "free memory"
+    share = fractions.Fraction(fraction).limit_denominator(64)
+    if share.numerator == 1 and abs(float(share) - fraction) < 1e-9:
+        return f"budget 1/{share.denominator}"
+    return f"budget {fraction:g}"
+
+
+def setting_text(row):
+    """Where the operands live and how much device memory the planner got: what a bar group shares."""
+    return f"{row.get('memory', '?')}, {budget_text(row.get('budget_fraction'))}"
+
+
+def setting_order(setting):
+    """Pinned first (the fast path), then pageable; within one, free memory, then ever smaller budgets."""
+    memory, budget = setting
+    rank = {"pinned": 0, "pageable": 1}.get(memory, 2)
+    return (rank, memory, 0 if not budget else 1, -(budget or 0))
+
+
+def tile_text(row):
+    """The planner's tile side, which the budget changes: it tells the bars of one level apart."""
+    rows, cols = row.get("tile_rows"), row.get("tile_cols")
+    if not (is_number(rows) and is_number(cols)):
+        return ""
+    return f" · tile {rows}" if rows == cols else f" · tile {rows}x{cols}"
+
+
+def share_threads(row):
+    """The CPU share's thread count where the variant names one (`_t14`); 0 for the executor's default."""
+    threads = re.search(r"_t(\d+)(?:_|$)", (row.get("variant") or ""))
+    return int(threads.group(1)) if threads else 0
+
+
+def ooc_label(row, best_of=1):
+    """A bar's name: gemmkit's pipeline level with its tile (and CPU share), or the peer and its block."""
+    variant = row.get("variant", "?")
+    if is_gemmkit_ooc(row):
+        text = f"gemmkit L{row.get('pipeline', '?')}"
+        if row.get("cpu_share"):
+            text += " + CPU share" + (f", {share_threads(row)} threads" if share_threads(row) else "")
+        if row.get("forced_tile"):
+            return text + f" · tile {row['forced_tile']} (forced)"
+        return text + tile_text(row)
+    block = re.fullmatch(r"cublasxt_b(\d+)", variant)
+    if block:
+        return f"cuBLASXt · block {block.group(1)}" + (f" (best of {best_of})" if best_of > 1 else "")
+    if variant == "cublasxt_default":
+        return "cuBLASXt · default block"
+    return variant
+
+
+OOC_LEVEL_COLOURS = ["#9ecae1", "#6baed6", "#3182bd", "#08519c"]  # gemmkit L1..L4, light to dark
+
+
+def ooc_colour(row):
+    """Blues for gemmkit's levels (darker = more overlap), green for its CPU share, orange for forced
+    tiles, greys for cuBLASXt."""
+    if is_gemmkit_ooc(row):
+        if row.get("forced_tile"):
+            return "C1"
+        if row.get("cpu_share"):
+            return "C2"
+        level = row.get("pipeline") if is_number(row.get("pipeline")) else 4
+        return OOC_LEVEL_COLOURS[min(max(int(level), 1), 4) - 1]
+    if is_cublasxt(row):
+        return "#bbbbbb" if row.get("variant") == "cublasxt_default" else "#555555"
+    return "C4"
+
+
+def best_peers(rows):
+    """(label, row) of cuBLASXt at its best measured block size, then at its default block (which can be
+    far slower)."""
+    blocks = [r for r in rows if re.fullmatch(r"cublasxt_b\d+", (r.get("variant") or ""))]
+    picked = [(ooc_label(max(blocks, key=lambda r: r["gflops"]), len(blocks)), max(blocks, key=lambda r: r["gflops"]))
+              ] if blocks else []
+    return picked + [(ooc_label(r), r) for r in rows if r.get("variant") == "cublasxt_default"]
+
+
+def ooc_bar_groups(rows):
+    """(name, [(label, row)]) per memory kind and budget: gemmkit's levels, its CPU share, the peers of that
+    memory; then the forced tiles, whose own group keeps them out of the planner's comparison."""
+    planner = [r for r in rows if not is_cublasxt(r) and r.get("memory") != "device" and not r.get("forced_tile")]
+    peers = [r for r in rows if is_cublasxt(r)]
+    settings = {(r.get("memory"), r.get("budget_fraction") or 0) for r in planner}
+    settings |= {(r.get("memory"), 0) for r in peers if not any(s[0] == r.get("memory") for s in settings)}
+    groups = []
+    for memory, budget in sorted(settings, key=setting_order):
+        ours = [r for r in planner if (r.get("memory"), r.get("budget_fraction") or 0) == (memory, budget)]
+        ours.sort(key=lambda r: (bool(r.get("cpu_share")), r.get("pipeline") or 0, share_threads(r),
+                                 r.get("variant") or ""))
+        theirs = best_peers([r for r in peers if r.get("memory") == memory])
+        groups.append((f"{memory}, {budget_text(budget)}", [(ooc_label(r), r) for r in ours] + theirs))
+    forced = sorted((r for r in rows if r.get("forced_tile") and r.get("memory") != "device"),
+                    key=lambda r: (setting_order((r.get("memory"), r.get("budget_fraction") or 0)),
+                                   r.get("pipeline") or 0, r["forced_tile"]))
+    where = {setting_text(r) for r in forced}
+    if len(where) == 1:
+        groups.append((f"forced tiles ({where.pop()})", [(ooc_label(r), r) for r in forced]))
+    elif forced:  # several settings: each bar names its own
+        groups.append(("forced tiles", [(f"{ooc_label(r)} ({setting_text(r)})", r) for r in forced]))
+    return groups
+
+
+def ooc_commits(rows):
+    """The commits behind a plot: appended files mix runs, and a plot should say which it shows."""
+    return sorted({r.get("commit", "?") for r in rows})
+
+
+def ooc_title(path, rows, n, what):
+    """Device folder, size and what is drawn; the GPU's name and the commit(s) the rows came from."""
+    first = rows[0]
+    commits = ooc_commits(rows)
+    return (f"{device_of(path, first)} · ooc · host-resident {first.get('dtype', '')} GEMM, m = n = k = {n} · {what}\n"
+            f"{first.get('device', '')}, commit{'s' if len(commits) > 1 else ''} {', '.join(commits)}")
+
+
+def draw_ooc_bars(plt, path, n, rows, out):
+    """TFLOP/s per variant, grouped by memory kind and budget; in-core cuBLAS (operands already on the
+    device) as the dashed line the host-resident runs aim at."""
+    counts = sorted({r.get("gpus", 1) for r in rows})
+    gpus = 1 if 1 in counts else counts[0]
+    rows = [r for r in rows if r.get("gpus", 1) == gpus]
+    groups = [(name, members) for name, members in ooc_bar_groups(rows) if members]
+    if not groups:
+        print(f"plot.py: {path}: n = {n}: no host-resident rows, no bars drawn", file=sys.stderr)
+        return None
+    mixed = len(ooc_commits([r for _, members in groups for _, r in members])) > 1
+    slots = sum(len(members) + 1 for _, members in groups)
+    fig, ax = plt.subplots(figsize=(10, 0.3 * slots + 2.2))
+    y, ticks, labels, headers, top = 0.0, [], [], [], 0.0
+    for name, members in groups:
+        if headers:
+            ax.axhline(y - 0.7, color="gray", linewidth=0.5)
+        ticks.append(y)
+        labels.append(name)
+        headers.append(len(ticks) - 1)
+        y += 1
+        for label, r in members:
+            tflops = r["gflops"] / 1000
+            top = max(top, tflops)
+            ax.barh(y, tflops, height=0.72, color=ooc_colour(r), edgecolor="black", linewidth=0.4)
+            note = f"  ({r.get('commit', '?')})" if mixed else ""
+            ax.annotate(f"{tflops:.1f}{note}", (tflops, y), xytext=(4, 0), textcoords="offset points", va="center",
+                        fontsize=8, bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=0.5))
+            ticks.append(y)
+            labels.append(label)
+            y += 1
+        y += 0.4
+    incore = [r["gflops"] / 1000 for r in rows if r.get("memory") == "device"]
+    for tflops in incore:
+        ax.axvline(tflops, color="black", linestyle="--", linewidth=1)
+    ax.set_yticks(ticks)
+    ax.set_yticklabels(labels, fontsize=8)
+    for i in headers:
+        ax.get_yticklabels()[i].set_fontweight("bold")
+        ax.get_yticklabels()[i].set_fontsize(9)
+    ax.tick_params(axis="y", length=0)
+    ax.set_ylim(y - 0.6, -0.6)
+    ax.set_xlim(0, max([top] + incore) * (1.22 if mixed else 1.12))
+    if incore:  # named on a top axis, where no bar or value label can cover it
+        named = ax.twiny()
+        named.set_xlim(ax.get_xlim())
+        named.set_xticks(incore)
+        named.set_xticklabels([f"in-core cuBLAS {t:.1f}" for t in incore], fontsize=8)
+    budgets = any(r.get("budget_fraction") for _, members in groups for _, r in members)
+    ax.set_xlabel("TFLOP/s" + (" (budget: device memory the planner may use, as a share of the operands' bytes)"
+                               if budgets else ""))
+    ax.grid(axis="x", alpha=0.3)
+    where = f"{gpus} GPU" + ("" if gpus == 1 else "s") + (f" (of {', '.join(map(str, counts))} measured)"
+                                                         if len(counts) > 1 else "")
+    ax.set_title(ooc_title(path, rows, n, where), fontsize=10)
+    return save_figure(plt, fig, out)
+
+
+def ooc_scaling_series(rows):
+    """Per GPU count: gemmkit's top pipeline level (pinned, planner's tile, free memory, no CPU share),
+    cuBLASXt at its best block, and gemmkit's forced tiles."""
+    ours = [r for r in rows if is_gemmkit_ooc(r) and r.get("memory") == "pinned" and not r.get("forced_tile")
+            and not r.get("budget_fraction") and not r.get("cpu_share")]
+    level = max((r.get("pipeline") or 0 for r in ours), default=0)
+    series = {f"gemmkit L{level}": {r.get("gpus", 1): r for r in ours if (r.get("pipeline") or 0) == level}}
+    blocks = [r for r in rows if re.fullmatch(r"cublasxt_b\d+", (r.get("variant") or "")) and r.get("memory") == "pinned"]
+    series["cuBLASXt, best block"] = {g: max((r for r in blocks if r.get("gpus", 1) == g), key=lambda r: r["gflops"])
+                                      for g in {r.get("gpus", 1) for r in blocks}}
+    forced = [r for r in rows if is_gemmkit_ooc(r) and r.get("forced_tile") and r.get("memory") == "pinned"
+              and not r.get("budget_fraction") and not r.get("cpu_share") and (r.get("pipeline") or 0) == level]
+    for tile in sorted({r["forced_tile"] for r in forced}):
+        series[f"gemmkit L{level}, tile {tile} (forced)"] = {r.get("gpus", 1): r for r in forced
+                                                             if r["forced_tile"] == tile}
+    return {name: points for name, points in series.items() if points}
+
+
+def draw_ooc_scaling(plt, path, n, rows, out):
+    """TFLOP/s against the GPU count, the speed-up over one GPU at each point, and the ideal line: the
+    1-GPU gemmkit rate times the count."""
+    series = ooc_scaling_series(rows)
+    counts = sorted({g for points in series.values() for g in points})
+    if len(counts) < 2:
+        print(f"plot.py: {path}: n = {n}: one GPU count only, no scaling plot", file=sys.stderr)
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    styles = [dict(marker="o", color="#08519c", linewidth=2), dict(marker="s", color="#555555", linestyle="--")]
+    top, forced = 0.0, 0
+    for i, (name, points) in enumerate(series.items()):
+        gs = sorted(points)
+        tf = [points[g]["gflops"] / 1000 for g in gs]
+        top = max(top, *tf)
+        if "forced" in name:  # open markers, one colour per tile side, no labels: context, not the comparison
+            ax.plot(gs, tf, marker="Dv^<>"[forced % 5], markerfacecolor="none", color=f"C{[1, 3, 4, 5, 6][forced % 5]}",
+                    linestyle=":", linewidth=1, label=name)
+            forced += 1
+            continue
+        style = styles[min(i, 1)]
+        block = {re.sub(r"\D", "", (points[g].get("variant") or "")) for g in gs} if i else set()
+        label = name + (f" ({', '.join(sorted(block, key=int))})" if block else "")
+        ax.plot(gs, tf, label=label, **style)
+        base = points[gs[0]]["gflops"] / 1000 if gs[0] == 1 else None
+        for g, t in zip(gs, tf):
+            # The higher series is named above left of its point, the lower below right: off rising lines.
+            above = t >= max(p[g]["gflops"] / 1000 for name, p in series.items() if g in p and "forced" not in name)
+            ax.annotate(f"{t:.1f}" + (f" ({t / base:.2f}x)" if base else ""), (g, t), textcoords="offset points",
+                        xytext=(-8, 8) if above else (8, -14), ha="right" if above else "left", fontsize=8,
+                        color=style["color"], bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=0.5))
+    first = next(iter(series.values()))
+    if 1 in first:
+        one = first[1]["gflops"] / 1000
+        ax.plot(counts, [one * g for g in counts], color="gray", linestyle=":", linewidth=1.5,
+                label=f"ideal: 1-GPU gemmkit x GPUs ({one:.1f} per GPU)")
+        top = max(top, one * counts[-1])
+    ax.set_xticks(counts)
+    ax.set_xlim(counts[0] - 0.4, counts[-1] + 0.8)
+    ax.set_ylim(0, top * 1.1)
+    ax.set_xlabel("GPUs")
+    ax.set_ylabel("TFLOP/s (labels: TFLOP/s, speed-up over 1 GPU)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    used = [r for points in series.values() for r in points.values()]
+    ax.set_title(ooc_title(path, used, n, "pinned, free memory"), fontsize=10)
+    return save_figure(plt, fig, out)
+
+
+def plot_ooc(plt, path):
+    """Per size n: the grouped bars, and where the file holds several GPU counts the scaling plot."""
+    rows = read_ooc_rows(path)
+    if not rows:
+        print(f"plot.py: {path}: no measured rows, nothing drawn", file=sys.stderr)
+        return []
+    several = len({r.get("gpus", 1) for r in rows}) > 1
+    written = []
+    for n in sorted({r["n"] for r in rows}):
+        at = [r for r in rows if r["n"] == n]
+        written.append(draw_ooc_bars(plt, path, n, at, png_beside(path, f"_n{n}")))
+        if several:
+            written.append(draw_ooc_scaling(plt, path, n, at, png_beside(path, f"_scaling_n{n}")))
+    return [out for out in written if out]
+
+
 def is_micro(path):
     return pathlib.Path(path).name.startswith("micro")
 
@@ -567,7 +863,7 @@ def main(argv=None):
     for path in files:
         if is_sass(path):
             continue
-        draw = (plot_timeline if is_timeline(path) else plot_micro if is_micro(path)
+        draw = (plot_timeline if is_timeline(path) else plot_ooc if is_ooc(path) else plot_micro if is_micro(path)
                 else plot_ladder if is_ladder(path) else plot_file)
         for out in draw(plt, path):
             print(out)
