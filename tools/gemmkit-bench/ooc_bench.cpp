@@ -48,7 +48,7 @@ struct OocOptions {
   std::vector<int> devices;             ///< --devices: one explicit list instead (may repeat a device)
   std::vector<double> budget_fractions{0.0, 0.25};  ///< of the operands' bytes; 0 = the device's free memory
   std::vector<std::string> cpu_share{"off", "on"};  ///< "on" rows run at the highest pipeline level only
-  std::vector<int> cpu_threads{0};      ///< --cpu-threads: the share's CPU BLAS threads per "on" row; 0 = the rule's
+  std::vector<std::int64_t> cpu_threads{0};  ///< --cpu-threads: the share's CPU BLAS threads per "on" row; 0 = the rule's
   std::int64_t budget = 0;              ///< --budget BYTES (ooc --plan, or one fixed budget for the runs)
   std::vector<std::string> peers{"cublasxt", "cublas"};
   std::vector<std::int64_t> xt_blocks{8192, 0};  ///< 0 = cuBLASXt's default block
@@ -160,13 +160,7 @@ std::string parse_ooc_options(int argc, char** argv, OocOptions* o, bool* help) 
         }
       }
     } else if (arg == "--cpu-threads") {
-      if ((e = text(&t)).empty()) {
-        o->cpu_threads.clear();
-        for (std::string const& c : split_list(t)) {
-          o->cpu_threads.push_back(std::atoi(c.c_str()));
-          if (o->cpu_threads.back() < 0) e = "--cpu-threads takes thread counts >= 0";
-        }
-      }
+      if ((e = text(&t)).empty() && !(e = parse_count_list(t, &o->cpu_threads)).empty()) e = "--cpu-threads: " + e;
     } else if (arg == "--peers") {
       if ((e = text(&t)).empty()) {
         o->peers = t == "none" ? std::vector<std::string>{} : split_list(t);
@@ -175,18 +169,9 @@ std::string parse_ooc_options(int argc, char** argv, OocOptions* o, bool* help) 
         }
       }
     } else if (arg == "--xt-blocks") {
-      if ((e = text(&t)).empty()) {
-        o->xt_blocks.clear();
-        for (std::string const& b : split_list(t)) o->xt_blocks.push_back(std::atoll(b.c_str()));
-      }
+      if ((e = text(&t)).empty() && !(e = parse_count_list(t, &o->xt_blocks)).empty()) e = "--xt-blocks: " + e;
     } else if (arg == "--tile") {
-      if ((e = text(&t)).empty()) {
-        o->tiles.clear();
-        for (std::string const& b : split_list(t)) {
-          o->tiles.push_back(std::atoll(b.c_str()));
-          if (o->tiles.back() < 0) e = "--tile takes tile sides >= 0";
-        }
-      }
+      if ((e = text(&t)).empty() && !(e = parse_count_list(t, &o->tiles)).empty()) e = "--tile: " + e;
     } else if (arg == "--reps" || arg == "--warmup") {
       if ((e = text(&t)).empty()) {
         int const v = std::atoi(t.c_str());
@@ -752,9 +737,9 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
               bool const cpu_share = share == "on";
               if (cpu_share && level != top_level) continue;
               for (std::int64_t tile : o.tiles) {
-                for (int cpu_threads : cpu_share ? o.cpu_threads : std::vector<int>{0}) {
+                for (std::int64_t cpu_threads : cpu_share ? o.cpu_threads : std::vector<std::int64_t>{0}) {
                   ooc::ExecutorOptions options;
-                  options.cpu_threads = cpu_threads;
+                  options.cpu_threads = int(cpu_threads);
                   options.forced_tile = tile;
                   options.devices = devices;
                   options.device_budget = budget;

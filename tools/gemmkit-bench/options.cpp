@@ -100,6 +100,17 @@ std::string parse_trans_list(std::string_view text, std::vector<TransPair>* out)
   return {};
 }
 
+std::string parse_count_list(std::string_view text, std::vector<std::int64_t>* out) {
+  out->clear();
+  for (std::string const& item : split_list(text)) {
+    std::int64_t v = 0;
+    if (!parse_int(item, &v) || v < 0) return "'" + item + "' is not an integer >= 0";
+    out->push_back(v);
+  }
+  if (out->empty()) return "empty list";
+  return {};
+}
+
 std::string parse_thread_list(std::string_view text, std::vector<int>* out) {
   out->clear();
   for (std::string const& item : split_list(text)) {

@@ -73,6 +73,9 @@ std::vector<std::string> split_list(std::string_view text);
 /// "256:8192:256" (first:last:step, last included), "1,2,3", or a comma list mixing both.
 std::string parse_size_list(std::string_view text, std::vector<std::int64_t>* out);
 
+/// "0,8192,16384": integers >= 0 (0 usually meaning "the default").
+std::string parse_count_list(std::string_view text, std::vector<std::int64_t>* out);
+
 /// "nn,nt,tn,tt".
 std::string parse_trans_list(std::string_view text, std::vector<TransPair>* out);
 
