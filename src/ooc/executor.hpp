@@ -23,14 +23,16 @@ class GemmVariant;
 
 namespace gemmkit::ooc {
 
-/// Host calls with host pointers go to the GPU pipeline from this much work (m*n*k) on. A first
-/// estimate from DESIGN.md's H100 anchors, not yet a measurement: at 2048^3 the GPU path costs about
-/// the operands' PCIe time, 3 x 32 MiB at ~50 GB/s pinned = 2 ms (~4 ms staged from pageable memory),
-/// plus 17 GFLOP at 50 TFLOP/s = 0.35 ms, against ~9 ms for OpenBLAS at ~2 TFLOP/s on a 16-core
-/// host; below it the copies dominate and a busy host's CPU path is as fast. The measurement that
-/// should replace it: `gemmkit-bench ooc --n 1024,2048,4096 --peers none` against
-/// `gemmkit-bench gemm --cpu --m 1024,2048,4096` on the target machine.
-inline constexpr double kMinWorkForDevice = 2048.0 * 2048.0 * 2048.0;
+/// Host calls with host pointers go to the GPU pipeline from this much work (m*n*k) on. Measured on
+/// the H100 host (e8de5c2, bench/results/h100/logs/host-threshold-e8de5c2-{gpu,cpu}.jsonl): level 4 (warm calls) against
+/// OpenBLAS on all 16 cores with its AVX-512 core, per call,
+///   n = 512:  GPU 0.25 ms pinned, 1.60 ms pageable; CPU 0.88 ms
+///   n = 1024: GPU 0.59 ms pinned, 2.23 ms pageable; CPU 4.74 ms
+///   n = 2048: GPU 1.87 ms pinned, 4.09 ms pageable; CPU 35.7 ms
+/// From 1024^3 the GPU is ahead for either memory kind (2.1x pageable); at 512^3 staging pageable
+/// operands costs more than the CPU takes. With OpenBLAS's SSE fallback core the CPU is 5x slower
+/// still, so the threshold only errs towards the CPU.
+inline constexpr double kMinWorkForDevice = 1024.0 * 1024.0 * 1024.0;
 
 /// The seed's pipeline levels; each includes the previous one's gains.
 enum class PipelineLevel {
