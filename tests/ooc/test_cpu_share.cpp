@@ -1,8 +1,8 @@
 /*! \file
     \brief The CPU share's split without a GPU: nothing before the CPU is probed, proportional to the
-    measured rates, whole granules rounded down, off under one granule, the GPUs never left without columns, the
-    split kept once balanced, off for a size whose split ran no faster than the GPUs alone, and
-    never on cores the pipeline uses.
+    measured rates, whole granules rounded down, off under one granule, the GPUs never left without
+    columns, the split kept once balanced, off for a size whose split ran no faster than the GPUs
+    alone, and never on cores the pipeline uses.
 */
 #include "ooc/cpu_share.hpp"
 

@@ -86,7 +86,8 @@ void print_ooc_usage() {
       "  --json FILE            append JSON lines; --timeline FILE: every copy/compute of one run (the\n"
       "                         first case at the highest level, per GPU count) as JSON lines, for a\n"
       "                         pipeline plot. Rows at the highest level carry each GPU's copy rates\n"
-      "                         (h2d_gbs_per_gpu, d2h_gbs_per_gpu), from one more call that is timed so\n"
+      "                         (h2d_gbs_per_gpu, d2h_gbs_per_gpu), from one more, untimed call whose\n"
+      "                         copies are timed one by one\n"
       "  --plan                 the planner's plan only (no GPU needed): --m M [--n N --k K] (default 32768;\n"
       "                         n and k follow m), --budget BYTES (default a quarter of the operands),\n"
       "                         --dtype, --beta (default != 0: C is loaded)\n");
@@ -756,7 +757,9 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
                   reporter.row(s, m, best_xt ? &*best_xt : nullptr, incore ? &*incore : nullptr,
                                gpu_only ? &*gpu_only : nullptr);
                   if (level == top_level && !cpu_share && tile == 0) gpu_only = m;
-                  if (dump && m.measured()) write_timeline(o.timeline_file, OocReporter::case_name(s, m.variant), timeline);
+                  if (dump && m.measured()) {
+                    write_timeline(o.timeline_file, OocReporter::case_name(s, m.variant), timeline);
+                  }
                 }
               }
             }
