@@ -121,6 +121,17 @@ void add_dgemm_tensorop_split_fixups(Registry& registry) {
 }
 
 template <typename Cfg>
+void add_dgemm_tensorop_stream_k(Registry& registry) {
+  static_assert(gemm::kDgemmStreamK<Cfg>, "the stream-K instances of this config are not built");
+  add_with_workspace<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_streamk",
+                             "FP64 tensor cores, stream-K: the last one to two waves of tiles shared k-tile by k-tile "
+                             "by one wave of blocks, partial tiles summed in order by the block ending the tile "
+                             "(deterministic)",
+                             gemm::dgemm_tensorop_can_implement<Cfg>, gemm::launch_dgemm_tensorop_stream_k<Cfg>,
+                             gemm::dgemm_tensorop_stream_k_workspace<Cfg>);
+}
+
+template <typename Cfg>
 void add_sgemm_simt_split_fixups(Registry& registry) {
   static_assert(gemm::kSgemmSplitFixup<Cfg>, "the fixup instances of this config are not built");
   add_split_fixups<float, gemm::launch_sgemm_simt_split_fixup<Cfg>, gemm::sgemm_simt_split_fixup_workspace<Cfg>>(
@@ -257,6 +268,8 @@ void register_cuda_variants(Registry& registry) {
   add_dgemm_tensorop_split_fixups<std::tuple_element_t<12, gemm::DgemmTensorOpConfigs>>(registry);  // 32x32x16 s3 b8
   add_dgemm_tensorop_split_fixups<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
   add_dgemm_tensorop_split_fixups<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
+  add_dgemm_tensorop_stream_k<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
+  add_dgemm_tensorop_stream_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
   add_sgemm_simt_split_fixups<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);  // 128x128x16 s4 b2
   add_sgemm_simt_split_fixups<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);  // 64x64x16 s3 b5
   add_small_batched<double>(registry, small::SmallKernelFamily::kAuto);

@@ -9,42 +9,49 @@
 #include "cuda/gemm/transpose.hpp"
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 namespace gemmkit::gemm {
 
 namespace {
 
-/// The plain kernel, or with kSplitFixup the fixup kernel over every slice of every tile.
-template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed, int kVec, bool kSplitFixup>
-cudaError_t launch_instance(KernelParams<double> const& p, SplitKFixup<double> const& fixup, cudaStream_t stream) {
+/// What a launch form passes its kernel besides the params: nothing (the plain kernel), the split-K
+/// fixup or the stream-K plan.
+struct Plain {};
+
+/// The kernel of the form `Extra` names, over its blocks.
+template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed, int kVec, typename Extra>
+cudaError_t launch_instance(KernelParams<double> const& p, Extra const& extra, cudaStream_t stream) {
   std::int64_t const tiles = ((p.m + Cfg::kBM - 1) / Cfg::kBM) * ((p.n + Cfg::kBN - 1) / Cfg::kBN);
-  if constexpr (kSplitFixup) {
+  if constexpr (std::is_same_v<Extra, SplitKFixup<double>>) {
     return launch_tiles<dgemm_tensorop_fixup_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed>>(
-        p, tiles * fixup.slices, Cfg::kThreads, Cfg::smem_bytes(), stream, fixup);
+        p, tiles * extra.slices, Cfg::kThreads, Cfg::smem_bytes(), stream, extra);
+  } else if constexpr (std::is_same_v<Extra, StreamKFixup<double>>) {
+    return launch_tiles<dgemm_tensorop_stream_k_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed>>(
+        p, extra.plan.blocks(), Cfg::kThreads, Cfg::smem_bytes(), stream, extra);
   } else {
     return launch_tiles<dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed>>(
         p, tiles, Cfg::kThreads, Cfg::smem_bytes(), stream);
   }
 }
 
-template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed, bool kSplitFixup>
-cudaError_t launch_aligned_or_not(KernelParams<double> const& p, SplitKFixup<double> const& fixup,
-                                  cudaStream_t stream) {
+template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed, typename Extra>
+cudaError_t launch_aligned_or_not(KernelParams<double> const& p, Extra const& extra, cudaStream_t stream) {
   bool const wide = vector_aligned(p.A, p.lda, p.stride_a, p.batch) && vector_aligned(p.B, p.ldb, p.stride_b, p.batch);
-  return wide ? launch_instance<Cfg, kTransA, kTransB, kCTransposed, 2, kSplitFixup>(p, fixup, stream)
-              : launch_instance<Cfg, kTransA, kTransB, kCTransposed, 1, kSplitFixup>(p, fixup, stream);
+  return wide ? launch_instance<Cfg, kTransA, kTransB, kCTransposed, 2>(p, extra, stream)
+              : launch_instance<Cfg, kTransA, kTransB, kCTransposed, 1>(p, extra, stream);
 }
 
 /// The instance for the problem's transposes. A^T B^T runs as the NN product C^T = B A with C
 /// stored transposed: both operands then copy the way NN's do, where the TT kernel's MN-contiguous
 /// B spilled in the 128x64 configs.
-template <typename Cfg, bool kSplitFixup>
-cudaError_t launch_transposes(KernelParams<double> const& p, SplitKFixup<double> const& fixup, cudaStream_t stream) {
-  if (!p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, false, false, false, kSplitFixup>(p, fixup, stream);
-  if (!p.trans_a && p.trans_b) return launch_aligned_or_not<Cfg, false, true, false, kSplitFixup>(p, fixup, stream);
-  if (p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, true, false, false, kSplitFixup>(p, fixup, stream);
-  return launch_aligned_or_not<Cfg, false, false, true, kSplitFixup>(transposed_product(p), fixup, stream);
+template <typename Cfg, typename Extra>
+cudaError_t launch_transposes(KernelParams<double> const& p, Extra const& extra, cudaStream_t stream) {
+  if (!p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, false, false, false>(p, extra, stream);
+  if (!p.trans_a && p.trans_b) return launch_aligned_or_not<Cfg, false, true, false>(p, extra, stream);
+  if (p.trans_a && !p.trans_b) return launch_aligned_or_not<Cfg, true, false, false>(p, extra, stream);
+  return launch_aligned_or_not<Cfg, false, false, true>(transposed_product(p), extra, stream);
 }
 
 /// The problem whose m x n a launch tiles: A^T B^T launches as the NN product C^T = B A
@@ -68,7 +75,7 @@ cudaError_t launch_dgemm_tensorop_split_k(KernelParams<double> const& p, double*
 
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop(KernelParams<double> const& p, cudaStream_t stream) {
-  return launch_transposes<Cfg, false>(p, {}, stream);
+  return launch_transposes<Cfg>(p, Plain{}, stream);
 }
 
 template <typename Cfg>
@@ -84,7 +91,23 @@ cudaError_t launch_dgemm_tensorop_split_fixup(KernelParams<double> const& p, int
     return cudaErrorNotSupported;  // not built for this config (dgemm_tensorop.hpp)
   } else {
     return launch_split_fixup<Cfg>(p, launched_shape(problem_shape(p), p.trans_a && p.trans_b), slices, workspace,
-                                   stream, launch_dgemm_tensorop<Cfg>, launch_transposes<Cfg, true>);
+                                   stream, launch_dgemm_tensorop<Cfg>, launch_transposes<Cfg, SplitKFixup<double>>);
+  }
+}
+
+template <typename Cfg>
+std::size_t dgemm_tensorop_stream_k_workspace(GemmProblem const& problem) {
+  bool const both_transposed = is_transposed(problem.trans_a) && is_transposed(problem.trans_b);
+  return stream_k_workspace_bytes<Cfg, double>(launched_shape(problem, both_transposed));
+}
+
+template <typename Cfg>
+cudaError_t launch_dgemm_tensorop_stream_k(KernelParams<double> const& p, double* workspace, cudaStream_t stream) {
+  if constexpr (!kDgemmStreamK<Cfg>) {
+    return cudaErrorNotSupported;  // not built for this config (dgemm_tensorop.hpp)
+  } else {
+    return launch_stream_k<Cfg>(p, launched_shape(problem_shape(p), p.trans_a && p.trans_b), workspace, stream,
+                                launch_dgemm_tensorop<Cfg>, launch_transposes<Cfg, StreamKFixup<double>>);
   }
 }
 
@@ -120,6 +143,8 @@ template std::size_t dgemm_tensorop_split_k_workspace<InstanceConfig>(GemmProble
 template cudaError_t launch_dgemm_tensorop_split_k<InstanceConfig>(KernelParams<double> const&, double*, cudaStream_t);
 template std::size_t dgemm_tensorop_packed_workspace<InstanceConfig>(GemmProblem const&);
 template cudaError_t launch_dgemm_tensorop_packed<InstanceConfig>(KernelParams<double> const&, double*, cudaStream_t);
+template std::size_t dgemm_tensorop_stream_k_workspace<InstanceConfig>(GemmProblem const&);
+template cudaError_t launch_dgemm_tensorop_stream_k<InstanceConfig>(KernelParams<double> const&, double*, cudaStream_t);
 template std::size_t dgemm_tensorop_split_fixup_workspace<InstanceConfig>(GemmProblem const&, int);
 template cudaError_t launch_dgemm_tensorop_split_fixup<InstanceConfig>(KernelParams<double> const&, int, double*,
                                                                        cudaStream_t);

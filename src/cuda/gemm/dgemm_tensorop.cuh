@@ -273,16 +273,17 @@ __device__ __forceinline__ void prefetch_c_tile(double const* C, std::int64_t ld
   }
 }
 
-/// Computes tile (tile_m, tile_n) of problem `batch_index`, over K slice `k_slice` under split K:
-/// the device routine the kernel wrapper (and later batched and grouped wrappers) maps onto.
-/// kCTransposed: C is stored row-major (element (i, j) at C + i * ldc + j), which lets A^T B^T run
-/// as the NN product C^T = B A (transposed_product). kSplitFixup: the slices of a tile meet in
-/// split_k_fixup before the epilogue; fixup_tile numbers the tile there.
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed = false,
-          bool kSplitFixup = false>
+/// Computes tile (tile_m, tile_n) of problem `batch_index` over `span` of K, reading A and B of
+/// entry `operand_batch` (0 under two-pass split K, whose slices are grid.z): the device routine
+/// the kernel wrappers map onto. kCTransposed: C is stored row-major (element (i, j) at
+/// C + i * ldc + j), which lets A^T B^T run as the NN product C^T = B A (transposed_product).
+/// `finish(acc)` runs after the mainloop: where the tile is cut in parts (split K fixed up in the
+/// kernel, stream-K) it meets the other parts and says whether this block stores C, which
+/// `stores_c` told in advance (for the C prefetch).
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed, typename Finish>
 __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m, std::int64_t tile_n,
-                              std::int64_t batch_index, std::int64_t k_slice, SplitKFixup<double> const& fixup,
-                              std::int64_t fixup_tile, double* smem) {
+                              std::int64_t batch_index, std::int64_t operand_batch, KSpan span, bool stores_c,
+                              Finish const& finish, double* smem) {
   constexpr bool kAK = kTransA;   // A^T in memory is K-contiguous
   constexpr bool kBK_ = !kTransB; // B untransposed is K-contiguous
   using TileA = SwizzledTile<Cfg::kBM, Cfg::kBK, kAK, Cfg::kMmaK>;
@@ -302,11 +303,10 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   std::int64_t const n_own = tile_n * Cfg::kBN;
   std::int64_t const m0 = edge_tile_origin<Cfg::kBM, kAK ? 1 : kVecA>(m_own, p.m);
   std::int64_t const n0 = edge_tile_origin<Cfg::kBN, kBK_ ? 1 : kVecB>(n_own, p.n);
-  BlockOperands<double> const operands = block_operands<kAK, kBK_, kSplitFixup>(p, m0, n0, batch_index, k_slice);
+  BlockOperands<double> const operands = block_operands<kAK, kBK_>(p, m0, n0, operand_batch, span);
   std::int64_t const k_count = operands.k_count;
   std::int64_t const k_tiles = (k_count + Cfg::kBK - 1) / Cfg::kBK;
-  // Under the fixup only the last slice stores C.
-  if (p.beta != 0.0 && k_tiles <= kPrefetchCMaxKTiles && (!kSplitFixup || k_slice + 1 == fixup.slices)) {
+  if (p.beta != 0.0 && k_tiles <= kPrefetchCMaxKTiles && stores_c) {
     prefetch_c_tile<Cfg, kCTransposed>(p.C + batch_index * p.stride_c, p.ldc, m_own, n_own, p.m, p.n);
   }
 
@@ -514,9 +514,7 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
     }
   }
   arch::cp_async_wait<0>();
-  if constexpr (kSplitFixup) {
-    if (!split_k_fixup<Cfg::kThreads>(fixup, acc, fixup_tile, int(k_slice))) return;
-  }
+  if (!finish(acc)) return;
 
   // Each lane holds, per A fragment i and B pair p, rows 2g, 2g+1 by columns 4t .. 4t+3 of the
   // 16 x 16 block: two elements adjacent in memory (the two rows; or, C transposed, the pair's two
@@ -576,6 +574,10 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   }
 }
 
+/// Accumulators of a tile config's block, per thread.
+template <typename Cfg>
+using TensorOpAccumulators = double[Cfg::kFragsM][Cfg::kFragsN][4];
+
 /// One tile per block; grid.z is the batch entry, or under two-pass split K the slice.
 template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensorop_kernel(KernelParams<double> const p) {
@@ -587,8 +589,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensor
   TileOrder::map(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
   // One problem per grid.z: a loop over the batch here would let the compiler hoist per-tile
   // address math out of it and spill; the launcher splits batches beyond the grid limit.
-  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kCTransposed>(p, tile_m, tile_n, blockIdx.z, blockIdx.z, {}, 0,
-                                                                   smem);
+  std::int64_t const operand_batch = p.split_k_slice > 0 ? 0 : blockIdx.z;
+  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kCTransposed>(
+      p, tile_m, tile_n, blockIdx.z, operand_batch, slice_k_span(p, blockIdx.z), true,
+      [](TensorOpAccumulators<Cfg>&) { return true; }, smem);
 }
 
 /// One K slice of a tile per block (split_k_fixup.cuh); grid.z is the batch entry.
@@ -602,8 +606,34 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm)
   FixupBlock const block = fixup_block(fixup);
   std::int64_t tile_m, tile_n;
   TileOrder::map(block.tile, tiles_m, tiles_n, tile_m, tile_n);
-  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kCTransposed, true>(
-      p, tile_m, tile_n, blockIdx.z, block.slice, fixup, block.tile + blockIdx.z * tiles_m * tiles_n, smem);
+  std::int64_t const fixup_tile = block.tile + blockIdx.z * tiles_m * tiles_n;
+  tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kCTransposed>(
+      p, tile_m, tile_n, blockIdx.z, blockIdx.z, slice_k_span(p, block.slice), block.slice + 1 == fixup.slices,
+      [&](TensorOpAccumulators<Cfg>& acc) { return split_k_fixup<Cfg::kThreads>(fixup, acc, fixup_tile, block.slice); },
+      smem);
+}
+
+/// Stream-K (stream_k.hpp): blockIdx.x walks its segments, last tile first; one problem (grid.z = 1).
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm)
+    dgemm_tensorop_stream_k_kernel(KernelParams<double> const p, StreamKFixup<double> const sk) {
+  static_assert(Cfg::valid());
+  extern __shared__ __align__(16) double smem[];
+  std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;
+  std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
+  int const block = int(blockIdx.x);
+  bool first = true;
+  walk_stream_k(sk.plan, block, [&](StreamKSegment const& segment) {
+    if (!first) __syncthreads();  // every warp is done reading the previous segment's stages
+    first = false;
+    std::int64_t tile_m, tile_n;
+    TileOrder::map(segment.tile, tiles_m, tiles_n, tile_m, tile_n);
+    std::int64_t const k_begin = std::int64_t(segment.k_tile_begin) * Cfg::kBK;
+    KSpan const span{k_begin, min(std::int64_t(segment.k_tile_end) * Cfg::kBK, p.k) - k_begin};
+    tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kCTransposed>(
+        p, tile_m, tile_n, 0, 0, span, segment.stores_c(),
+        [&](TensorOpAccumulators<Cfg>& acc) { return stream_k_fixup<Cfg::kThreads>(sk, acc, segment, block); }, smem);
+  });
 }
 
 }  // namespace gemmkit::gemm

@@ -74,6 +74,18 @@ template <typename Cfg>
 cudaError_t launch_dgemm_tensorop_split_fixup(KernelParams<double> const& params, int slices, double* workspace,
                                               cudaStream_t stream);
 
+/// Stream-K form (stream_k.hpp): the tiles of the last one to two waves shared evenly, k-tile by
+/// k-tile, by one wave of blocks in the same launch; plain where whole waves fill the GPU. Built for
+/// the configs kDgemmStreamK names.
+template <typename Cfg>
+inline constexpr bool kDgemmStreamK =
+    std::is_same_v<Cfg, std::tuple_element_t<18, DgemmTensorOpConfigs>> ||  // 128x64 k8
+    std::is_same_v<Cfg, std::tuple_element_t<20, DgemmTensorOpConfigs>>;    // 64x64 k8
+template <typename Cfg>
+std::size_t dgemm_tensorop_stream_k_workspace(GemmProblem const& problem);
+template <typename Cfg>
+cudaError_t launch_dgemm_tensorop_stream_k(KernelParams<double> const& params, double* workspace, cudaStream_t stream);
+
 /// True when the grid for this config fits (tiles of one problem index a 31-bit grid.x).
 template <typename Cfg>
 bool dgemm_tensorop_can_implement(GemmProblem const& problem) {

@@ -1,10 +1,12 @@
 /*! \file
-    \brief Split K fixed up inside the GEMM kernel (SplitKFixup, split_k.hpp), device side: the
-    slices of a tile hand their partial accumulators to the tile's last slice through L2.
+    \brief Split K fixed up inside the GEMM kernel (SplitKFixup, split_k.hpp; StreamKFixup,
+    stream_k.hpp), device side: the parts of a tile hand their partial accumulators to the block
+    that finishes it through L2.
 */
 #pragma once
 
 #include "cuda/gemm/split_k.hpp"
+#include "cuda/gemm/stream_k.hpp"
 #include "cuda/gemm/tile_order.cuh"
 
 #include <cuda/atomic>
@@ -27,54 +29,97 @@ __device__ __forceinline__ FixupBlock fixup_block(SplitKFixup<T> const& fixup) {
   return {std::int64_t(blockIdx.x) / fixup.slices, int(std::int64_t(blockIdx.x) % fixup.slices)};
 }
 
-/// Run by every block of a fixup launch after its mainloop, with the block's accumulators (kThreads
-/// threads, the same register shape in each). A slice other than the last stores them as a
-/// partial tile (laid out by register, then thread: every store and load is coalesced), publishes
-/// it (release) and returns false: it has nothing more to do. The last slice waits until the
-/// other slices of its tile have arrived (acquire), adds their partials in slice order (the same
-/// order on every run: deterministic), leaves the tile's counter zero for the next launch and
-/// returns true: it goes on to the epilogue. `tile` numbers the tile across the launch's batch.
+/// A block's accumulators (kThreads threads, the same register shape in each) as a partial tile in
+/// global memory, laid out by register pair, then thread: every store and load is coalesced.
 template <int kThreads, typename T, int kM, int kN, int kE>
-__device__ __forceinline__ bool split_k_fixup(SplitKFixup<T> const& fixup, T (&acc)[kM][kN][kE], std::int64_t tile,
-                                              int slice) {
+struct PartialTile {
   static_assert(kE % 2 == 0, "accumulators move in pairs");
   using Pair = std::conditional_t<sizeof(T) == 8, double2, float2>;
-  constexpr int kPairsPerThread = kM * kN * kE / 2;
-  constexpr std::int64_t kTilePairs = std::int64_t(kPairsPerThread) * kThreads;
-  int const slices = fixup.slices;
-  Pair* const partials = reinterpret_cast<Pair*>(fixup.partials) + tile * (slices - 1) * kTilePairs + threadIdx.x;
-  cuda::atomic_ref<unsigned, cuda::thread_scope_device> arrived(fixup.arrivals[tile]);
-  auto pair_of = [&](auto q) -> auto& {  // pair q = accumulators 2q, 2q + 1 in [i][j][e] order
-    constexpr int kFirst = 2 * decltype(q)::value;
-    return acc[kFirst / (kN * kE)][kFirst / kE % kN];
-  };
-  if (slice + 1 < slices) {
-    Pair* const out = partials + slice * kTilePairs;
-    static_for<kPairsPerThread>([&](auto q) {
-      constexpr int kE0 = 2 * decltype(q)::value % kE;
-      auto const& a = pair_of(q);
-      __stcg(out + decltype(q)::value * kThreads, Pair{a[kE0], a[kE0 + 1]});
-    });
-    __threadfence();  // this thread's partials before the arrival is counted
-    __syncthreads();
-    if (threadIdx.x == 0) arrived.fetch_add(1u, cuda::memory_order_release);
-    return false;
+  static constexpr int kPairsPerThread = kM * kN * kE / 2;
+  static constexpr std::int64_t kPairs = std::int64_t(kPairsPerThread) * kThreads;  ///< per tile
+
+  template <int kQ>  // pair kQ = accumulators 2kQ, 2kQ + 1 in [i][j][e] order
+  static __device__ __forceinline__ T* pair(T (&acc)[kM][kN][kE]) {
+    constexpr int kFirst = 2 * kQ;
+    return &acc[kFirst / (kN * kE)][kFirst / kE % kN][kFirst % kE];
   }
+  /// Stores this thread's accumulators into tile `tile` of `partials`.
+  static __device__ __forceinline__ void store(T* partials, std::int64_t tile, T (&acc)[kM][kN][kE]) {
+    Pair* const out = reinterpret_cast<Pair*>(partials) + tile * kPairs + threadIdx.x;
+    static_for<kPairsPerThread>([&](auto q) {
+      T const* a = pair<decltype(q)::value>(acc);
+      __stcg(out + decltype(q)::value * kThreads, Pair{a[0], a[1]});
+    });
+  }
+  /// Adds tile `tile` of `partials` (written on another SM: read from L2) to this thread's accumulators.
+  static __device__ __forceinline__ void add(T const* partials, std::int64_t tile, T (&acc)[kM][kN][kE]) {
+    Pair const* const in = reinterpret_cast<Pair const*>(partials) + tile * kPairs + threadIdx.x;
+    static_for<kPairsPerThread>([&](auto q) {
+      T* a = pair<decltype(q)::value>(acc);
+      Pair const v = __ldcg(in + decltype(q)::value * kThreads);
+      a[0] += v.x;
+      a[1] += v.y;
+    });
+  }
+};
+
+/// After every thread of the block stored its part of a partial tile: counts the block in the
+/// tile's arrival counter (release), once the stores are visible device-wide.
+__device__ __forceinline__ void publish_partial(unsigned* arrivals, std::int64_t tile) {
+  __threadfence();
+  __syncthreads();
   if (threadIdx.x == 0) {
-    while (arrived.load(cuda::memory_order_acquire) != unsigned(slices - 1)) __nanosleep(32);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(arrivals[tile]).fetch_add(1u, cuda::memory_order_release);
+  }
+}
+
+/// Waits until `expected` blocks have published into the tile's counter (acquire), leaves it zero
+/// for the next launch; the whole block returns together.
+__device__ __forceinline__ void await_partials(unsigned* arrivals, std::int64_t tile, unsigned expected) {
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> arrived(arrivals[tile]);
+    while (arrived.load(cuda::memory_order_acquire) != expected) __nanosleep(32);
     arrived.store(0u, cuda::memory_order_relaxed);
   }
   __syncthreads();
-  for (int s = 0; s + 1 < slices; ++s) {
-    Pair const* const in = partials + s * kTilePairs;
-    static_for<kPairsPerThread>([&](auto q) {
-      constexpr int kE0 = 2 * decltype(q)::value % kE;
-      auto& a = pair_of(q);
-      Pair const v = __ldcg(in + decltype(q)::value * kThreads);  // written on another SM: read from L2
-      a[kE0] += v.x;
-      a[kE0 + 1] += v.y;
-    });
+}
+
+/// Run by every block of a fixup launch after its mainloop, with the block's accumulators. A slice
+/// other than the last stores them as a partial tile, publishes it and returns false: it has
+/// nothing more to do. The last slice waits until the other slices of its tile have arrived, adds
+/// their partials in slice order (the same order on every run: deterministic) and returns true: it
+/// goes on to the epilogue. `tile` numbers the tile across the launch's batch.
+template <int kThreads, typename T, int kM, int kN, int kE>
+__device__ __forceinline__ bool split_k_fixup(SplitKFixup<T> const& fixup, T (&acc)[kM][kN][kE], std::int64_t tile,
+                                              int slice) {
+  using Partial = PartialTile<kThreads, T, kM, kN, kE>;
+  int const slices = fixup.slices;
+  std::int64_t const first = tile * (slices - 1);  // the tile's partials
+  if (slice + 1 < slices) {
+    Partial::store(fixup.partials, first + slice, acc);
+    publish_partial(fixup.arrivals, tile);
+    return false;
   }
+  await_partials(fixup.arrivals, tile, unsigned(slices - 1));
+  for (int s = 0; s + 1 < slices; ++s) Partial::add(fixup.partials, first + s, acc);
+  return true;
+}
+
+/// The same for a stream-K segment (stream_k.hpp) of block `block`: a publishing worker stores its
+/// partial in its own slot and returns false; the collector adds its contributors' partials in
+/// worker order and returns true, as does a whole tile.
+template <int kThreads, typename T, int kM, int kN, int kE>
+__device__ __forceinline__ bool stream_k_fixup(StreamKFixup<T> const& sk, T (&acc)[kM][kN][kE],
+                                               StreamKSegment const& segment, int block) {
+  using Partial = PartialTile<kThreads, T, kM, kN, kE>;
+  if (segment.role == StreamKSegment::kWhole) return true;
+  if (segment.role == StreamKSegment::kPublishes) {
+    Partial::store(sk.partials, block, acc);
+    publish_partial(sk.arrivals, segment.tile);
+    return false;
+  }
+  await_partials(sk.arrivals, segment.tile, unsigned(block - segment.first_contributor));
+  for (int w = segment.first_contributor; w < block; ++w) Partial::add(sk.partials, w, acc);
   return true;
 }
 

@@ -1,12 +1,13 @@
 /*! \file
     \brief Host side every tiled GEMM kernel shares (include from .cu files): the per-device opt-in
     to large shared memory, one launch per 65535 batch entries (grid.z's limit), and the split-K
-    forms.
+    forms and stream-K.
 */
 #pragma once
 
 #include "cuda/gemm/split_k.hpp"
 #include "cuda/gemm/split_k_reduce.hpp"
+#include "cuda/gemm/stream_k.hpp"
 #include "cuda/kernel_params.hpp"
 
 #include <cuda_runtime.h>
@@ -106,6 +107,29 @@ cudaError_t launch_split_fixup(KernelParams<T> const& p, GemmProblem const& tile
   // Launches leave the counters zero, but the workspace may hold anything before the first.
   if (cudaError_t e = cudaMemsetAsync(workspace, 0, layout.partials_offset, stream); e != cudaSuccess) return e;
   return launch_sliced(sliced, fixup, stream);
+}
+
+/// The stream-K form of a tiled kernel (stream_k.hpp) in one launch of `launch_streamed`, or
+/// `launch` plainly where the plan has no stream-K part. `tiles_shape` as for launch_split_fixup.
+template <typename Cfg, typename T>
+cudaError_t launch_stream_k(KernelParams<T> const& p, GemmProblem const& tiles_shape, T* workspace, cudaStream_t stream,
+                            cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t),
+                            cudaError_t (*launch_streamed)(KernelParams<T> const&, StreamKFixup<T> const&,
+                                                           cudaStream_t)) {
+  StreamKPlan const plan = plan_stream_k<Cfg>(tiles_shape, current_sm_count());
+  if (plan.workers == 0) return launch(p, stream);
+  StreamKLayout const layout = stream_k_layout<Cfg, T>(plan);
+  StreamKFixup<T> const sk{plan, reinterpret_cast<unsigned*>(workspace),
+                           reinterpret_cast<T*>(reinterpret_cast<char*>(workspace) + layout.partials_offset)};
+  // Launches leave the counters zero, but the workspace may hold anything before the first.
+  if (cudaError_t e = cudaMemsetAsync(workspace, 0, layout.partials_offset, stream); e != cudaSuccess) return e;
+  return launch_streamed(p, sk, stream);
+}
+
+/// Workspace of the stream-K form for the problem whose m x n the launch tiles.
+template <typename Cfg, typename T>
+std::size_t stream_k_workspace_bytes(GemmProblem const& tiles_shape) {
+  return stream_k_layout<Cfg, T>(plan_stream_k<Cfg>(tiles_shape, current_sm_count())).bytes;
 }
 
 /// Whether an operand allows 16-byte copies: every chunk start 16-byte aligned means an aligned

@@ -46,10 +46,8 @@ __device__ __forceinline__ std::int64_t edge_tile_origin(std::int64_t own, std::
   return end_aligned % kVec != 0 ? own : end_aligned;
 }
 
-/// What the block of tile (m0, n0) of entry `batch_index` reads: the start of its A and B tiles
-/// and the elements of K it covers. Under split K (KernelParams::split_k_slice > 0) slice `k_slice`
-/// covers its part of K; in the two-pass form grid.z numbers the slices and every slice reads the
-/// same A and B, while the fixup form (kSlicesInBatch) keeps the batch in grid.z.
+/// What the block of tile (m0, n0) reads: the start of its A and B tiles and the elements of K it
+/// covers.
 template <typename T>
 struct BlockOperands {
   T const* A;
@@ -57,16 +55,37 @@ struct BlockOperands {
   std::int64_t k_count;
 };
 
-/// kAK / kBK: A / B is contiguous along K in memory (A transposed, B not).
+/// Elements [begin, begin + count) of K.
+struct KSpan {
+  std::int64_t begin, count;
+};
+
+/// The part of K slice `k_slice` covers under split K (KernelParams::split_k_slice > 0), else all.
+template <typename T>
+__device__ __forceinline__ KSpan slice_k_span(KernelParams<T> const& p, std::int64_t k_slice) {
+  if (p.split_k_slice <= 0) return {0, p.k};
+  std::int64_t const begin = k_slice * p.split_k_slice;
+  return {begin, min(p.split_k_slice, p.k - begin)};
+}
+
+/// kAK / kBK: A / B is contiguous along K in memory (A transposed, B not); A and B of batch entry
+/// `operand_batch` over `span` of K.
+template <bool kAK, bool kBK, typename T>
+__device__ __forceinline__ BlockOperands<T> block_operands(KernelParams<T> const& p, std::int64_t m0, std::int64_t n0,
+                                                           std::int64_t operand_batch, KSpan span) {
+  std::int64_t const k0 = span.begin;
+  return {p.A + operand_batch * p.stride_a + (kAK ? m0 * p.lda + k0 : m0 + k0 * p.lda),
+          p.B + operand_batch * p.stride_b + (kBK ? n0 * p.ldb + k0 : n0 + k0 * p.ldb), span.count};
+}
+
+/// The same for slice `k_slice` of entry `batch_index`: in the two-pass split-K form grid.z numbers
+/// the slices and every slice reads the same A and B, while the fixup form (kSlicesInBatch) keeps
+/// the batch in grid.z.
 template <bool kAK, bool kBK, bool kSlicesInBatch = false, typename T>
 __device__ __forceinline__ BlockOperands<T> block_operands(KernelParams<T> const& p, std::int64_t m0, std::int64_t n0,
                                                            std::int64_t batch_index, std::int64_t k_slice) {
-  bool const split = p.split_k_slice > 0;
-  std::int64_t const k_begin = split ? k_slice * p.split_k_slice : 0;
-  std::int64_t const operand_batch = split && !kSlicesInBatch ? 0 : batch_index;
-  return {p.A + operand_batch * p.stride_a + (kAK ? m0 * p.lda + k_begin : m0 + k_begin * p.lda),
-          p.B + operand_batch * p.stride_b + (kBK ? n0 * p.ldb + k_begin : n0 + k_begin * p.ldb),
-          split ? min(p.split_k_slice, p.k - k_begin) : p.k};
+  std::int64_t const operand_batch = p.split_k_slice > 0 && !kSlicesInBatch ? 0 : batch_index;
+  return block_operands<kAK, kBK>(p, m0, n0, operand_batch, slice_k_span(p, k_slice));
 }
 
 }  // namespace gemmkit::gemm
