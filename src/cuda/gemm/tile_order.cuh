@@ -63,9 +63,9 @@ struct KSpan {
 /// The part of K slice `k_slice` covers under split K (KernelParams::split_k_slice > 0), else all.
 template <typename T>
 __device__ __forceinline__ KSpan slice_k_span(KernelParams<T> const& p, std::int64_t k_slice) {
-  if (p.split_k_slice <= 0) return {0, p.k};
-  std::int64_t const begin = k_slice * p.split_k_slice;
-  return {begin, min(p.split_k_slice, p.k - begin)};
+  bool const split = p.split_k_slice > 0;
+  std::int64_t const begin = split ? k_slice * p.split_k_slice : 0;
+  return {begin, split ? min(p.split_k_slice, p.k - begin) : p.k};
 }
 
 /// kAK / kBK: A / B is contiguous along K in memory (A transposed, B not); A and B of batch entry
