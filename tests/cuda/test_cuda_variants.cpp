@@ -228,8 +228,8 @@ TEST(CudaRegistry, LadderAndPeerVariantsAreRegistered) {
 }
 
 /// Stream-K on the device at hand where it shares tiles behind whole waves (2200 x 2000 x 77: 1120
-/// tiles of 64x64 on the H100's 396 slots, 576 of 128x64 on its 264) and where every tile is cut in
-/// several parts (768 x 768 x 300); three transposes (TT runs as the product C^T = B A), beta read
+/// tiles of 64x64 on the H100's 396 slots, 576 of 128x64 on its 264, 4347 of 32x32 on 1056) and
+/// where every tile is cut in several parts (768 x 768 x 300); three transposes (TT runs as the product C^T = B A), beta read
 /// and beta = 0 on NaN C. The registered-variant groups are too small to get past a whole wave.
 TEST(CudaStreamK, SharedTilesBehindWholeWaves) {
   if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
@@ -247,7 +247,71 @@ TEST(CudaStreamK, SharedTilesBehindWholeWaves) {
       }
     }
   }
-  EXPECT_EQ(variants, 2);
+  EXPECT_EQ(variants, 4);
+}
+
+/// The fixup and stream-K forms hand partial tiles over behind ready flags that no launch zeroes
+/// first: one workspace, NaN to start with, then each call finds what the call before it (another
+/// shape, another plan) left there, flags and partial tiles alike. Every result must still be right.
+TEST(CudaStreamK, WorkspaceLeftByEarlierCallsOfOtherShapes) {
+  if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  std::vector<Shape> const shapes{{2200, 2000, 77}, {768, 768, 300}, {600, 500, 1000}, {768, 768, 300}};
+  double const alpha = 1.25, beta = 0.5;
+  // One set of operands and references per dtype, shared by its variants (the references dominate).
+  auto cases = [&]<typename T>() {
+    std::vector<std::pair<Operands<T>, std::vector<ReferenceAccumulator<T>>>> out;
+    for (Shape const s : shapes) {
+      GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_N, GK_OP_N, s.m, s.n, s.k);
+      Operands<T> ops = make_operands<T>(p, beta);
+      auto reference = reference_result(p, alpha, ops.A, ops.B, beta, ops.C);
+      out.emplace_back(std::move(ops), std::move(reference));
+    }
+    return out;
+  };
+  auto const f64_cases = cases.template operator()<double>();
+  auto const f32_cases = cases.template operator()<float>();
+  auto run_shapes = [&]<typename T>(GemmVariant const& v, auto const& shape_cases) {
+    ExecutionContext const exec{nullptr, device_memory()->device()};
+    ASSERT_EQ(v.initialize(exec), GK_SUCCESS);
+    std::size_t workspace_bytes = 0;
+    for (Shape const s : shapes) {
+      workspace_bytes =
+          std::max(workspace_bytes, v.workspace_bytes(make_problem(dtype_of<T>(), GK_OP_N, GK_OP_N, s.m, s.n, s.k)));
+    }
+    ASSERT_GT(workspace_bytes, 0u) << "splits none of these shapes";
+    DeviceBuffer<double> workspace(std::vector<double>((workspace_bytes + 7) / 8, std::nan("")));
+    for (std::size_t c = 0; c < shapes.size(); ++c) {
+      Shape const s = shapes[c];
+      GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_N, GK_OP_N, s.m, s.n, s.k);
+      auto const& [ops, reference] = shape_cases[c];
+      DeviceBuffer<T> A(ops.A.storage()), B(ops.B.storage()), C(ops.C.storage());
+      GemmArguments args;
+      args.problem = p;
+      args.alpha = alpha;
+      args.beta = beta;
+      args.A = A.get();
+      args.B = B.get();
+      args.C = C.get();
+      ASSERT_EQ(v.run(args, workspace.get(), exec), GK_SUCCESS);
+      std::vector<T> const result = C.download();
+      ASSERT_EQ(device_memory()->synchronize() + A.error() + B.error() + C.error() + workspace.error(), "");
+      Matrix<T> after = ops.C;
+      std::copy(result.begin(), result.end(), after.data());
+      EXPECT_TRUE(check_result(p, alpha, beta, ops.A, ops.B, ops.C, after, reference))
+          << "at " << s.m << "x" << s.n << "x" << s.k;
+    }
+  };
+  int variants = 0;
+  for (std::string const& id : cuda_variant_ids()) {
+    if (id.find("_streamk") == std::string::npos && id.find("_splitk_x") == std::string::npos) continue;
+    GemmVariant const* v = Registry::instance().find(id);
+    ASSERT_NE(v, nullptr);
+    ++variants;
+    SCOPED_TRACE(id);
+    if (v->info().dtype == Dtype::kF64) run_shapes.template operator()<double>(*v, f64_cases);
+    else run_shapes.template operator()<float>(*v, f32_cases);
+  }
+  EXPECT_GE(variants, 3);
 }
 
 /// Pointer arrays in host memory are copied into the small kernel's workspace; device arrays go to

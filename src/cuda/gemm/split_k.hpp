@@ -52,6 +52,26 @@ SplitK plan_split_k_fixup(GemmProblem const& problem, int slices) {
 /// SM count of the current device, read once per device.
 int current_sm_count();
 
+/// The ready flags of a launch whose blocks hand partial tiles to one another (the fixup and
+/// stream-K forms): one per partial tile, set to the launch's epoch by the block that stored the
+/// partial and put back to zero by the block that adds it. Every launch has a new epoch, a fixed
+/// 64-bit pattern plus a serial: no zero, small integer, fill byte or likely float or double. So
+/// the flags need no zeroing before a launch (no memset, no second node in a graph): whatever an
+/// earlier call or another user of the workspace left there reads as "not ready". The replays of a
+/// captured graph repeat one epoch, and each leaves the flags zero.
+struct PartialFlags {
+  std::uint64_t* ready = nullptr;
+  std::uint64_t epoch = 0;
+};
+
+/// A new epoch for a launch's PartialFlags (thread-safe).
+std::uint64_t next_partial_epoch();
+
+/// Bytes of `count` ready flags, rounded up so that what follows them starts on 256 bytes.
+inline std::size_t partial_flags_bytes(std::int64_t count) {
+  return (std::size_t(count) * sizeof(std::uint64_t) + 255) / 256 * 256;
+}
+
 /// Workspace of the split-K form: one packed m x n partial result per slice (none when the plan
 /// does not split).
 template <typename Cfg, typename T>
@@ -61,18 +81,17 @@ std::size_t split_k_workspace_bytes(GemmProblem const& problem) {
 }
 
 /// The fixup form's second kernel argument: blockIdx.x numbers (tile, slice) pairs, slice fastest;
-/// every slice but the last stores its partial tile in `partials` and counts itself in the tile's
-/// arrival counter (zero before the launch); the tile's last slice waits for them, adds them in
-/// slice order and stores C.
+/// every slice but the last stores its partial tile in `partials` and marks its flag ready; the
+/// tile's last slice waits for them, adds them in slice order and stores C.
 template <typename T>
 struct SplitKFixup {
   int slices = 1;
-  unsigned* arrivals = nullptr;
+  PartialFlags flags;
   T* partials = nullptr;
 };
 
-/// Where the fixup form keeps its state in the workspace: one arrival counter per tile of every
-/// batch entry, then (slices - 1) partial tiles per tile, each aligned to 256 bytes.
+/// Where the fixup form keeps its state in the workspace: a ready flag per partial tile, then the
+/// partial tiles, (slices - 1) per tile of every batch entry, from a 256-byte boundary.
 struct SplitKFixupLayout {
   std::size_t partials_offset = 0;  ///< bytes from the workspace start
   std::size_t bytes = 0;            ///< the whole workspace; 0 when the plan does not split
@@ -84,8 +103,9 @@ SplitKFixupLayout split_k_fixup_layout(GemmProblem const& problem, SplitK const&
   std::size_t const tiles = std::size_t((problem.m + Cfg::kBM - 1) / Cfg::kBM) *
                             std::size_t((problem.n + Cfg::kBN - 1) / Cfg::kBN) *
                             std::size_t(std::max<std::int64_t>(problem.batch, 1));
-  std::size_t const counters = (tiles * sizeof(unsigned) + 255) / 256 * 256;
-  return {counters, counters + tiles * std::size_t(split.slices - 1) * Cfg::kBM * Cfg::kBN * sizeof(T)};
+  std::size_t const partial_tiles = tiles * std::size_t(split.slices - 1);
+  std::size_t const flags = partial_flags_bytes(std::int64_t(partial_tiles));
+  return {flags, flags + partial_tiles * Cfg::kBM * Cfg::kBN * sizeof(T)};
 }
 
 /// Workspace of the fixup form in `slices` for the problem whose m x n the launch tiles.

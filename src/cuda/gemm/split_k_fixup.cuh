@@ -1,7 +1,7 @@
 /*! \file
     \brief Split K fixed up inside the GEMM kernel (SplitKFixup, split_k.hpp; StreamKFixup,
     stream_k.hpp), device side: the parts of a tile hand their partial accumulators to the block
-    that finishes it through L2.
+    that finishes it through L2, each behind a ready flag.
 */
 #pragma once
 
@@ -63,30 +63,32 @@ struct PartialTile {
   }
 };
 
-/// After every thread of the block stored its part of a partial tile: counts the block in the
-/// tile's arrival counter (release), once the stores are visible device-wide.
-__device__ __forceinline__ void publish_partial(unsigned* arrivals, std::int64_t tile) {
+/// After every thread of the block stored its part of partial tile `slot`: marks it ready
+/// (release), once the stores are visible device-wide.
+__device__ __forceinline__ void publish_partial(PartialFlags const& flags, std::int64_t slot) {
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(arrivals[tile]).fetch_add(1u, cuda::memory_order_release);
+    cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(flags.ready[slot]).store(flags.epoch,
+                                                                                     cuda::memory_order_release);
   }
 }
 
-/// Waits until `expected` blocks have published into the tile's counter (acquire), leaves it zero
-/// for the next launch; the whole block returns together.
-__device__ __forceinline__ void await_partials(unsigned* arrivals, std::int64_t tile, unsigned expected) {
-  if (threadIdx.x == 0) {
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> arrived(arrivals[tile]);
-    while (arrived.load(cuda::memory_order_acquire) != expected) __nanosleep(32);
-    arrived.store(0u, cuda::memory_order_relaxed);
+/// Waits until partial tiles [first, first + count) are ready (acquire), a thread per flag, and
+/// zeroes their flags for a graph's next replay; the whole block returns together.
+template <int kThreads>
+__device__ __forceinline__ void await_partials(PartialFlags const& flags, std::int64_t first, int count) {
+  for (int i = int(threadIdx.x); i < count; i += kThreads) {
+    cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device> ready(flags.ready[first + i]);
+    while (ready.load(cuda::memory_order_acquire) != flags.epoch) __nanosleep(32);
+    ready.store(0, cuda::memory_order_relaxed);
   }
   __syncthreads();
 }
 
 /// Run by every block of a fixup launch after its mainloop, with the block's accumulators. A slice
 /// other than the last stores them as a partial tile, publishes it and returns false: it has
-/// nothing more to do. The last slice waits until the other slices of its tile have arrived, adds
+/// nothing more to do. The last slice waits until the other slices of its tile have published, adds
 /// their partials in slice order (the same order on every run: deterministic) and returns true: it
 /// goes on to the epilogue. `tile` numbers the tile across the launch's batch.
 template <int kThreads, typename T, int kM, int kN, int kE>
@@ -97,10 +99,10 @@ __device__ __forceinline__ bool split_k_fixup(SplitKFixup<T> const& fixup, T (&a
   std::int64_t const first = tile * (slices - 1);  // the tile's partials
   if (slice + 1 < slices) {
     Partial::store(fixup.partials, first + slice, acc);
-    publish_partial(fixup.arrivals, tile);
+    publish_partial(fixup.flags, first + slice);
     return false;
   }
-  await_partials(fixup.arrivals, tile, unsigned(slices - 1));
+  await_partials<kThreads>(fixup.flags, first, slices - 1);
   for (int s = 0; s + 1 < slices; ++s) Partial::add(fixup.partials, first + s, acc);
   return true;
 }
@@ -115,10 +117,10 @@ __device__ __forceinline__ bool stream_k_fixup(StreamKFixup<T> const& sk, T (&ac
   if (segment.role == StreamKSegment::kWhole) return true;
   if (segment.role == StreamKSegment::kPublishes) {
     Partial::store(sk.partials, block, acc);
-    publish_partial(sk.arrivals, segment.tile);
+    publish_partial(sk.flags, block);
     return false;
   }
-  await_partials(sk.arrivals, segment.tile, unsigned(block - segment.first_contributor));
+  await_partials<kThreads>(sk.flags, segment.first_contributor, block - segment.first_contributor);
   for (int w = segment.first_contributor; w < block; ++w) Partial::add(sk.partials, w, acc);
   return true;
 }

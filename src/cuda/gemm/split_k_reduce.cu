@@ -1,6 +1,6 @@
 /*! \file
     \brief The second pass of split-K: C = alpha * (sum of the slices' partial sums) + beta * C;
-    and the SM count split-K plans for.
+    the SM count split-K plans for; the epochs of the fixup forms' ready flags.
 */
 #include "cuda/gemm/split_k.hpp"
 #include "cuda/gemm/split_k_reduce.hpp"
@@ -37,6 +37,12 @@ int current_sm_count() {
     counts[device].store(count, std::memory_order_relaxed);
   }
   return count;
+}
+
+std::uint64_t next_partial_epoch() {
+  constexpr std::uint64_t kPattern = 0x9E3779B97F4A7C15ull;  // 2^64 / golden ratio: an unremarkable word
+  static std::atomic<std::uint64_t> serial{0};
+  return kPattern + serial.fetch_add(1, std::memory_order_relaxed);
 }
 
 template <typename T>

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "core/problem.hpp"
+#include "cuda/gemm/split_k.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -116,17 +117,16 @@ StreamKPlan plan_stream_k(GemmProblem const& shape, int sm_count) {
   return plan.blocks() <= 2147483647 && plan.iterations() <= 2147483647 ? plan : StreamKPlan{};
 }
 
-/// The stream-K launch's second kernel argument: the plan, one arrival counter per shared tile
-/// (zero before the launch; each launch leaves them zero) and one partial tile per worker (a
-/// worker publishes at most one: its last tile's).
+/// The stream-K launch's second kernel argument: the plan, and one partial tile with its ready
+/// flag per worker (a worker publishes at most one: its last tile's).
 template <typename T>
 struct StreamKFixup {
   StreamKPlan plan;
-  unsigned* arrivals = nullptr;
+  PartialFlags flags;
   T* partials = nullptr;
 };
 
-/// Where the stream-K form keeps its state in the workspace: the counters, then the partial
+/// Where the stream-K form keeps its state in the workspace: the ready flags, then the partial
 /// tiles from a 256-byte boundary.
 struct StreamKLayout {
   std::size_t partials_offset = 0;  ///< bytes from the workspace start
@@ -136,8 +136,8 @@ struct StreamKLayout {
 template <typename Cfg, typename T>
 StreamKLayout stream_k_layout(StreamKPlan const& plan) {
   if (plan.workers == 0) return {};
-  std::size_t const counters = (std::size_t(plan.sk_tiles) * sizeof(unsigned) + 255) / 256 * 256;
-  return {counters, counters + std::size_t(plan.workers) * Cfg::kBM * Cfg::kBN * sizeof(T)};
+  std::size_t const flags = partial_flags_bytes(plan.workers);
+  return {flags, flags + std::size_t(plan.workers) * Cfg::kBM * Cfg::kBN * sizeof(T)};
 }
 
 }  // namespace gemmkit::gemm

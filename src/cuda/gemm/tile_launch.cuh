@@ -86,6 +86,12 @@ cudaError_t launch_split_k(KernelParams<T> const& p, T* workspace, cudaStream_t 
   return cudaSuccess;
 }
 
+/// The ready flags at the start of a fixup or stream-K workspace, under a new epoch.
+template <typename T>
+PartialFlags partial_flags(T* workspace) {
+  return {reinterpret_cast<std::uint64_t*>(workspace), next_partial_epoch()};
+}
+
 /// The fixup form of a tiled kernel (SplitKFixup, split_k_fixup.cuh): K in `slices` slices in one
 /// launch of `launch_sliced` (a kernel built with the fixup), or `launch` plainly when K is too
 /// short to split. `tiles_shape`: the problem whose m x n the launch tiles (the caller's, or its
@@ -102,10 +108,8 @@ cudaError_t launch_split_fixup(KernelParams<T> const& p, GemmProblem const& tile
   SplitKFixupLayout const layout = split_k_fixup_layout<Cfg, T>(tiles_shape, split);
   KernelParams<T> sliced = p;
   sliced.split_k_slice = split.slice;
-  SplitKFixup<T> const fixup{int(split.slices), reinterpret_cast<unsigned*>(workspace),
+  SplitKFixup<T> const fixup{int(split.slices), partial_flags(workspace),
                              reinterpret_cast<T*>(reinterpret_cast<char*>(workspace) + layout.partials_offset)};
-  // Launches leave the counters zero, but the workspace may hold anything before the first.
-  if (cudaError_t e = cudaMemsetAsync(workspace, 0, layout.partials_offset, stream); e != cudaSuccess) return e;
   return launch_sliced(sliced, fixup, stream);
 }
 
@@ -119,10 +123,8 @@ cudaError_t launch_stream_k(KernelParams<T> const& p, GemmProblem const& tiles_s
   StreamKPlan const plan = plan_stream_k<Cfg>(tiles_shape, current_sm_count());
   if (plan.workers == 0) return launch(p, stream);
   StreamKLayout const layout = stream_k_layout<Cfg, T>(plan);
-  StreamKFixup<T> const sk{plan, reinterpret_cast<unsigned*>(workspace),
+  StreamKFixup<T> const sk{plan, partial_flags(workspace),
                            reinterpret_cast<T*>(reinterpret_cast<char*>(workspace) + layout.partials_offset)};
-  // Launches leave the counters zero, but the workspace may hold anything before the first.
-  if (cudaError_t e = cudaMemsetAsync(workspace, 0, layout.partials_offset, stream); e != cudaSuccess) return e;
   return launch_streamed(p, sk, stream);
 }
 

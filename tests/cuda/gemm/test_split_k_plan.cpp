@@ -65,15 +65,17 @@ TEST(SplitKFixupPlan, SlicesCoverKAndKeepFourKTilesEach) {
   EXPECT_EQ(plan_split_k_fixup<Config>(shape(256, 256, 16), 4).slices, 1);    // one k-tile
 }
 
-TEST(SplitKFixupPlan, WorkspaceHoldsCountersThenPartialTiles) {
+TEST(SplitKFixupPlan, WorkspaceHoldsFlagsThenPartialTiles) {
   GemmProblem const p = shape(768, 768, 768);
   SplitK const split = plan_split_k_fixup<Config>(p, 2);
   SplitKFixupLayout const layout = split_k_fixup_layout<Config, double>(p, split);
-  EXPECT_EQ(layout.partials_offset, 768u);  // 144 counters of 4 bytes, rounded up to 256
-  EXPECT_EQ(layout.bytes, 768u + 144u * 64 * 64 * 8);
+  EXPECT_EQ(layout.partials_offset, 1280u);  // 144 partial tiles' flags of 8 bytes, rounded up to 256
+  EXPECT_EQ(layout.bytes, 1280u + 144u * 64 * 64 * 8);
   GemmProblem batched = p;
   batched.batch = 3;
-  EXPECT_EQ((split_k_fixup_layout<Config, double>(batched, split).bytes), 1792u + 3u * 144u * 64 * 64 * 8);
+  EXPECT_EQ((split_k_fixup_layout<Config, double>(batched, split).bytes), 3584u + 3u * 144u * 64 * 64 * 8);
+  EXPECT_EQ((split_k_fixup_layout<Config, double>(p, plan_split_k_fixup<Config>(p, 3)).partials_offset),
+            2304u);  // two partials per tile
   EXPECT_EQ((split_k_fixup_layout<Config, double>(p, SplitK{1, 768}).bytes), 0u);
 }
 

@@ -151,11 +151,12 @@ TEST(StreamKPlan, PlainWhereWavesAreWholeOrWorkIsShort) {
   EXPECT_EQ(plan_stream_k<Config64>(shape(64 * 400, 64 * 2, 32), 132).workers, 0);
 }
 
-TEST(StreamKPlan, WorkspaceHoldsCountersAndOnePartialPerWorker) {
+TEST(StreamKPlan, WorkspaceHoldsFlagsAndOnePartialPerWorker) {
   StreamKPlan const plan = plan_stream_k<Config64>(shape(768, 768, 768), 132);
   StreamKLayout const layout = stream_k_layout<Config64, double>(plan);
+  EXPECT_EQ(layout.partials_offset, partial_flags_bytes(plan.workers));
   EXPECT_EQ(layout.partials_offset % 256, 0u);
-  EXPECT_GE(layout.partials_offset, std::size_t(plan.sk_tiles) * sizeof(unsigned));
+  EXPECT_GE(layout.partials_offset, std::size_t(plan.workers) * sizeof(std::uint64_t));
   EXPECT_EQ(layout.bytes - layout.partials_offset, std::size_t(plan.workers) * 64 * 64 * sizeof(double));
   EXPECT_EQ((stream_k_layout<Config64, double>(StreamKPlan{}).bytes), 0u);
 }
