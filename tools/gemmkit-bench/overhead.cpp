@@ -16,11 +16,11 @@
 
 #if GEMMKIT_WITH_CUDA
 #include "core/problem.hpp"
+#include "cuda/driver_pointer_query.hpp"
 #include "cuda/gemm/scale_c.hpp"
 #include "registry/registry.hpp"
 
 #include <cublas_v2.h>
-#include <cuda.h>  // driver types only: cuPointerGetAttributes is reached through the runtime's entry point
 #endif
 
 namespace gemmkit::bench {
@@ -108,23 +108,6 @@ RowResult measure(Row const& row, cudaStream_t stream, OverheadSettings const& s
   return r;
 }
 
-/// cuPointerGetAttributes from the driver, through the runtime (no link dependency on libcuda), or
-/// nullptr when this runtime or driver cannot give it.
-using PointerGetAttributes = CUresult (*)(unsigned int, CUpointer_attribute*, void**, CUdeviceptr);
-PointerGetAttributes driver_pointer_get_attributes() {
-#if CUDART_VERSION >= 12050
-  void* function = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &function, 12000, cudaEnableDefault, &found) ==
-          cudaSuccess &&
-      found == cudaDriverEntryPointSuccess) {
-    return reinterpret_cast<PointerGetAttributes>(function);
-  }
-  cudaGetLastError();
-#endif
-  return nullptr;
-}
-
 /// Everything the rows use, released in an order that is safe for each (the context before its
 /// stream, handles before the memory they ran on).
 struct Resources {
@@ -178,22 +161,19 @@ std::vector<Row> make_rows(OverheadSettings const& s, Resources& res, std::strin
                   {}});
   rows.push_back({"cudaSetDevice", "to the device already current", 0,
                   [&error, device = s.device] { return check(cudaSetDevice(device), "cudaSetDevice", &error); }, {}});
-  rows.push_back({"cudaPointerGetAttributes", "on a device pointer (gemmkit: one per distinct operand)", 0,
+  rows.push_back({"cudaPointerGetAttributes", "on a device pointer (gemmkit where the driver query is not available)", 0,
                   [&error, device_pointer] {
                     cudaPointerAttributes attributes{};
                     return check(cudaPointerGetAttributes(&attributes, device_pointer), "cudaPointerGetAttributes",
                                  &error);
                   },
                   {}});
-  if (PointerGetAttributes const query = driver_pointer_get_attributes(); query != nullptr) {
-    rows.push_back({"cuPointerGetAttributes", "driver query of memory type and managed only", 0,
-                    [&error, query, device_pointer] {
-                      CUpointer_attribute kinds[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED};
-                      unsigned int memory_type = 0;
-                      unsigned int managed = 0;
-                      void* values[] = {&memory_type, &managed};
-                      auto const address = CUdeviceptr(reinterpret_cast<std::uintptr_t>(device_pointer));
-                      if (query(2, kinds, values, address) == CUDA_SUCCESS) return GK_SUCCESS;
+  if (driver_pointer_get_attributes() != nullptr) {
+    rows.push_back({"cuPointerGetAttributes", "driver query of memory type and managed (gemmkit: one per distinct operand)",
+                    0,
+                    [&error, device_pointer] {
+                      DriverPointerKind kind;
+                      if (driver_pointer_kind(device_pointer, &kind)) return GK_SUCCESS;
                       error = "cuPointerGetAttributes failed";
                       return GK_CUDA_ERROR;
                     },
