@@ -30,15 +30,22 @@ TEST(DriverPointerQuery, AgreesWithTheRuntimeOnEveryKindOfMemory) {
   ASSERT_NE(driver_pointer_get_attributes(), nullptr) << "CUDA 12.5+ runtime and driver give the entry point";
   std::vector<double> pageable(512);  // 4096 bytes, as the others
   std::vector<Allocation> memory;
-  auto add = [&](char const* name, cudaError_t status, void* pointer, std::function<void(void*)> release) {
+  // Each allocation's status is taken before the pointer is read (the two must not be arguments of
+  // one call: their order of evaluation is unspecified).
+  auto add = [&](char const* name, cudaError_t status, void** pointer, std::function<void(void*)> release) {
     ASSERT_EQ(status, cudaSuccess) << name;
-    memory.push_back({name, pointer, std::move(release)});
+    memory.push_back({name, *pointer, std::move(release)});
   };
-  void* p = nullptr;
-  add("cudaMalloc", cudaMalloc(&p, 4096), p, [](void* q) { cudaFree(q); });
-  add("cudaMallocAsync", cudaMallocAsync(&p, 4096, nullptr), p, [](void* q) { cudaFreeAsync(q, nullptr); });
-  add("cudaMallocManaged", cudaMallocManaged(&p, 4096), p, [](void* q) { cudaFree(q); });
-  add("cudaMallocHost", cudaMallocHost(&p, 4096), p, [](void* q) { cudaFreeHost(q); });
+  void* device = nullptr;
+  void* stream_ordered = nullptr;
+  void* managed = nullptr;
+  void* pinned = nullptr;
+  add("cudaMalloc", cudaMalloc(&device, 4096), &device, [](void* q) { EXPECT_EQ(cudaFree(q), cudaSuccess); });
+  add("cudaMallocAsync", cudaMallocAsync(&stream_ordered, 4096, nullptr), &stream_ordered,
+      [](void* q) { EXPECT_EQ(cudaFreeAsync(q, nullptr), cudaSuccess); });
+  add("cudaMallocManaged", cudaMallocManaged(&managed, 4096), &managed,
+      [](void* q) { EXPECT_EQ(cudaFree(q), cudaSuccess); });
+  add("cudaMallocHost", cudaMallocHost(&pinned, 4096), &pinned, [](void* q) { EXPECT_EQ(cudaFreeHost(q), cudaSuccess); });
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   memory.push_back({"pageable host", pageable.data(), {}});
 
@@ -59,6 +66,7 @@ TEST(DriverPointerQuery, AgreesWithTheRuntimeOnEveryKindOfMemory) {
     if (a.release) a.release(a.pointer);
   }
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "no error left behind for the next launch to report";
 }
 
 }  // namespace
