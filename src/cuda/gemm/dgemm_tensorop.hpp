@@ -79,10 +79,8 @@ cudaError_t launch_dgemm_tensorop_split_fixup(KernelParams<double> const& params
 /// the configs kDgemmStreamK names.
 template <typename Cfg>
 inline constexpr bool kDgemmStreamK =
-    std::is_same_v<Cfg, std::tuple_element_t<12, DgemmTensorOpConfigs>> ||  // 32x32 b8
     std::is_same_v<Cfg, std::tuple_element_t<18, DgemmTensorOpConfigs>> ||  // 128x64 k8
-    std::is_same_v<Cfg, std::tuple_element_t<20, DgemmTensorOpConfigs>> ||  // 64x64 k8
-    std::is_same_v<Cfg, std::tuple_element_t<21, DgemmTensorOpConfigs>>;    // 32x32x32 b4
+    std::is_same_v<Cfg, std::tuple_element_t<20, DgemmTensorOpConfigs>>;    // 64x64 k8
 template <typename Cfg>
 std::size_t dgemm_tensorop_stream_k_workspace(GemmProblem const& problem);
 template <typename Cfg>
