@@ -285,13 +285,7 @@ TEST(CudaStreamK, WorkspaceLeftByEarlierCallsOfOtherShapes) {
       GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_N, GK_OP_N, s.m, s.n, s.k);
       auto const& [ops, reference] = shape_cases[c];
       DeviceBuffer<T> A(ops.A.storage()), B(ops.B.storage()), C(ops.C.storage());
-      GemmArguments args;
-      args.problem = p;
-      args.alpha = alpha;
-      args.beta = beta;
-      args.A = A.get();
-      args.B = B.get();
-      args.C = C.get();
+      GemmArguments const args{p, alpha, beta, A.get(), B.get(), C.get()};
       ASSERT_EQ(v.run(args, workspace.get(), exec), GK_SUCCESS);
       std::vector<T> const result = C.download();
       ASSERT_EQ(device_memory()->synchronize() + A.error() + B.error() + C.error() + workspace.error(), "");
