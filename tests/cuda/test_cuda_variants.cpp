@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace gemmkit::test {
@@ -257,14 +258,15 @@ TEST(CudaStreamK, WorkspaceLeftByEarlierCallsOfOtherShapes) {
   if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
   std::vector<Shape> const shapes{{2200, 2000, 77}, {768, 768, 300}, {600, 500, 1000}, {768, 768, 300}};
   double const alpha = 1.25, beta = 0.5;
-  // One set of operands and references per dtype, shared by its variants (the references dominate).
+  // One set of problems, operands and references per dtype, shared by its variants (the references
+  // dominate).
   auto cases = [&]<typename T>() {
-    std::vector<std::pair<Operands<T>, std::vector<ReferenceAccumulator<T>>>> out;
+    std::vector<std::tuple<GemmProblem, Operands<T>, std::vector<ReferenceAccumulator<T>>>> out;
     for (Shape const s : shapes) {
       GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_N, GK_OP_N, s.m, s.n, s.k);
       Operands<T> ops = make_operands<T>(p, beta);
       auto reference = reference_result(p, alpha, ops.A, ops.B, beta, ops.C);
-      out.emplace_back(std::move(ops), std::move(reference));
+      out.emplace_back(p, std::move(ops), std::move(reference));
     }
     return out;
   };
@@ -274,16 +276,10 @@ TEST(CudaStreamK, WorkspaceLeftByEarlierCallsOfOtherShapes) {
     ExecutionContext const exec{nullptr, device_memory()->device()};
     ASSERT_EQ(v.initialize(exec), GK_SUCCESS);
     std::size_t workspace_bytes = 0;
-    for (Shape const s : shapes) {
-      workspace_bytes =
-          std::max(workspace_bytes, v.workspace_bytes(make_problem(dtype_of<T>(), GK_OP_N, GK_OP_N, s.m, s.n, s.k)));
-    }
+    for (auto const& [p, ops, reference] : shape_cases) workspace_bytes = std::max(workspace_bytes, v.workspace_bytes(p));
     ASSERT_GT(workspace_bytes, 0u) << "splits none of these shapes";
     DeviceBuffer<double> workspace(std::vector<double>((workspace_bytes + 7) / 8, std::nan("")));
-    for (std::size_t c = 0; c < shapes.size(); ++c) {
-      Shape const s = shapes[c];
-      GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_N, GK_OP_N, s.m, s.n, s.k);
-      auto const& [ops, reference] = shape_cases[c];
+    for (auto const& [p, ops, reference] : shape_cases) {
       DeviceBuffer<T> A(ops.A.storage()), B(ops.B.storage()), C(ops.C.storage());
       GemmArguments const args{p, alpha, beta, A.get(), B.get(), C.get()};
       ASSERT_EQ(v.run(args, workspace.get(), exec), GK_SUCCESS);
@@ -291,8 +287,7 @@ TEST(CudaStreamK, WorkspaceLeftByEarlierCallsOfOtherShapes) {
       ASSERT_EQ(device_memory()->synchronize() + A.error() + B.error() + C.error() + workspace.error(), "");
       Matrix<T> after = ops.C;
       std::copy(result.begin(), result.end(), after.data());
-      EXPECT_TRUE(check_result(p, alpha, beta, ops.A, ops.B, ops.C, after, reference))
-          << "at " << s.m << "x" << s.n << "x" << s.k;
+      EXPECT_TRUE(check_result(p, alpha, beta, ops.A, ops.B, ops.C, after, reference)) << "at " << describe(p);
     }
   };
   int variants = 0;
