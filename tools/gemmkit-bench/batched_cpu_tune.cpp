@@ -3,7 +3,7 @@
            cut. For each precision and square size, a packed batch of fresh random operands (beta
            = 1) runs every variant of the square kernel and of the by_m kernel on one thread, the
            candidates taking turns pass by pass; the median of each one's time over the default's
-           in the same round picks this CPU vendor's rows of the table
+           in the same round picks this CPU's rows of the table (cpu::this_cpu_tuning_key)
            (src/cpu/small/small_blocking.csv).
 */
 #include "batched_tune.hpp"
@@ -162,9 +162,15 @@ void tune_precision(char const* dtype, std::vector<std::int64_t> const& sizes, s
                   cpu::to_string(c.prefetch), cpu::to_string(c.vectors), c.median * 1e3, moved / c.median * 1e-9,
                   i == square || i == by_m ? "<" : "");
     }
-    rows->push_back({cpu::this_cpu_vendor(), table->isa, int(sizeof(T)), s, candidates[square].blocking,
+    rows->push_back({cpu::this_cpu_tuning_key(), table->isa, int(sizeof(T)), s, candidates[square].blocking,
                      candidates[square].prefetch, candidates[square].vectors, candidates[by_m].prefetch});
   }
+}
+
+/// Rows are grouped by CPU in the order the table's comments introduce them.
+int key_rank(std::string const& cpu) {
+  constexpr char const* kOrder[] = {"intel", "amd-zen4", "amd-zen5", "amd"};
+  return int(std::find(std::begin(kOrder), std::end(kOrder), cpu) - std::begin(kOrder));
 }
 
 /// The committed table with `tuned` in place of its rows for the same cpu, isa, dtype and size.
@@ -188,7 +194,7 @@ std::string merged_table(std::vector<cpu::SmallBlockingRow> const& tuned, std::s
   }
   rows.insert(rows.end(), tuned.begin(), tuned.end());
   std::stable_sort(rows.begin(), rows.end(), [](cpu::SmallBlockingRow const& x, cpu::SmallBlockingRow const& y) {
-    if (x.cpu != y.cpu) return x.cpu > y.cpu;  // intel before amd, as first committed
+    if (x.cpu != y.cpu) return key_rank(x.cpu) < key_rank(y.cpu);
     if (x.isa != y.isa) return x.isa > y.isa;
     if (x.element_bytes != y.element_bytes) return x.element_bytes > y.element_bytes;
     return x.size < y.size;
@@ -206,9 +212,9 @@ int run_batched_cpu_tune(Options const& o) {
     std::printf("gemmkit-bench batched --cpu --tune: this CPU has neither AVX-512 nor AVX2+FMA\n");
     return 0;
   }
-  std::string const cpu = cpu::this_cpu_vendor();
-  if (!o.tune_out.empty() && cpu == "other") {
-    std::fprintf(stderr, "gemmkit-bench: the table keys rows by vendor (intel, amd); this CPU is neither\n");
+  std::string const cpu = cpu::this_cpu_tuning_key();
+  if (!o.tune_out.empty() && !cpu::is_tuning_key(cpu)) {
+    std::fprintf(stderr, "gemmkit-bench: the table keys rows by vendor and family (intel, amd-zen4, amd-zen5, amd); this CPU is none of them\n");
     return 2;
   }
   std::vector<std::int64_t> sizes = o.n;

@@ -16,12 +16,12 @@ namespace gemmkit::cpu {
 
 namespace {
 
-/// This CPU's ISA table with the blockings and prefetches tuned for its vendor, built once.
+/// This CPU's ISA table with the blockings and prefetches tuned for its key (vendor and family), built once.
 template <typename T>
 SmallKernelTable<T> const* tuned_table(SmallKernelTable<T> const& (*avx512)(), SmallKernelTable<T> const& (*avx2)()) {
   SmallKernelTable<T> const* isa = cpu_has_avx512() ? &avx512() : (cpu_has_avx2_fma() ? &avx2() : nullptr);
   if (isa == nullptr) return nullptr;
-  static SmallKernelTable<T> const table = with_tuned_blocking(*isa, small_blocking_table(), this_cpu_vendor());
+  static SmallKernelTable<T> const table = with_tuned_blocking(*isa, small_blocking_table(), this_cpu_tuning_key());
   return &table;
 }
 

@@ -52,6 +52,10 @@ bool parse_enum(std::string const& name, int count, E* out) {
 
 }  // namespace
 
+bool is_tuning_key(std::string_view cpu) {
+  return cpu == "intel" || cpu == "amd-zen4" || cpu == "amd-zen5" || cpu == "amd";
+}
+
 std::vector<SmallBlockingRow> parse_small_blocking(std::string_view csv) {
   std::vector<SmallBlockingRow> rows;
   for_each_csv_row(csv, kSmallBlockingHeader, "small blocking table",
@@ -68,7 +72,7 @@ std::vector<SmallBlockingRow> parse_small_blocking(std::string_view csv) {
         !std::getline(fields, by_m_prefetch, ',') || std::getline(fields, extra, ',')) {
       fail("not 8 fields");
     }
-    if (row.cpu != "intel" && row.cpu != "amd") fail("unknown cpu");
+    if (!is_tuning_key(row.cpu)) fail("unknown cpu");
     if (row.isa != "avx512" && row.isa != "avx2") fail("unknown isa");
     if (dtype != "f64" && dtype != "f32") fail("unknown dtype");
     row.element_bytes = dtype == "f64" ? 8 : 4;

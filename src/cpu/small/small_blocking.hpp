@@ -1,12 +1,12 @@
 /*! \file
     \brief The CPU small kernels' tuning table: which blocking (SmallBlocking) and prefetch
-    (SmallPrefetch) each size runs per CPU vendor, ISA and precision, parsed from small_blocking.csv
+    (SmallPrefetch) each size runs per CPU (vendor and family), ISA and precision, parsed from small_blocking.csv
     (written by `gemmkit-bench batched --cpu --tune`) and applied to the kernel table
     small_kernels_for_this_cpu returns.
 */
 #pragma once
 
-#include "cpu/cpu_features.hpp"  // this_cpu_vendor: the key of this CPU's rows ("other": none)
+#include "cpu/cpu_features.hpp"  // this_cpu_tuning_key: the key of this CPU's rows ("other": none)
 #include "cpu/small/small_kernels.hpp"
 
 #include <string>
@@ -15,7 +15,7 @@
 
 namespace gemmkit::cpu {
 
-/// One row: on a `cpu` ("intel", "amd") with `isa` ("avx512", "avx2"), for element_bytes 8 or 4,
+/// One row: on a `cpu` (a this_cpu_tuning_key: "intel", "amd-zen4", "amd-zen5", "amd") with `isa` ("avx512", "avx2"), for element_bytes 8 or 4,
 /// the square kernel of size n x n x n runs `blocking`, `prefetch` and `vectors`, the by_m kernel
 /// of n rows runs `vectors` and `by_m_prefetch`.
 struct SmallBlockingRow {
@@ -30,6 +30,9 @@ struct SmallBlockingRow {
 };
 
 inline constexpr std::string_view kSmallBlockingHeader = "cpu,isa,dtype,n,blocking,prefetch,vectors,by_m_prefetch";
+
+/// Whether `cpu` is a key this_cpu_tuning_key can return for rows ("other" is not).
+bool is_tuning_key(std::string_view cpu);
 
 /// "balanced", "widest", "narrow".
 char const* to_string(SmallBlocking blocking);

@@ -32,7 +32,7 @@ inline constexpr int kSmallBlockings = 3;
 /// square kernel always does; a by_m kernel does up to kPrefetchMaxRows rows and above that while
 /// the problem's operands are small (below). It pays on some CPUs and sizes and costs
 /// on others (Intel Xeon: +5..29 % at 10..24, -8..12 % at 28 and 32; AMD Zen 4: -13..45 % at
-/// every size measured), so which one runs is data too, per CPU vendor.
+/// every size measured), so which one runs is data too, per CPU (this_cpu_tuning_key).
 enum class SmallPrefetch : int { kNone, kNextProblem };
 inline constexpr int kSmallPrefetches = 2;
 
@@ -50,7 +50,7 @@ inline constexpr int kSmallVectorChoices = 2;
 inline constexpr int kPrefetchMaxRows = 24;
 inline constexpr std::int64_t kPrefetchMaxBytesByM = 8 * 1024;
 
-/// What a size runs on a CPU whose vendor has no rows in the tuning table: prefetch from 10 to 24
+/// What a size runs on a CPU that has no rows in the tuning table: prefetch from 10 to 24
 /// rows (by_m kernels: from 10 rows), as measured on the Intel Xeon the kernels were first tuned on.
 constexpr SmallPrefetch default_square_prefetch(int size) {
   return size >= 10 && size <= 24 ? SmallPrefetch::kNextProblem : SmallPrefetch::kNone;
@@ -94,7 +94,7 @@ SmallKernelTable<double> const& small_kernels_avx2_f64();
 SmallKernelTable<float> const& small_kernels_avx2_f32();
 
 /// The best table this CPU runs (AVX-512 > AVX2+FMA), with each size's blocking, prefetch and
-/// vector cut from the tuning table's rows for this CPU's vendor (small_blocking.csv), or nullptr
+/// vector cut from the tuning table's rows for this CPU's key (small_blocking.csv), or nullptr
 /// when neither ISA is supported.
 template <typename T>
 SmallKernelTable<T> const* small_kernels_for_this_cpu();

@@ -242,10 +242,10 @@ TYPED_TEST(SmallKernels, StridedRunsWriteOnlyTheirWindows) {
 
 TEST(SmallBlockingTable, ParsesRowsAndRefusesBadOnes) {
   std::string const header = "# comment\n" + std::string(cpu::kSmallBlockingHeader) + "\n";
-  auto const rows = cpu::parse_small_blocking(header + "amd,avx512,f64,20,widest,none,wide,next\n" +
+  auto const rows = cpu::parse_small_blocking(header + "amd-zen5,avx512,f64,20,widest,none,wide,next\n" +
                                               "intel,avx2,f32,7,narrow,next,split,none\n");
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(rows[0].cpu, "amd");
+  EXPECT_EQ(rows[0].cpu, "amd-zen5");
   EXPECT_EQ(rows[0].isa, "avx512");
   EXPECT_EQ(rows[0].element_bytes, 8);
   EXPECT_EQ(rows[0].size, 20);
@@ -259,10 +259,14 @@ TEST(SmallBlockingTable, ParsesRowsAndRefusesBadOnes) {
   EXPECT_EQ(rows[1].prefetch, cpu::SmallPrefetch::kNextProblem);
   EXPECT_EQ(rows[1].vectors, cpu::SmallVectors::kSplit);
   EXPECT_EQ(rows[1].by_m_prefetch, cpu::SmallPrefetch::kNone);
-  EXPECT_EQ(cpu::format_small_blocking_row(rows[0]), "amd,avx512,f64,20,widest,none,wide,next");
+  EXPECT_EQ(cpu::format_small_blocking_row(rows[0]), "amd-zen5,avx512,f64,20,widest,none,wide,next");
+  for (char const* key : {"intel", "amd-zen4", "amd-zen5", "amd"}) {
+    EXPECT_EQ(cpu::parse_small_blocking(header + key + ",avx512,f64,8,widest,none,wide,none\n").at(0).cpu, key);
+  }
   for (char const* bad : {"amd,avx512,f64,33,widest,none,wide,none\n", "amd,avx512,f64,0,widest,none,wide,none\n",
                           "amd,avx512,f16,8,widest,none,wide,none\n", "amd,sse,f64,8,widest,none,wide,none\n",
-                          "arm,avx512,f64,8,widest,none,wide,none\n", "amd,avx512,f64,8,wide,none,wide,none\n",
+                          "arm,avx512,f64,8,widest,none,wide,none\n", "other,avx512,f64,8,widest,none,wide,none\n",
+                          "amd-zen6,avx512,f64,8,widest,none,wide,none\n", "amd,avx512,f64,8,wide,none,wide,none\n",
                           "amd,avx512,f64,8,widest,some,wide,none\n", "amd,avx512,f64,8,widest,none,wide,all\n",
                           "amd,avx512,f64,8,widest,none,half,none\n", "amd,avx512,f64,8,widest,none,wide\n",
                           "amd,avx512,f64,8,widest,none,wide,none,1\n", "amd,avx512,f64,8x,widest,none,wide,none\n",
@@ -275,18 +279,18 @@ TEST(SmallBlockingTable, ParsesRowsAndRefusesBadOnes) {
 }
 
 /// The table small_kernels_for_this_cpu returns runs, per size, the blocking and prefetches the
-/// committed table names for this CPU's vendor, ISA and precision (the defaults where it names none).
+/// committed table names for this CPU's tuning key, ISA and precision (the defaults where it names none).
 template <typename T>
 void check_tuned_blocking_applied() {
   auto const* table = cpu::small_kernels_for_this_cpu<T>();
   if (table == nullptr) GTEST_SKIP() << "CPU has neither AVX-512 nor AVX2+FMA";
-  std::string const vendor = cpu::this_cpu_vendor();
+  std::string const key = cpu::this_cpu_tuning_key();
   for (int s = 1; s <= cpu::kSmallMax; ++s) {
-    cpu::SmallBlockingRow wanted{vendor, table->isa, int(sizeof(T)), s, cpu::SmallBlocking::kBalanced,
+    cpu::SmallBlockingRow wanted{key, table->isa, int(sizeof(T)), s, cpu::SmallBlocking::kBalanced,
                                  cpu::default_square_prefetch(s), cpu::SmallVectors::kWide,
                                  cpu::default_by_m_prefetch(s)};
     for (cpu::SmallBlockingRow const& row : cpu::small_blocking_table()) {
-      if (row.cpu == vendor && row.isa == table->isa && row.element_bytes == int(sizeof(T)) && row.size == s) {
+      if (row.cpu == key && row.isa == table->isa && row.element_bytes == int(sizeof(T)) && row.size == s) {
         wanted = row;
       }
     }
@@ -295,7 +299,7 @@ void check_tuned_blocking_applied() {
         << table->isa << " " << s;
     EXPECT_EQ(table->by_m[s], table->by_m_variant[int(wanted.by_m_prefetch)][vectors][s]) << table->isa << " " << s;
   }
-  // A row applies to its own CPU vendor, ISA and precision only.
+  // A row applies to its own CPU key, ISA and precision only (Zen 4's rows not to Zen 5).
   cpu::SmallKernelTable<T> const& base = *table;
   auto const row = [&](char const* cpu, std::string const& isa, int bytes, int size) {
     return cpu::SmallBlockingRow{cpu,
@@ -308,9 +312,11 @@ void check_tuned_blocking_applied() {
                                  cpu::SmallPrefetch::kNextProblem};
   };
   int const bytes = int(sizeof(T)), other_bytes = sizeof(T) == 8 ? 4 : 8;
-  std::vector<cpu::SmallBlockingRow> const rows = {row("amd", base.isa, bytes, 9), row("amd", "other", bytes, 10),
-                                                   row("amd", base.isa, other_bytes, 11), row("intel", base.isa, bytes, 12)};
-  cpu::SmallKernelTable<T> const tuned = cpu::with_tuned_blocking(base, rows, "amd");
+  std::vector<cpu::SmallBlockingRow> const rows = {row("amd-zen5", base.isa, bytes, 9),
+                                                   row("amd-zen5", "other", bytes, 10),
+                                                   row("amd-zen5", base.isa, other_bytes, 11),
+                                                   row("amd-zen4", base.isa, bytes, 12)};
+  cpu::SmallKernelTable<T> const tuned = cpu::with_tuned_blocking(base, rows, "amd-zen5");
   int const narrow = int(cpu::SmallBlocking::kNarrow), next = int(cpu::SmallPrefetch::kNextProblem);
   int const split = int(cpu::SmallVectors::kSplit);
   EXPECT_EQ(tuned.square[9], base.square_variant[narrow][next][split][9]);
