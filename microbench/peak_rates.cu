@@ -1,6 +1,6 @@
 /*! \file
     \brief Peak rates: FP64 and FP32 FMA (no tensor core) and FP64 tensor-core MMA per shape
-    (m8n8k4, m16n8k4, m16n8k8, m16n8k16), and the SM clock under the m16n8k16 load.
+    (m8n8k4, m16n8k4, m16n8k8, m16n8k16), and the SM clock under the DFMA and m16n8k16 loads.
 
     One wave of blocks (as many as are resident at once), each thread running independent chains
     long enough that the pipes, not the dependences, set the rate; CUDA events around the kernel.
@@ -118,16 +118,36 @@ struct RateRun {
   }
 };
 
+/// The SM clock during a rate kernel's last run, as row `name`: cycles of the longest block over the
+/// kernel's time (one wave, so every block runs the whole kernel).
 template <class T>
-Measurement fma_rate(Settings const& s, cudaStream_t stream, char const* name, char const* what) {
+Measurement clock_during(RateRun<T> const& r, std::string const& name, char const* kernel) {
+  std::string const what = "clock64 cycles / event time of the " + std::string(kernel) + " kernel";
+  std::vector<long long> cycles(std::size_t(r.blocks), 0);
+  std::string const copy = cuda_error_text(
+      cudaMemcpy(cycles.data(), r.cycles.get(), cycles.size() * sizeof(long long), cudaMemcpyDeviceToHost),
+      "cudaMemcpy");
+  if (!copy.empty()) return failed_row(name, "MHz", what, copy);
+  double const longest = double(*std::max_element(cycles.begin(), cycles.end()));
+  return Measurement{name, "MHz", what, {longest / (r.ms.back() * 1e3)}, {}, {}};
+}
+
+/// The FMA rate; with `clock`, also the SM clock under that load (the FP64 pipe's rate is
+/// 64 lanes x 2 flops per clock per SM, so the clock tells a throttled pipe from an idle one).
+template <class T>
+Measurement fma_rate(Settings const& s, cudaStream_t stream, char const* name, char const* what,
+                     Measurement* clock = nullptr, char const* clock_name = nullptr) {
   RateRun<T> r;
-  if (std::string e = r.run(&fma_chains_kernel<T>, s, stream); !e.empty()) return failed_row(name, "TFLOP/s", what, e);
+  if (std::string e = r.run(&fma_chains_kernel<T>, s, stream); !e.empty()) {
+    if (clock != nullptr) *clock = failed_row(clock_name, "MHz", "", e);
+    return failed_row(name, "TFLOP/s", what, e);
+  }
+  if (clock != nullptr) *clock = clock_during(r, clock_name, name);
   double const flops = 2.0 * kFmaChains * kUnroll * double(r.iterations) * r.blocks * kThreads;
   return rate_row(name, "TFLOP/s", what, flops, 1e12, r.ms);
 }
 
-/// The shape's rate; with `clock`, also the SM clock during the last run (cycles of the longest
-/// block over the kernel's time: one wave, so every block runs the whole kernel).
+/// The shape's rate; with `clock`, also the SM clock during the last run.
 template <class Shape>
 Measurement mma_rate(Settings const& s, cudaStream_t stream, char const* name, Measurement* clock) {
   std::string const what = "mma.sync .f64, " + std::to_string(kMmaChains) + " accumulators per warp, one wave";
@@ -138,19 +158,7 @@ Measurement mma_rate(Settings const& s, cudaStream_t stream, char const* name, M
     if (clock != nullptr) *clock = failed_row("sm_clock", "MHz", "", e);
     return failed_row(name, "TFLOP/s", what, e);
   }
-  if (clock != nullptr) {
-    std::vector<long long> cycles(std::size_t(r.blocks), 0);
-    std::string const copy = cuda_error_text(
-        cudaMemcpy(cycles.data(), r.cycles.get(), cycles.size() * sizeof(long long), cudaMemcpyDeviceToHost),
-        "cudaMemcpy");
-    std::string const clock_what = "clock64 cycles / event time of the " + std::string(name) + " kernel";
-    if (copy.empty()) {
-      double const longest = double(*std::max_element(cycles.begin(), cycles.end()));
-      *clock = Measurement{"sm_clock", "MHz", clock_what, {longest / (r.ms.back() * 1e3)}, {}, {}};
-    } else {
-      *clock = failed_row("sm_clock", "MHz", clock_what, copy);
-    }
-  }
+  if (clock != nullptr) *clock = clock_during(r, "sm_clock", name);
   double const flops = Shape::kFlops * kMmaChains * kUnroll * double(r.iterations) * r.blocks * (kThreads / 32);
   return rate_row(name, "TFLOP/s", what, flops, 1e12, r.ms);
 }
@@ -162,9 +170,11 @@ std::vector<Measurement> measure_peak_rates(Settings const& s) {
   if (std::string e = stream.init(s.device); !e.empty()) return {failed_row("fp64_fma", "TFLOP/s", "", e)};
   std::vector<Measurement> rows;
   std::string const chains = std::to_string(kFmaChains) + " chains per thread, one wave";
-  rows.push_back(fma_rate<double>(s, stream.get(), "fp64_fma", ("DFMA, " + chains).c_str()));
+  Measurement fma_clock, clock;
+  rows.push_back(fma_rate<double>(s, stream.get(), "fp64_fma", ("DFMA, " + chains).c_str(), &fma_clock,
+                                  "sm_clock_fp64_fma"));
+  rows.push_back(fma_clock);
   rows.push_back(fma_rate<float>(s, stream.get(), "fp32_fma", ("FFMA, " + chains).c_str()));
-  Measurement clock;
   rows.push_back(mma_rate<arch::MmaF64Shape<8, 8, 4>>(s, stream.get(), "fp64_mma_m8n8k4", nullptr));
   rows.push_back(mma_rate<arch::MmaF64Shape<16, 8, 4>>(s, stream.get(), "fp64_mma_m16n8k4", nullptr));
   rows.push_back(mma_rate<arch::MmaF64Shape<16, 8, 8>>(s, stream.get(), "fp64_mma_m16n8k8", nullptr));
