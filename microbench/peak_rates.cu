@@ -15,7 +15,10 @@ namespace gemmkit::microbench {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kFmaChains = 8;  ///< independent accumulators per thread: > latency x issue rate
+/// Independent accumulators per thread. 8 (latency x issue rate, and 8 blocks of 256 per SM) held
+/// DFMA at 118 of 128 flop/clk/SM at 1970 MHz; 16 (5 blocks per SM) reach 128.2
+/// (bench/probes/dfma_peak.cu, logs/dfma-probe-a329b4c.txt).
+constexpr int kFmaChains = 16;
 constexpr int kMmaChains = 4;
 constexpr int kUnroll = 16;  ///< chain steps per loop trip, so the loop's own instructions are few
 
