@@ -42,14 +42,16 @@ struct Candidate {
   cpu::SmallBlocking blocking = cpu::SmallBlocking::kBalanced;
   cpu::SmallPrefetch prefetch = cpu::SmallPrefetch::kNone;
   cpu::SmallVectors vectors = cpu::SmallVectors::kWide;
+  bool packed = false;  ///< a packed kernel (SmallKernelTable::packed_variant), not a square one
   std::vector<double> seconds;
   double median = 0;
 };
 
-/// The square kernel's blockings that split differently from balanced, each with both prefetches
+/// The square kernel's blockings that split differently from balanced, each with every prefetch
 /// and both vector cuts (where they differ), then the by_m kernel's prefetches and vector cuts: on
 /// s x s x s problems up to kPrefetchMaxRows rows, above that on s x 16 x 8 (small enough that
-/// kNextProblem prefetches: at s x s x s both would run alike).
+/// kNextProblem prefetches: at s x s x s both would run alike); then the packed kernel's prefetches,
+/// where the size has a packed kernel.
 template <typename T>
 std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, int s) {
   std::vector<Candidate<T>> out;
@@ -59,7 +61,7 @@ std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, i
       if (b > 0 && table.square_block_columns[b][v][s] == table.square_block_columns[0][v][s]) continue;
       for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
         out.push_back({table.square_variant[b][p][v][s], s, s, false, cpu::SmallBlocking(b), cpu::SmallPrefetch(p),
-                       cpu::SmallVectors(v), {}, 0});
+                       cpu::SmallVectors(v), false, {}, 0});
       }
     }
   }
@@ -67,8 +69,13 @@ std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, i
   for (int v = 0; v < cuts; ++v) {
     for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
       out.push_back({table.by_m_variant[p][v][s], square ? s : 16, square ? s : 8, true, cpu::SmallBlocking::kBalanced,
-                     cpu::SmallPrefetch(p), cpu::SmallVectors(v), {}, 0});
+                     cpu::SmallPrefetch(p), cpu::SmallVectors(v), false, {}, 0});
     }
+  }
+  for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
+    if (table.packed_variant[p][s] == nullptr) continue;
+    out.push_back({table.packed_variant[p][s], s, s, false, cpu::SmallBlocking::kBalanced, cpu::SmallPrefetch(p),
+                   cpu::SmallVectors::kWide, true, {}, 0});
   }
   return out;
 }
@@ -106,6 +113,22 @@ bool time_candidates(std::vector<Candidate<T>>& candidates, int s, std::int64_t 
   return true;
 }
 
+/// `challenger`'s time over `incumbent`'s, round by round, median over the rounds (1 without rounds).
+template <typename T>
+double median_ratio(Candidate<T> const& challenger, Candidate<T> const& incumbent) {
+  std::vector<double> ratios;
+  for (std::size_t r = 0; r < challenger.seconds.size() && r < incumbent.seconds.size(); ++r) {
+    ratios.push_back(challenger.seconds[r] / incumbent.seconds[r]);
+  }
+  return ratios.empty() ? 1.0 : summarize(ratios).median;
+}
+
+/// Whether `challenger` beats `incumbent` by more than kKeepDefaultWithin.
+template <typename T>
+bool faster_than(Candidate<T> const& challenger, Candidate<T> const& incumbent) {
+  return median_ratio(challenger, incumbent) < 1 / (1 + kKeepDefaultWithin);
+}
+
 /// The index of the fastest candidate of one kernel kind (by_m: of the vector cut `vectors`), or
 /// the default's (balanced, default_prefetch, wide; by_m: `vectors`) unless that one is faster by
 /// more than kKeepDefaultWithin. Compared round by round: each candidate's time over the default's
@@ -114,7 +137,9 @@ bool time_candidates(std::vector<Candidate<T>>& candidates, int s, std::int64_t 
 template <typename T>
 std::size_t pick(std::vector<Candidate<T>> const& candidates, bool by_m, cpu::SmallPrefetch default_prefetch,
                  cpu::SmallVectors vectors = cpu::SmallVectors::kWide) {
-  auto const eligible = [&](Candidate<T> const& c) { return c.by_m == by_m && (!by_m || c.vectors == vectors); };
+  auto const eligible = [&](Candidate<T> const& c) {
+    return !c.packed && c.by_m == by_m && (!by_m || c.vectors == vectors);
+  };
   std::size_t fallback = candidates.size();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     Candidate<T> const& c = candidates[i];
@@ -123,18 +148,24 @@ std::size_t pick(std::vector<Candidate<T>> const& candidates, bool by_m, cpu::Sm
       fallback = i;
     }
   }
-  std::vector<double> const& base = candidates[fallback].seconds;
   std::size_t best = fallback;
   double best_ratio = 1;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    Candidate<T> const& c = candidates[i];
-    if (!eligible(c) || i == fallback) continue;
-    std::vector<double> ratios;
-    for (std::size_t r = 0; r < c.seconds.size() && r < base.size(); ++r) ratios.push_back(c.seconds[r] / base[r]);
-    double const ratio = summarize(ratios).median;
+    if (!eligible(candidates[i]) || i == fallback) continue;
+    double const ratio = median_ratio(candidates[i], candidates[fallback]);
     if (ratio < best_ratio) best = i, best_ratio = ratio;
   }
-  return best_ratio < 1 / (1 + kKeepDefaultWithin) ? best : fallback;
+  return best != fallback && faster_than(candidates[best], candidates[fallback]) ? best : fallback;
+}
+
+/// The packed candidate with `prefetch` (the square pick's: a row has one prefetch for both), or
+/// candidates.size() where the size has none.
+template <typename T>
+std::size_t packed_with_prefetch(std::vector<Candidate<T>> const& candidates, cpu::SmallPrefetch prefetch) {
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i].packed && candidates[i].prefetch == prefetch) return i;
+  }
+  return candidates.size();
 }
 
 template <typename T>
@@ -153,17 +184,22 @@ void tune_precision(char const* dtype, std::vector<std::int64_t> const& sizes, s
     }
     std::size_t const square = pick(candidates, false, cpu::default_square_prefetch(s));
     std::size_t const by_m = pick(candidates, true, cpu::default_by_m_prefetch(s), candidates[square].vectors);
+    std::size_t const packed = packed_with_prefetch(candidates, candidates[square].prefetch);
+    cpu::SmallPacked const packed_choice = packed < candidates.size() && faster_than(candidates[square], candidates[packed])
+                                               ? cpu::SmallPacked::kColumns
+                                               : cpu::SmallPacked::kFlat;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       Candidate<T> const& c = candidates[i];
       double const moved = double(count) * double(s * c.k + c.k * c.n + 2 * s * c.n) * double(sizeof(T));  // C twice
-      std::printf("%-5s %4d %-6s %-9s %3d %-8s %-6s %10.3f %8.2f %s\n", dtype, s, c.by_m ? "by_m" : "square",
-                  c.by_m ? "-" : cpu::to_string(c.blocking),
-                  c.by_m ? 0 : table->square_block_columns[int(c.blocking)][int(c.vectors)][s],
+      std::printf("%-5s %4d %-6s %-9s %3d %-8s %-6s %10.3f %8.2f %s\n", dtype, s,
+                  c.packed ? "packed" : (c.by_m ? "by_m" : "square"), c.by_m || c.packed ? "-" : cpu::to_string(c.blocking),
+                  c.by_m || c.packed ? 0 : table->square_block_columns[int(c.blocking)][int(c.vectors)][s],
                   cpu::to_string(c.prefetch), cpu::to_string(c.vectors), c.median * 1e3, moved / c.median * 1e-9,
-                  i == square || i == by_m ? "<" : "");
+                  i == square || i == by_m || (i == packed && packed_choice == cpu::SmallPacked::kFlat) ? "<" : "");
     }
     rows->push_back({cpu::this_cpu_tuning_key(), table->isa, int(sizeof(T)), s, candidates[square].blocking,
-                     candidates[square].prefetch, candidates[square].vectors, candidates[by_m].prefetch});
+                     candidates[square].prefetch, candidates[square].vectors, candidates[by_m].prefetch,
+                     packed_choice});
   }
 }
 

@@ -197,7 +197,17 @@ namespace {
 template <class Select, int... N>
 SmallKernelTable<typename Select::Packed::T> table_with_flat_packed(std::integer_sequence<int, N...>) {
   auto table = small_detail::make_table<Select>("avx512", std::make_integer_sequence<int, kSmallMax>{});
-  ((table.packed[N] = &small_detail::packed_flat_entry<typename Select::Packed, typename Select::template For<N>, N>), ...);
+  using Flat = typename Select::Packed;
+  constexpr int kNone = int(SmallPrefetch::kNone), kNext = int(SmallPrefetch::kNextProblem);
+  constexpr int kAhead = int(SmallPrefetch::kAhead);
+  ((table.packed_variant[kNone][N] = &small_detail::packed_flat_entry<Flat, typename Select::template For<N>, N, kNone>),
+   ...);
+  ((table.packed_variant[kNext][N] = &small_detail::packed_flat_entry<Flat, typename Select::template For<N>, N, kNext>),
+   ...);
+  ((table.packed_variant[kAhead][N] =
+        &small_detail::packed_flat_entry<Flat, typename Select::template For<N>, N, kAhead>),
+   ...);
+  ((table.packed[N] = table.packed_variant[kNone][N]), ...);
   return table;
 }
 

@@ -24,6 +24,15 @@ char const* to_string(SmallPrefetch prefetch) {
   switch (prefetch) {
     case SmallPrefetch::kNone: return "none";
     case SmallPrefetch::kNextProblem: return "next";
+    case SmallPrefetch::kAhead: return "ahead";
+  }
+  return "?";
+}
+
+char const* to_string(SmallPacked packed) {
+  switch (packed) {
+    case SmallPacked::kFlat: return "flat";
+    case SmallPacked::kColumns: return "columns";
   }
   return "?";
 }
@@ -64,13 +73,14 @@ std::vector<SmallBlockingRow> parse_small_blocking(std::string_view csv) {
       throw std::invalid_argument("small blocking table line " + std::to_string(number) + ": " + what + " '" + line + "'");
     };
     std::istringstream fields(line);
-    std::string dtype, size, blocking, prefetch, vectors, by_m_prefetch, extra;
+    std::string dtype, size, blocking, prefetch, vectors, by_m_prefetch, packed, extra;
     SmallBlockingRow row;
     if (!std::getline(fields, row.cpu, ',') || !std::getline(fields, row.isa, ',') || !std::getline(fields, dtype, ',') ||
         !std::getline(fields, size, ',') || !std::getline(fields, blocking, ',') ||
         !std::getline(fields, prefetch, ',') || !std::getline(fields, vectors, ',') ||
-        !std::getline(fields, by_m_prefetch, ',') || std::getline(fields, extra, ',')) {
-      fail("not 8 fields");
+        !std::getline(fields, by_m_prefetch, ',') || !std::getline(fields, packed, ',') ||
+        std::getline(fields, extra, ',')) {
+      fail("not 9 fields");
     }
     if (!is_tuning_key(row.cpu)) fail("unknown cpu");
     if (row.isa != "avx512" && row.isa != "avx2") fail("unknown isa");
@@ -87,6 +97,7 @@ std::vector<SmallBlockingRow> parse_small_blocking(std::string_view csv) {
     if (!parse_enum(prefetch, kSmallPrefetches, &row.prefetch)) fail("unknown prefetch");
     if (!parse_enum(vectors, kSmallVectorChoices, &row.vectors)) fail("unknown vectors");
     if (!parse_enum(by_m_prefetch, kSmallPrefetches, &row.by_m_prefetch)) fail("unknown by_m prefetch");
+    if (!parse_enum(packed, kSmallPackedChoices, &row.packed)) fail("unknown packed");
     for (SmallBlockingRow const& seen : rows) {
       if (seen.cpu == row.cpu && seen.isa == row.isa && seen.element_bytes == row.element_bytes &&
           seen.size == row.size) {
@@ -108,7 +119,7 @@ std::vector<SmallBlockingRow> const& small_blocking_table() {
 std::string format_small_blocking_row(SmallBlockingRow const& row) {
   return row.cpu + ',' + row.isa + ',' + (row.element_bytes == 8 ? "f64" : "f32") + ',' + std::to_string(row.size) +
          ',' + to_string(row.blocking) + ',' + to_string(row.prefetch) + ',' + to_string(row.vectors) + ',' +
-         to_string(row.by_m_prefetch);
+         to_string(row.by_m_prefetch) + ',' + to_string(row.packed);
 }
 
 template <typename T>
@@ -119,6 +130,8 @@ SmallKernelTable<T> with_tuned_blocking(SmallKernelTable<T> table, std::vector<S
       int const vectors = int(row.vectors);
       table.square[row.size] = table.square_variant[int(row.blocking)][int(row.prefetch)][vectors][row.size];
       table.by_m[row.size] = table.by_m_variant[int(row.by_m_prefetch)][vectors][row.size];
+      table.packed[row.size] =
+          row.packed == SmallPacked::kFlat ? table.packed_variant[int(row.prefetch)][row.size] : nullptr;
     }
   }
   return table;

@@ -17,7 +17,9 @@ namespace gemmkit::cpu {
 
 /// One row: on a `cpu` (a this_cpu_tuning_key: "intel", "amd-zen4", "amd-zen5", "amd") with `isa` ("avx512", "avx2"), for element_bytes 8 or 4,
 /// the square kernel of size n x n x n runs `blocking`, `prefetch` and `vectors`, the by_m kernel
-/// of n rows runs `vectors` and `by_m_prefetch`.
+/// of n rows runs `vectors` and `by_m_prefetch`; on packed batches of s x s x s problems `packed`
+/// says whether the packed kernel (SmallKernelTable::packed_variant, with the row's prefetch) or the
+/// square kernel runs, where the size has a packed kernel.
 struct SmallBlockingRow {
   std::string cpu;
   std::string isa;
@@ -27,19 +29,23 @@ struct SmallBlockingRow {
   SmallPrefetch prefetch = SmallPrefetch::kNone;
   SmallVectors vectors = SmallVectors::kWide;
   SmallPrefetch by_m_prefetch = SmallPrefetch::kNone;
+  SmallPacked packed = SmallPacked::kFlat;
 };
 
-inline constexpr std::string_view kSmallBlockingHeader = "cpu,isa,dtype,n,blocking,prefetch,vectors,by_m_prefetch";
+inline constexpr std::string_view kSmallBlockingHeader =
+    "cpu,isa,dtype,n,blocking,prefetch,vectors,by_m_prefetch,packed";
 
 /// Whether `cpu` is a key this_cpu_tuning_key can return for rows ("other" is not).
 bool is_tuning_key(std::string_view cpu);
 
 /// "balanced", "widest", "narrow".
 char const* to_string(SmallBlocking blocking);
-/// "none", "next".
+/// "none", "next", "ahead".
 char const* to_string(SmallPrefetch prefetch);
 /// "wide", "split".
 char const* to_string(SmallVectors vectors);
+/// "flat", "columns".
+char const* to_string(SmallPacked packed);
 
 /// The rows of a table (header kSmallBlockingHeader; '#' lines are comments); throws
 /// std::invalid_argument naming the line of a malformed row, an unknown blocking, prefetch or
@@ -54,7 +60,9 @@ std::vector<SmallBlockingRow> const& small_blocking_table();
 std::string format_small_blocking_row(SmallBlockingRow const& row);
 
 /// `table` with square[s] and by_m[s] set to the variants the rows of `cpu` name for its ISA and
-/// precision (sizes without a row keep the defaults: balanced, default_*_prefetch, wide).
+/// precision (sizes without a row keep the defaults: balanced, default_*_prefetch, wide), and
+/// packed[s] to the packed kernel with the row's prefetch where the row says flat (none where it
+/// says columns).
 template <typename T>
 SmallKernelTable<T> with_tuned_blocking(SmallKernelTable<T> table, std::vector<SmallBlockingRow> const& rows,
                                         std::string_view cpu);

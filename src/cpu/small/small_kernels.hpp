@@ -28,13 +28,16 @@ using SmallGemmFn = void (*)(std::int64_t count, int n, int k, T alpha, T const*
 enum class SmallBlocking : int { kBalanced, kWidest, kNarrow };
 inline constexpr int kSmallBlockings = 3;
 
-/// Whether a kernel prefetches the next problem's A, B and C while it computes. kNextProblem: a
-/// square kernel always does; a by_m kernel does up to kPrefetchMaxRows rows and above that while
-/// the problem's operands are small (below). It pays on some CPUs and sizes and costs
-/// on others (Intel Xeon: +5..29 % at 10..24, -8..12 % at 28 and 32; AMD Zen 4: -13..45 % at
-/// every size measured), so which one runs is data too, per CPU (this_cpu_tuning_key).
-enum class SmallPrefetch : int { kNone, kNextProblem };
-inline constexpr int kSmallPrefetches = 2;
+/// Whether a kernel prefetches a later problem's A, B and C while it computes: kNextProblem the
+/// next one, kAhead the one about kPrefetchAheadBytes further on in each operand (the next one at
+/// least). A square kernel always does; a by_m kernel does up to kPrefetchMaxRows rows and above
+/// that while the problem's operands are small (below). It pays on some CPUs and sizes and costs on
+/// others (Intel Xeon: +5..29 % at 10..24, -8..12 % at 28 and 32; AMD Zen 4: -13..45 % at every
+/// size measured; AMD Zen 5, where masked accesses that miss the cache are slow: x2-2.5 at 5..7),
+/// so which one runs is data too, per CPU (this_cpu_tuning_key).
+enum class SmallPrefetch : int { kNone, kNextProblem, kAhead };
+inline constexpr int kSmallPrefetches = 3;
+inline constexpr std::int64_t kPrefetchAheadBytes = 1024;
 
 /// How a column of m rows is cut into vectors. kWide: as few vectors as the widest width allows, the
 /// last one narrowed to the rows it holds. kSplit, where one wide vector would hold the column with
@@ -44,6 +47,14 @@ inline constexpr int kSmallPrefetches = 2;
 /// size runs is data; kSplit exists only where it differs (split_differs).
 enum class SmallVectors : int { kWide, kSplit };
 inline constexpr int kSmallVectorChoices = 2;
+
+/// What runs a packed batch of s x s x s problems (ld = s, stride = s^2) where the size has a packed
+/// kernel (SmallKernelTable::packed_variant): kFlat that kernel, kColumns the square kernel. The
+/// packed kernels fill whole vectors with several problems at once by masked merges of A and B;
+/// where such loads cost more (AMD Zen 5, from memory: f64 3^3 at 43 % of the bound against 98 %
+/// for the square kernel), the columns win. Data, per CPU.
+enum class SmallPacked : int { kFlat, kColumns };
+inline constexpr int kSmallPackedChoices = 2;
 
 /// A by_m kernel with kNextProblem prefetches up to this many rows, and above that while the
 /// problem's A, B and C take at most kPrefetchMaxBytesByM bytes.
@@ -80,7 +91,10 @@ struct SmallKernelTable {
   SmallGemmFn<T> by_m_variant[kSmallPrefetches][kSmallVectorChoices][kSmallMax + 1] = {};
   /// packed[s]: s x s x s problems stored back to back (ld = s, stride = s^2, untransposed), run
   /// as a flat stream that fills whole vectors; nullptr where the square kernel is the one to run.
+  /// It is packed_variant[p][s] for the prefetch p the tuning table names for s, or nullptr where
+  /// the table says kColumns. The 2x2 kernel streams whole vectors and has one variant for every p.
   SmallGemmFn<T> packed[kSmallMax + 1] = {};
+  SmallGemmFn<T> packed_variant[kSmallPrefetches][kSmallMax + 1] = {};
 
   /// The kernel for a problem; n and k are passed to it at the call.
   SmallGemmFn<T> lookup(int m, int n, int k) const { return (m == n && n == k) ? square[m] : by_m[m]; }

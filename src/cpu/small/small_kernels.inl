@@ -284,17 +284,24 @@ void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typ
                       std::int64_t stride_a, typename V::T const* B, std::int64_t ldb, std::int64_t stride_b,
                       typename V::T beta, typename V::T* C, std::int64_t ldc, std::int64_t stride_c) {
   // Square kernels as the table says; by_m kernels (N == 0) by rows, above that by bytes.
+  int const n_all = N > 0 ? N : n, k_all = K > 0 ? K : k;
   bool const prefetch =
-      kPrefetch == int(SmallPrefetch::kNextProblem) &&
+      kPrefetch != int(SmallPrefetch::kNone) &&
       (N > 0 || M <= kPrefetchMaxRows ||
        std::int64_t(M * k + k * n + M * n) * std::int64_t(sizeof(typename V::T)) <= kPrefetchMaxBytesByM);
+  std::int64_t ahead = 1;
+  if constexpr (kPrefetch == int(SmallPrefetch::kAhead)) {
+    int const largest = M * k_all > k_all * n_all ? (M * k_all > M * n_all ? M * k_all : M * n_all)
+                                                  : (k_all * n_all > M * n_all ? k_all * n_all : M * n_all);
+    std::int64_t const bytes = std::int64_t(largest) * std::int64_t(sizeof(typename V::T));
+    ahead = kPrefetchAheadBytes > bytes ? kPrefetchAheadBytes / bytes : 1;
+  }
   for (std::int64_t b = 0; b < count; ++b) {
     if (prefetch) {
-      if (b + 1 < count) {
-        int const n_next = N > 0 ? N : n, k_next = K > 0 ? K : k;
-        prefetch_columns(A + (b + 1) * stride_a, M, k_next, lda);
-        prefetch_columns(B + (b + 1) * stride_b, k_next, n_next, ldb);
-        prefetch_columns(C + (b + 1) * stride_c, M, n_next, ldc);
+      if (b + ahead < count) {
+        prefetch_columns(A + (b + ahead) * stride_a, M, k_all, lda);
+        prefetch_columns(B + (b + ahead) * stride_b, k_all, n_all, ldb);
+        prefetch_columns(C + (b + ahead) * stride_c, M, n_all, ldc);
       }
     }
     small_gemm<V, M, N, K, kBlocking>(n, k, alpha, A + b * stride_a, lda, B + b * stride_b, ldb, beta, C + b * stride_c,
@@ -346,7 +353,9 @@ constexpr int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }
 /// few masked loads at fixed offsets (the masks repeat every run, so they are constants). Every
 /// lane does useful work and C is loaded and stored in whole vectors, where the column kernel
 /// would run masked short columns. Problems past the last whole run use the column kernel.
-template <class V, class Column, int N>
+/// kPrefetch (SmallPrefetch): each run prefetches the next run's lines (kNextProblem) or those
+/// about kPrefetchAheadBytes ahead (kAhead) of A, B and C into L1.
+template <class V, class Column, int N, int kPrefetch = 0>
 void packed_flat_entry(std::int64_t count, int, int, typename V::T alpha, typename V::T const* A, std::int64_t,
                        std::int64_t, typename V::T const* B, std::int64_t, std::int64_t, typename V::T beta,
                        typename V::T* C, std::int64_t, std::int64_t) {
@@ -357,8 +366,19 @@ void packed_flat_entry(std::int64_t count, int, int, typename V::T alpha, typena
   Reg const alpha_v = V::broadcast(alpha);
   Reg const beta_v = V::broadcast(beta);
   std::int64_t const runs = count / kProblems;
+  constexpr std::int64_t kRunBytes = kRun * std::int64_t(sizeof(typename V::T));
+  constexpr std::int64_t kAheadRuns =
+      kPrefetch == int(SmallPrefetch::kAhead) && kPrefetchAheadBytes > kRunBytes ? kPrefetchAheadBytes / kRunBytes : 1;
   for (std::int64_t run = 0; run < runs; ++run) {
     std::int64_t const first = run * kRun;
+    if constexpr (kPrefetch != int(SmallPrefetch::kNone)) {
+      if (run + kAheadRuns < runs) {  // a prefetch past the batch would not fault, but it would cost
+        std::int64_t const later = first + kAheadRuns * kRun;
+        prefetch_columns(A + later, kRun, 1, kRun);
+        prefetch_columns(B + later, kRun, 1, kRun);
+        prefetch_columns(C + later, kRun, 1, kRun);
+      }
+    }
     [&]<int... kVector>(std::integer_sequence<int, kVector...>) {
       ([&] {
         constexpr int v = kVector;
@@ -423,10 +443,10 @@ SmallKernelTable<typename Select::Packed::T> make_table(char const* isa, std::in
        ...);
     }
   };
-  static_assert(kSmallBlockings == 3 && kSmallPrefetches == 2 && kSmallVectorChoices == 2);
+  static_assert(kSmallBlockings == 3 && kSmallPrefetches == 3 && kSmallVectorChoices == 2);
   [&]<int... kCombination>(std::integer_sequence<int, kCombination...>) {
-    (fill(std::integer_sequence<int, kCombination / 4, kCombination / 2 % 2, kCombination % 2>{}), ...);
-  }(std::make_integer_sequence<int, 12>{});
+    (fill(std::integer_sequence<int, kCombination / 6, kCombination / 2 % 3, kCombination % 2>{}), ...);
+  }(std::make_integer_sequence<int, 18>{});
   ((table.split_differs[S + 1] =
         Select::template Split<S + 1>::kWidth != Select::template For<S + 1>::kWidth),
    ...);
@@ -434,6 +454,7 @@ SmallKernelTable<typename Select::Packed::T> make_table(char const* isa, std::in
   ((table.square[S + 1] = table.square_variant[kBalanced][int(default_square_prefetch(S + 1))][kWide][S + 1]), ...);
   ((table.by_m[S + 1] = table.by_m_variant[int(default_by_m_prefetch(S + 1))][kWide][S + 1]), ...);
   table.packed[2] = &packed_2x2_entry<typename Select::Packed>;
+  for (auto& variant : table.packed_variant) variant[2] = table.packed[2];
   return table;
 }
 

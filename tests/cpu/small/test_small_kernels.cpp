@@ -142,18 +142,22 @@ TYPED_TEST(SmallKernels, PackedKernelsRunWholeVectorsAndTheRemainder) {
   for (auto const& t : tables) {
     EXPECT_NE(t.table->packed[2], nullptr) << t.name;
     for (int s = 1; s <= cpu::kSmallMax; ++s) {
-      if (t.table->packed[s] == nullptr) continue;
-      for (std::int64_t batch : {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 33, 40}) {
-        for (double beta : {0.0, 1.0, -0.5}) {
-          GemmProblem const p = make_problem(dtype_of<TypeParam>(), GK_OP_N, GK_OP_N, s, s, s, 0, batch);
-          ASSERT_EQ(p.stride_a, s * s);
-          Operands<TypeParam> ops = make_operands<TypeParam>(p, beta);
-          Matrix<TypeParam> const C0 = ops.C;
-          auto const reference = reference_result(p, 1.5, ops.A, ops.B, beta, C0);
-          t.table->packed[s](batch, s, s, TypeParam(1.5), ops.A.data(), s, s * s, ops.B.data(), s, s * s,
-                             TypeParam(beta), ops.C.data(), s, s * s);
-          EXPECT_TRUE(check_result(p, 1.5, beta, ops.A, ops.B, C0, ops.C, reference))
-              << t.name << " size " << s << " batch " << batch << " beta " << beta;
+      EXPECT_EQ(t.table->packed[s], t.table->packed_variant[int(cpu::SmallPrefetch::kNone)][s]) << t.name << " " << s;
+      for (int prefetch = 0; prefetch < cpu::kSmallPrefetches; ++prefetch) {
+        cpu::SmallGemmFn<TypeParam> const kernel = t.table->packed_variant[prefetch][s];
+        if (kernel == nullptr) continue;
+        for (std::int64_t batch : {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 33, 40}) {
+          for (double beta : {0.0, 1.0, -0.5}) {
+            GemmProblem const p = make_problem(dtype_of<TypeParam>(), GK_OP_N, GK_OP_N, s, s, s, 0, batch);
+            ASSERT_EQ(p.stride_a, s * s);
+            Operands<TypeParam> ops = make_operands<TypeParam>(p, beta);
+            Matrix<TypeParam> const C0 = ops.C;
+            auto const reference = reference_result(p, 1.5, ops.A, ops.B, beta, C0);
+            kernel(batch, s, s, TypeParam(1.5), ops.A.data(), s, s * s, ops.B.data(), s, s * s, TypeParam(beta),
+                   ops.C.data(), s, s * s);
+            EXPECT_TRUE(check_result(p, 1.5, beta, ops.A, ops.B, C0, ops.C, reference))
+                << t.name << " size " << s << " prefetch " << prefetch << " batch " << batch << " beta " << beta;
+          }
         }
       }
     }
@@ -242,8 +246,8 @@ TYPED_TEST(SmallKernels, StridedRunsWriteOnlyTheirWindows) {
 
 TEST(SmallBlockingTable, ParsesRowsAndRefusesBadOnes) {
   std::string const header = "# comment\n" + std::string(cpu::kSmallBlockingHeader) + "\n";
-  auto const rows = cpu::parse_small_blocking(header + "amd-zen5,avx512,f64,20,widest,none,wide,next\n" +
-                                              "intel,avx2,f32,7,narrow,next,split,none\n");
+  auto const rows = cpu::parse_small_blocking(header + "amd-zen5,avx512,f64,20,widest,none,wide,next,flat\n" +
+                                              "intel,avx2,f32,7,narrow,ahead,split,none,columns\n");
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].cpu, "amd-zen5");
   EXPECT_EQ(rows[0].isa, "avx512");
@@ -256,24 +260,28 @@ TEST(SmallBlockingTable, ParsesRowsAndRefusesBadOnes) {
   EXPECT_EQ(rows[1].cpu, "intel");
   EXPECT_EQ(rows[1].element_bytes, 4);
   EXPECT_EQ(rows[1].blocking, cpu::SmallBlocking::kNarrow);
-  EXPECT_EQ(rows[1].prefetch, cpu::SmallPrefetch::kNextProblem);
+  EXPECT_EQ(rows[1].prefetch, cpu::SmallPrefetch::kAhead);
   EXPECT_EQ(rows[1].vectors, cpu::SmallVectors::kSplit);
   EXPECT_EQ(rows[1].by_m_prefetch, cpu::SmallPrefetch::kNone);
-  EXPECT_EQ(cpu::format_small_blocking_row(rows[0]), "amd-zen5,avx512,f64,20,widest,none,wide,next");
+  EXPECT_EQ(rows[0].packed, cpu::SmallPacked::kFlat);
+  EXPECT_EQ(rows[1].packed, cpu::SmallPacked::kColumns);
+  EXPECT_EQ(cpu::format_small_blocking_row(rows[0]), "amd-zen5,avx512,f64,20,widest,none,wide,next,flat");
+  EXPECT_EQ(cpu::format_small_blocking_row(rows[1]), "intel,avx2,f32,7,narrow,ahead,split,none,columns");
   for (char const* key : {"intel", "amd-zen4", "amd-zen5", "amd"}) {
-    EXPECT_EQ(cpu::parse_small_blocking(header + key + ",avx512,f64,8,widest,none,wide,none\n").at(0).cpu, key);
+    EXPECT_EQ(cpu::parse_small_blocking(header + key + ",avx512,f64,8,widest,none,wide,none,flat\n").at(0).cpu, key);
   }
-  for (char const* bad : {"amd,avx512,f64,33,widest,none,wide,none\n", "amd,avx512,f64,0,widest,none,wide,none\n",
-                          "amd,avx512,f16,8,widest,none,wide,none\n", "amd,sse,f64,8,widest,none,wide,none\n",
-                          "arm,avx512,f64,8,widest,none,wide,none\n", "other,avx512,f64,8,widest,none,wide,none\n",
-                          "amd-zen6,avx512,f64,8,widest,none,wide,none\n", "amd,avx512,f64,8,wide,none,wide,none\n",
-                          "amd,avx512,f64,8,widest,some,wide,none\n", "amd,avx512,f64,8,widest,none,wide,all\n",
-                          "amd,avx512,f64,8,widest,none,half,none\n", "amd,avx512,f64,8,widest,none,wide\n",
-                          "amd,avx512,f64,8,widest,none,wide,none,1\n", "amd,avx512,f64,8x,widest,none,wide,none\n",
-                          "amd,avx512,f64,8,widest,none,wide,none\namd,avx512,f64,8,narrow,none,wide,none\n"}) {
+  for (char const* bad : {"amd,avx512,f64,33,widest,none,wide,none,flat\n", "amd,avx512,f64,0,widest,none,wide,none,flat\n",
+                          "amd,avx512,f16,8,widest,none,wide,none,flat\n", "amd,sse,f64,8,widest,none,wide,none,flat\n",
+                          "arm,avx512,f64,8,widest,none,wide,none,flat\n", "other,avx512,f64,8,widest,none,wide,none,flat\n",
+                          "amd-zen6,avx512,f64,8,widest,none,wide,none,flat\n", "amd,avx512,f64,8,wide,none,wide,none,flat\n",
+                          "amd,avx512,f64,8,widest,some,wide,none,flat\n", "amd,avx512,f64,8,widest,none,wide,all,flat\n",
+                          "amd,avx512,f64,8,widest,none,half,none,flat\n", "amd,avx512,f64,8,widest,none,wide,flat\n",
+                          "amd,avx512,f64,8,widest,none,wide,none,1,flat\n", "amd,avx512,f64,8x,widest,none,wide,none,flat\n",
+                          "amd,avx512,f64,8,widest,none,wide,none,packed\n",
+                          "amd,avx512,f64,8,widest,none,wide,none,flat\namd,avx512,f64,8,narrow,none,wide,none,flat\n"}) {
     EXPECT_THROW(cpu::parse_small_blocking(header + bad), std::invalid_argument) << bad;
   }
-  EXPECT_THROW(cpu::parse_small_blocking("amd,avx512,f64,8,widest,none,wide,none\n"), std::invalid_argument);  // no header
+  EXPECT_THROW(cpu::parse_small_blocking("amd,avx512,f64,8,widest,none,wide,none,flat\n"), std::invalid_argument);  // no header
   EXPECT_THROW(cpu::parse_small_blocking("isa,dtype,n,blocking\navx512,f64,8,widest\n"), std::invalid_argument);
   EXPECT_NO_THROW(cpu::small_blocking_table());  // the committed table parses
 }
@@ -298,6 +306,9 @@ void check_tuned_blocking_applied() {
     EXPECT_EQ(table->square[s], table->square_variant[int(wanted.blocking)][int(wanted.prefetch)][vectors][s])
         << table->isa << " " << s;
     EXPECT_EQ(table->by_m[s], table->by_m_variant[int(wanted.by_m_prefetch)][vectors][s]) << table->isa << " " << s;
+    EXPECT_EQ(table->packed[s],
+              wanted.packed == cpu::SmallPacked::kFlat ? table->packed_variant[int(wanted.prefetch)][s] : nullptr)
+        << table->isa << " " << s;
   }
   // A row applies to its own CPU key, ISA and precision only (Zen 4's rows not to Zen 5).
   cpu::SmallKernelTable<T> const& base = *table;
@@ -325,6 +336,19 @@ void check_tuned_blocking_applied() {
     EXPECT_EQ(tuned.square[s], base.square[s]) << s;
     EXPECT_EQ(tuned.by_m[s], base.by_m[s]) << s;
   }
+  // flat: the packed kernel with the row's prefetch (the 2x2 kernel is the same for every prefetch);
+  // columns: none, the square kernel runs packed batches too.
+  std::vector<cpu::SmallBlockingRow> packed_rows = {row("amd-zen5", base.isa, bytes, 2),
+                                                    row("amd-zen5", base.isa, bytes, 3)};
+  cpu::SmallKernelTable<T> const flat = cpu::with_tuned_blocking(base, packed_rows, "amd-zen5");
+  EXPECT_NE(flat.packed[2], nullptr);
+  EXPECT_EQ(flat.packed[2], base.packed_variant[int(cpu::SmallPrefetch::kNone)][2]);
+  EXPECT_EQ(flat.packed[3], base.packed_variant[next][3]);
+  EXPECT_EQ(cpu::with_tuned_blocking(base, packed_rows, "intel").packed[3], base.packed[3]);
+  for (cpu::SmallBlockingRow& r : packed_rows) r.packed = cpu::SmallPacked::kColumns;
+  cpu::SmallKernelTable<T> const columns = cpu::with_tuned_blocking(base, packed_rows, "amd-zen5");
+  EXPECT_EQ(columns.packed[2], nullptr);
+  EXPECT_EQ(columns.packed[3], nullptr);
 }
 
 TEST(SmallBlockingTable, TheKernelTableRunsTheTunedBlockingAndPrefetch) {
