@@ -4,6 +4,7 @@
 #include "machine_info.hpp"
 
 #include "cpu/cpu_blas.hpp"
+#include "cpu/cpu_features.hpp"
 
 #include <gemmkit/gemmkit.h>
 
@@ -161,7 +162,10 @@ MachineInfo collect_machine_info(int device, bool use_gpu) {
   info.cpu_cores = physical_core_count();
   if (info.cpu_cores <= 0 || info.cpu_cores > info.cpu_threads) info.cpu_cores = info.cpu_threads;
   info.cpu_isa = cpu_isa_of_flags();
-  info.cpu_short = short_cpu_name(info.cpu_model, info.cpu_isa, info.cpu_cores);
+  info.cpu_tuning_key = cpu::this_cpu_tuning_key();
+  std::string const key = info.cpu_tuning_key;
+  info.cpu_short = short_cpu_name(info.cpu_model, info.cpu_isa, info.cpu_cores,
+                                  key.rfind("amd-", 0) == 0 ? key.substr(4) : std::string());
   info.cpu_blas = cpu::cpu_blas_description();
   find_commit(info);
 
@@ -251,7 +255,7 @@ std::string short_device_name(std::string const& name) {
   return slug.empty() ? "unknown" : slug;
 }
 
-std::string short_cpu_name(std::string const& model, std::string const& isa, int cores) {
+std::string short_cpu_name(std::string const& model, std::string const& isa, int cores, std::string const& generation) {
   // Vendor names and core-count words ("64-Core") add nothing a folder name needs.
   std::vector<std::string> words;
   std::stringstream parts(short_device_name(model));
@@ -265,6 +269,7 @@ std::string short_cpu_name(std::string const& model, std::string const& isa, int
     slug += (slug.empty() ? "" : "-") + w;
   }
   if (slug.empty()) slug = "cpu";
+  if (!generation.empty() && slug.find(generation) == std::string::npos) slug += "-" + generation;
   return slug + "-" + isa + "-" + std::to_string(cores) + "c";
 }
 
@@ -298,6 +303,7 @@ void add_run_keys(JsonObject& row, MachineInfo const& machine) {
       .add_string("host_isa", machine.cpu_isa)
       .add_int("host_threads", machine.cpu_threads)
       .add_string("cpu_blas", machine.cpu_blas)
+      .add_string("cpu_tuning_key", machine.cpu_tuning_key)
       .add_string("commit", machine.commit)
       .add_string("commit_source", machine.commit_source)
       .add_string("date", iso_utc_now());

@@ -32,6 +32,7 @@ struct MachineInfo {
   /// The CPU BLAS behind gemmkit's CPU path: OpenBLAS's core (a DYNAMIC_ARCH build picks it from the
   /// CPU id, and falls back to a generic one on a CPU model it does not know) and build.
   std::string cpu_blas;
+  std::string cpu_tuning_key;     ///< cpu::this_cpu_tuning_key: whose rows of the CPU tuning tables run
   bool cuda_built = false;        ///< gemmkit was compiled with CUDA
   std::optional<GpuInfo> gpu;     ///< the device the GPU rows run on, when one is usable
   std::string no_gpu_reason;      ///< why gpu is empty
@@ -48,7 +49,10 @@ MachineInfo collect_machine_info(int device, bool use_gpu);
 std::string short_device_name(std::string const& name);
 
 /// "xeon-avx512-2c": the model's slug without vendor and marketing words, the vector ISA, the cores.
-std::string short_cpu_name(std::string const& model, std::string const& isa, int cores);
+/// `generation` ("zen5": what a virtual machine's bare "AMD EPYC" leaves out) follows the slug
+/// unless the model names it already.
+std::string short_cpu_name(std::string const& model, std::string const& isa, int cores,
+                           std::string const& generation = "");
 
 /// The SM clock right now in MHz of the GPU at this PCI bus id, from NVML (loaded at run time, no link dependency), or nothing
 /// when NVML is not there. Read right after a timed batch it shows the clock under load.
@@ -61,7 +65,8 @@ void add_cpu_device_keys(JsonObject& row, MachineInfo const& machine);
 /// after the run, null when unread), driver, cuda_runtime, compute_capability, sm_count.
 void add_gpu_device_keys(JsonObject& row, MachineInfo const& machine, std::optional<int> sm_mhz_after_run);
 
-/// The keys every row ends with: host_cpu, host_isa, host_threads, cpu_blas, commit, commit_source, date.
+/// The keys every row ends with: host_cpu, host_isa, host_threads, cpu_blas, cpu_tuning_key, commit,
+/// commit_source, date.
 void add_run_keys(JsonObject& row, MachineInfo const& machine);
 
 /// Current time, ISO 8601 UTC ("2026-11-21T16:13:00Z").
