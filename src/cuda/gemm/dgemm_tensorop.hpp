@@ -40,7 +40,8 @@ using DgemmTensorOpConfigs = std::tuple<TensorOpConfig<128, 128, 16, 32, 64, 3>,
                                         TensorOpConfig<128, 64, 16, 64, 32, 4, 2, false, 8>, //
                                         TensorOpConfig<64, 64, 16, 32, 32, 4, 3, false, 8>, //
                                         TensorOpConfig<32, 32, 32, 16, 16, 3, 4>, //
-                                        TensorOpConfig<32, 32, 64, 16, 16, 2, 3>>;
+                                        TensorOpConfig<32, 32, 64, 16, 16, 2, 3>, //
+                                        TensorOpConfig<128, 64, 16, 32, 32, 4, 1, false, 8>>;
 inline constexpr int kDgemmTensorOpConfigCount = std::tuple_size_v<DgemmTensorOpConfigs>;
 
 /// Launches the kernel instance matching the problem's transposes and operand alignment.
