@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh base
 rm -rf .deps && mkdir -p .deps/openblas/include .deps/openblas/lib
 cp -r /usr/src/googletest .deps/googletest
+# Only what the build uses (BUILD_GMOCK off, no samples or tests): the device tool carries at most
+# 64 MiB with the working tree, and the OpenBLAS runtime alone is 38 MB.
+rm -rf .deps/googletest/googlemock .deps/googletest/googletest/{test,samples,docs}
 openblas_include=/usr/include/x86_64-linux-gnu/openblas-pthread
 openblas_lib=/usr/lib/x86_64-linux-gnu/openblas-pthread
 cp "$openblas_include"/{cblas.h,openblas_config.h} .deps/openblas/include/
