@@ -203,10 +203,9 @@ void tune_precision(char const* dtype, std::vector<std::int64_t> const& sizes, s
   }
 }
 
-/// Rows are grouped by CPU in the order the table's comments introduce them.
+/// Rows are grouped by CPU in kTuningKeys' order.
 int key_rank(std::string const& cpu) {
-  constexpr char const* kOrder[] = {"intel", "amd-zen4", "amd-zen5", "amd"};
-  return int(std::find(std::begin(kOrder), std::end(kOrder), cpu) - std::begin(kOrder));
+  return int(std::find(std::begin(cpu::kTuningKeys), std::end(cpu::kTuningKeys), cpu) - std::begin(cpu::kTuningKeys));
 }
 
 /// The committed table with `tuned` in place of its rows for the same cpu, isa, dtype and size.
@@ -250,7 +249,7 @@ int run_batched_cpu_tune(Options const& o) {
   }
   std::string const cpu = cpu::this_cpu_tuning_key();
   if (!o.tune_out.empty() && !cpu::is_tuning_key(cpu)) {
-    std::fprintf(stderr, "gemmkit-bench: the table keys rows by vendor and family (intel, amd-zen4, amd-zen5, amd); this CPU is none of them\n");
+    std::fprintf(stderr, "gemmkit-bench: the table keys rows by vendor and family; this CPU is none of its keys\n");
     return 2;
   }
   std::vector<std::int64_t> sizes = o.n;

@@ -198,16 +198,15 @@ template <class Select, int... N>
 SmallKernelTable<typename Select::Packed::T> table_with_flat_packed(std::integer_sequence<int, N...>) {
   auto table = small_detail::make_table<Select>("avx512", std::make_integer_sequence<int, kSmallMax>{});
   using Flat = typename Select::Packed;
-  constexpr int kNone = int(SmallPrefetch::kNone), kNext = int(SmallPrefetch::kNextProblem);
-  constexpr int kAhead = int(SmallPrefetch::kAhead);
-  ((table.packed_variant[kNone][N] = &small_detail::packed_flat_entry<Flat, typename Select::template For<N>, N, kNone>),
-   ...);
-  ((table.packed_variant[kNext][N] = &small_detail::packed_flat_entry<Flat, typename Select::template For<N>, N, kNext>),
-   ...);
-  ((table.packed_variant[kAhead][N] =
-        &small_detail::packed_flat_entry<Flat, typename Select::template For<N>, N, kAhead>),
-   ...);
-  ((table.packed[N] = table.packed_variant[kNone][N]), ...);
+  auto const fill = [&]<int kPrefetch>(std::integer_sequence<int, kPrefetch>) {
+    ((table.packed_variant[kPrefetch][N] =
+          &small_detail::packed_flat_entry<Flat, typename Select::template For<N>, N, kPrefetch>),
+     ...);
+  };
+  [&]<int... kPrefetch>(std::integer_sequence<int, kPrefetch...>) {
+    (fill(std::integer_sequence<int, kPrefetch>{}), ...);
+  }(std::make_integer_sequence<int, kSmallPrefetches>{});
+  ((table.packed[N] = table.packed_variant[int(SmallPrefetch::kNone)][N]), ...);
   return table;
 }
 

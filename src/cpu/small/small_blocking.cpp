@@ -6,6 +6,8 @@
 #include "core/csv_rows.hpp"
 #include "cpu/small/small_blocking_data.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
@@ -62,7 +64,7 @@ bool parse_enum(std::string const& name, int count, E* out) {
 }  // namespace
 
 bool is_tuning_key(std::string_view cpu) {
-  return cpu == "intel" || cpu == "amd-zen4" || cpu == "amd-zen5" || cpu == "amd";
+  return std::find(std::begin(kTuningKeys), std::end(kTuningKeys), cpu) != std::end(kTuningKeys);
 }
 
 std::vector<SmallBlockingRow> parse_small_blocking(std::string_view csv) {

@@ -35,7 +35,11 @@ struct SmallBlockingRow {
 inline constexpr std::string_view kSmallBlockingHeader =
     "cpu,isa,dtype,n,blocking,prefetch,vectors,by_m_prefetch,packed";
 
-/// Whether `cpu` is a key this_cpu_tuning_key can return for rows ("other" is not).
+/// The keys this_cpu_tuning_key can return for rows ("other" is not one), in the order the table
+/// groups its rows.
+inline constexpr std::string_view kTuningKeys[] = {"intel", "amd-zen4", "amd-zen5", "amd"};
+
+/// Whether `cpu` is one of kTuningKeys.
 bool is_tuning_key(std::string_view cpu);
 
 /// "balanced", "widest", "narrow".

@@ -279,6 +279,8 @@ template <typename T>
   }
 }
 
+constexpr int larger(int a, int b) { return a > b ? a : b; }  // no <algorithm> here (file comment)
+
 template <class V, int M, int N, int K, int kBlocking = 0, int kPrefetch = 0>
 void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                       std::int64_t stride_a, typename V::T const* B, std::int64_t ldb, std::int64_t stride_b,
@@ -291,9 +293,8 @@ void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typ
        std::int64_t(M * k + k * n + M * n) * std::int64_t(sizeof(typename V::T)) <= kPrefetchMaxBytesByM);
   std::int64_t ahead = 1;
   if constexpr (kPrefetch == int(SmallPrefetch::kAhead)) {
-    int const largest = M * k_all > k_all * n_all ? (M * k_all > M * n_all ? M * k_all : M * n_all)
-                                                  : (k_all * n_all > M * n_all ? k_all * n_all : M * n_all);
-    std::int64_t const bytes = std::int64_t(largest) * std::int64_t(sizeof(typename V::T));
+    std::int64_t const bytes =
+        std::int64_t(larger(larger(M * k_all, k_all * n_all), M * n_all)) * std::int64_t(sizeof(typename V::T));
     ahead = kPrefetchAheadBytes > bytes ? kPrefetchAheadBytes / bytes : 1;
   }
   for (std::int64_t b = 0; b < count; ++b) {
