@@ -74,6 +74,10 @@ std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, i
   }
   for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
     if (table.packed_variant[p][s] == nullptr) continue;
+    bool const timed = std::any_of(out.begin(), out.end(), [&](Candidate<T> const& c) {
+      return c.kernel == table.packed_variant[p][s];
+    });
+    if (timed) continue;  // one kernel under two prefetch names (the 2x2 kernel; spread is next)
     out.push_back({table.packed_variant[p][s], s, s, false, cpu::SmallBlocking::kBalanced, cpu::SmallPrefetch(p),
                    cpu::SmallVectors::kWide, true, {}, 0});
   }
@@ -158,12 +162,14 @@ std::size_t pick(std::vector<Candidate<T>> const& candidates, bool by_m, cpu::Sm
   return best != fallback && faster_than(candidates[best], candidates[fallback]) ? best : fallback;
 }
 
-/// The packed candidate with `prefetch` (the square pick's: a row has one prefetch for both), or
+/// The packed candidate that runs the packed kernel of `prefetch` (the square pick's: a row has one
+/// prefetch for both; one kernel may stand for several prefetches, candidates_at), or
 /// candidates.size() where the size has none.
 template <typename T>
-std::size_t packed_with_prefetch(std::vector<Candidate<T>> const& candidates, cpu::SmallPrefetch prefetch) {
+std::size_t packed_with_prefetch(std::vector<Candidate<T>> const& candidates, cpu::SmallKernelTable<T> const& table,
+                                 int s, cpu::SmallPrefetch prefetch) {
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    if (candidates[i].packed && candidates[i].prefetch == prefetch) return i;
+    if (candidates[i].packed && candidates[i].kernel == table.packed_variant[int(prefetch)][s]) return i;
   }
   return candidates.size();
 }
@@ -184,7 +190,7 @@ void tune_precision(char const* dtype, std::vector<std::int64_t> const& sizes, s
     }
     std::size_t const square = pick(candidates, false, cpu::default_square_prefetch(s));
     std::size_t const by_m = pick(candidates, true, cpu::default_by_m_prefetch(s), candidates[square].vectors);
-    std::size_t const packed = packed_with_prefetch(candidates, candidates[square].prefetch);
+    std::size_t const packed = packed_with_prefetch(candidates, *table, s, candidates[square].prefetch);
     cpu::SmallPacked const packed_choice = packed < candidates.size() && faster_than(candidates[square], candidates[packed])
                                                ? cpu::SmallPacked::kColumns
                                                : cpu::SmallPacked::kFlat;

@@ -27,6 +27,7 @@ char const* to_string(SmallPrefetch prefetch) {
     case SmallPrefetch::kNone: return "none";
     case SmallPrefetch::kNextProblem: return "next";
     case SmallPrefetch::kAhead: return "ahead";
+    case SmallPrefetch::kSpread: return "spread";
   }
   return "?";
 }

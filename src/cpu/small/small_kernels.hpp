@@ -29,14 +29,19 @@ enum class SmallBlocking : int { kBalanced, kWidest, kNarrow };
 inline constexpr int kSmallBlockings = 3;
 
 /// Whether a kernel prefetches a later problem's A, B and C while it computes: kNextProblem the
-/// next one, kAhead the one about kPrefetchAheadBytes further on in each operand (the next one at
-/// least). A square kernel always does; a by_m kernel does up to kPrefetchMaxRows rows and above
+/// next one, all its lines before the problem starts; kAhead the one about kPrefetchAheadBytes
+/// further on in each operand (the next one at least); kSpread the next one, a column block at a
+/// time: before each block of columns computes, the lines that block will read in the next problem
+/// (those columns of B and C and its share of A's columns), so the prefetches do not come in one
+/// burst of a few hundred lines that fills the miss queue (AMD Zen 5, f64 32x32x32 from memory:
+/// 31 GB/s without prefetch, 45 spread; 28x28x28: 41 and 47). The packed kernels prefetch a run
+/// at a time, so kSpread is kNextProblem there. A square kernel always does; a by_m kernel does up to kPrefetchMaxRows rows and above
 /// that while the problem's operands are small (below). It pays on some CPUs and sizes and costs on
 /// others (Intel Xeon: +5..29 % at 10..24, -8..12 % at 28 and 32; AMD Zen 4: -13..45 % at every
 /// size measured; AMD Zen 5, where masked accesses that miss the cache are slow: x2-2.5 at 5..7),
 /// so which one runs is data too, per CPU (this_cpu_tuning_key).
-enum class SmallPrefetch : int { kNone, kNextProblem, kAhead };
-inline constexpr int kSmallPrefetches = 3;
+enum class SmallPrefetch : int { kNone, kNextProblem, kAhead, kSpread };
+inline constexpr int kSmallPrefetches = 4;
 inline constexpr std::int64_t kPrefetchAheadBytes = 1024;
 
 /// How a column of m rows is cut into vectors. kWide: as few vectors as the widest width allows, the

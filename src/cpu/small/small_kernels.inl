@@ -114,17 +114,23 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
   typename V::T const* b_column[NB];
 #pragma GCC unroll 16
   for (int j = 0; j < NB; ++j) b_column[j] = B + j * ldb;
+  // Each A vector is loaded into a register once per k and the empty asm pins it there: without it
+  // GCC folded the load into every FMA that uses it, one load per FMA instead of one per NB FMAs,
+  // and the loads, not the FMAs, set the pace (AMD Zen 5, in L2, f64 28x28x28: 63 -> 93 GF/s,
+  // 32x32x32: 82 -> 107).
   auto const step = [&](int l) __attribute__((always_inline)) {
     Reg a[kWide > 0 ? kWide : 1];
 #pragma GCC unroll 8
     for (int v = 0; v < kWide; ++v) {
       auto const* column = A + l * lda + v * V::kWidth;
       a[v] = (v == kVectors - 1 && kTail != V::kWidth) ? V::load(column, tail_mask) : V::load(column);
+      asm("" : "+v"(a[v]));
     }
     typename TV::Reg a_tail{};
     if constexpr (kNarrowTail) {
       auto const* column = A + l * lda + kWide * V::kWidth;
       a_tail = kTail == TV::kWidth ? TV::load(column) : TV::load(column, narrow_mask);
+      asm("" : "+v"(a_tail));
     }
 #pragma GCC unroll 16
     for (int j = 0; j < NB; ++j) {
@@ -148,30 +154,41 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
   // alpha = 1 (the common case) skips the multiply: 1 of every 17 vector operations at 32 rows.
   // Starting the accumulators from beta * C instead, which would remove the add too, measured 10-20 %
   // slower at 32 (each block's first FMAs wait for its loads of C).
-  bool const scale = alpha != typename V::T(1);
   Reg const alpha_v = V::broadcast(alpha);
   Reg const beta_v = V::broadcast(beta);
+  // One copy of the stores per (alpha = 1, beta = 0) case: tested per vector, GCC kept a compare and
+  // two branches beside each store.
+  auto const store_block = [&]<bool kScale, bool kReadC>() __attribute__((always_inline)) {
 #pragma GCC unroll 16
-  for (int j = 0; j < NB; ++j) {
+    for (int j = 0; j < NB; ++j) {
 #pragma GCC unroll 8
-    for (int v = 0; v < kWide; ++v) {
-      auto* c = C + j * ldc + v * V::kWidth;
-      bool const masked = v == kVectors - 1 && kTail != V::kWidth;
-      Reg result = scale ? V::mul(alpha_v, acc[v][j]) : acc[v][j];
-      if (beta != typename V::T(0)) result = V::fma(beta_v, masked ? V::load(c, tail_mask) : V::load(c), result);
-      if (masked) store_tail<V, kTail>(c, result, tail_mask);
-      else V::store(c, result);
-    }
-    if constexpr (kNarrowTail) {
-      auto* c = C + j * ldc + kWide * V::kWidth;
-      constexpr bool kMasked = kTail != TV::kWidth;
-      typename TV::Reg result = scale ? TV::mul(low_lanes<TV, V>(alpha_v), acc_tail[j]) : acc_tail[j];
-      if (beta != typename V::T(0)) {
-        result = TV::fma(low_lanes<TV, V>(beta_v), kMasked ? TV::load(c, narrow_mask) : TV::load(c), result);
+      for (int v = 0; v < kWide; ++v) {
+        auto* c = C + j * ldc + v * V::kWidth;
+        bool const masked = v == kVectors - 1 && kTail != V::kWidth;
+        Reg result = kScale ? V::mul(alpha_v, acc[v][j]) : acc[v][j];
+        if constexpr (kReadC) result = V::fma(beta_v, masked ? V::load(c, tail_mask) : V::load(c), result);
+        if (masked) store_tail<V, kTail>(c, result, tail_mask);
+        else V::store(c, result);
       }
-      if constexpr (kMasked) store_tail<TV, kTail>(c, result, narrow_mask);
-      else TV::store(c, result);
+      if constexpr (kNarrowTail) {
+        auto* c = C + j * ldc + kWide * V::kWidth;
+        constexpr bool kMasked = kTail != TV::kWidth;
+        typename TV::Reg result = kScale ? TV::mul(low_lanes<TV, V>(alpha_v), acc_tail[j]) : acc_tail[j];
+        if constexpr (kReadC) {
+          result = TV::fma(low_lanes<TV, V>(beta_v), kMasked ? TV::load(c, narrow_mask) : TV::load(c), result);
+        }
+        if constexpr (kMasked) store_tail<TV, kTail>(c, result, narrow_mask);
+        else TV::store(c, result);
+      }
     }
+  };
+  bool const scale = alpha != typename V::T(1), read_c = beta != typename V::T(0);
+  if (scale) {
+    if (read_c) store_block.template operator()<true, true>();
+    else store_block.template operator()<true, false>();
+  } else {
+    if (read_c) store_block.template operator()<false, true>();
+    else store_block.template operator()<false, false>();
   }
 }
 
@@ -195,6 +212,18 @@ template <class V, int MR, int NB, int K>
     block_body<V, MR, NB, K>(k, alpha, A, lda, B, ldb, beta, C, ldc);
   } else {
     block_call<V, MR, NB, K>(k, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+}
+
+/// Prefetches (into L1) the lines of a column-major rows x cols matrix with leading dimension ld.
+template <typename T>
+[[gnu::always_inline]] inline void prefetch_columns(T const* p, int rows, int cols, std::int64_t ld) {
+  for (int j = 0; j < cols; ++j) {
+    std::uintptr_t const first = reinterpret_cast<std::uintptr_t>(p + j * ld) & ~std::uintptr_t(63);
+    std::uintptr_t const last = reinterpret_cast<std::uintptr_t>(p + j * ld + rows - 1) & ~std::uintptr_t(63);
+    for (std::uintptr_t line = first; line <= last; line += 64) {
+      __builtin_prefetch(reinterpret_cast<void const*>(line), 0, 3);
+    }
   }
 }
 
@@ -226,17 +255,37 @@ inline void tail_columns(int columns, int k, typename V::T alpha, typename V::T 
   }
 }
 
-/// All columns for rows [0, MR): full NB-column blocks, then the remainder.
+/// Prefetches, for SmallPrefetch::kSpread, what the column block [j, j + columns) of the next
+/// problem will read: those columns of B and C and the block's share of the columns of A.
+template <typename T>
+[[gnu::always_inline]] inline void prefetch_block_of_next(T const* A_next, std::int64_t lda, T const* B_next,
+                                                          std::int64_t ldb, T const* C_next, std::int64_t ldc, int rows,
+                                                          int n, int k, int j, int columns) {
+  int const a_first = j * k / n, a_last = (j + columns) * k / n;
+  prefetch_columns(A_next + a_first * lda, rows, a_last - a_first, lda);
+  prefetch_columns(B_next + j * ldb, k, columns, ldb);
+  prefetch_columns(C_next + j * ldc, rows, columns, ldc);
+}
+
+/// All columns for rows [0, MR): full NB-column blocks, then the remainder. With A_next (kSpread),
+/// each block first prefetches its part of the next problem.
 template <class V, int MR, int N, int K, int kBlocking>
 [[gnu::always_inline]]
 inline void row_block(int n_runtime, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                       typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
-                      std::int64_t ldc) {
+                      std::int64_t ldc, typename V::T const* A_next, typename V::T const* B_next,
+                      typename V::T const* C_next) {
   constexpr int kNB = N > 0 ? columns_per_block<V, N, kBlocking>(row_vectors<V>(MR)) : block_columns<V>(row_vectors<V>(MR));
-  int const n = N > 0 ? N : n_runtime;
+  int const n = N > 0 ? N : n_runtime, k_all = K > 0 ? K : k;
   int j = 0;
-  for (; j + kNB <= n; j += kNB) block<V, MR, kNB, K>(k, alpha, A, lda, B + j * ldb, ldb, beta, C + j * ldc, ldc);
-  if (j < n) tail_columns<V, MR, kNB - 1, K>(n - j, k, alpha, A, lda, B + j * ldb, ldb, beta, C + j * ldc, ldc);
+  for (; j + kNB <= n; j += kNB) {
+    if (A_next != nullptr) prefetch_block_of_next(A_next, lda, B_next, ldb, C_next, ldc, MR, n, k_all, j, kNB);
+    block<V, MR, kNB, K>(k, alpha, A, lda, B + j * ldb, ldb, beta, C + j * ldc, ldc);
+  }
+  if (j < n) {
+    if (A_next != nullptr) prefetch_block_of_next(A_next, lda, B_next, ldb, C_next, ldc, MR, n, k_all, j, n - j);
+    tail_columns<V, MR, kNB - 1, K>(n - j, k, alpha, A, lda, B + j * ldb, ldb, beta, C + j * ldc, ldc);
+  }
 }
 
 /// The whole problem: rows in blocks of kRowVectors vectors, the last block possibly shorter.
@@ -244,12 +293,14 @@ template <class V, int M, int N, int K, int kBlocking = 0, int Row0 = 0>
 [[gnu::always_inline]]
 inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                        typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
-                       std::int64_t ldc) {
+                       std::int64_t ldc, typename V::T const* A_next = nullptr, typename V::T const* B_next = nullptr,
+                       typename V::T const* C_next = nullptr) {
   constexpr int kRows = row_vectors<V>(M - Row0) * V::kWidth;
   constexpr int kMR = (M - Row0) < kRows ? (M - Row0) : kRows;
-  row_block<V, kMR, N, K, kBlocking>(n, k, alpha, A + Row0, lda, B, ldb, beta, C + Row0, ldc);
+  row_block<V, kMR, N, K, kBlocking>(n, k, alpha, A + Row0, lda, B, ldb, beta, C + Row0, ldc,
+                                     A_next ? A_next + Row0 : nullptr, B_next, C_next ? C_next + Row0 : nullptr);
   if constexpr (Row0 + kMR < M) {
-    small_gemm<V, M, N, K, kBlocking, Row0 + kMR>(n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    small_gemm<V, M, N, K, kBlocking, Row0 + kMR>(n, k, alpha, A, lda, B, ldb, beta, C, ldc, A_next, B_next, C_next);
   }
 }
 
@@ -266,18 +317,6 @@ inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A
 /// (into L1, L2 or L3, 10 to 32 rows) lost: f64 20 0.67 with against 1.07 without.
 /// by_m kernels (n, k at run time) prefetch up to kPrefetchMaxRows rows, and above that while the
 /// problem's A, B and C take at most kPrefetchMaxBytesByM bytes (small_kernels.hpp).
-
-/// Prefetches (into L1) the lines of a column-major rows x cols matrix with leading dimension ld.
-template <typename T>
-[[gnu::always_inline]] inline void prefetch_columns(T const* p, int rows, int cols, std::int64_t ld) {
-  for (int j = 0; j < cols; ++j) {
-    std::uintptr_t const first = reinterpret_cast<std::uintptr_t>(p + j * ld) & ~std::uintptr_t(63);
-    std::uintptr_t const last = reinterpret_cast<std::uintptr_t>(p + j * ld + rows - 1) & ~std::uintptr_t(63);
-    for (std::uintptr_t line = first; line <= last; line += 64) {
-      __builtin_prefetch(reinterpret_cast<void const*>(line), 0, 3);
-    }
-  }
-}
 
 constexpr int larger(int a, int b) { return a > b ? a : b; }  // no <algorithm> here (file comment)
 
@@ -298,15 +337,20 @@ void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typ
     ahead = kPrefetchAheadBytes > bytes ? kPrefetchAheadBytes / bytes : 1;
   }
   for (std::int64_t b = 0; b < count; ++b) {
-    if (prefetch) {
-      if (b + ahead < count) {
+    typename V::T const *A_next = nullptr, *B_next = nullptr, *C_next = nullptr;
+    if (prefetch && b + ahead < count) {
+      if constexpr (kPrefetch == int(SmallPrefetch::kSpread)) {
+        A_next = A + (b + 1) * stride_a;
+        B_next = B + (b + 1) * stride_b;
+        C_next = C + (b + 1) * stride_c;
+      } else {
         prefetch_columns(A + (b + ahead) * stride_a, M, k_all, lda);
         prefetch_columns(B + (b + ahead) * stride_b, k_all, n_all, ldb);
         prefetch_columns(C + (b + ahead) * stride_c, M, n_all, ldc);
       }
     }
     small_gemm<V, M, N, K, kBlocking>(n, k, alpha, A + b * stride_a, lda, B + b * stride_b, ldb, beta, C + b * stride_c,
-                                      ldc);
+                                      ldc, A_next, B_next, C_next);
   }
 }
 
@@ -444,10 +488,10 @@ SmallKernelTable<typename Select::Packed::T> make_table(char const* isa, std::in
        ...);
     }
   };
-  static_assert(kSmallBlockings == 3 && kSmallPrefetches == 3 && kSmallVectorChoices == 2);
+  static_assert(kSmallBlockings == 3 && kSmallPrefetches == 4 && kSmallVectorChoices == 2);
   [&]<int... kCombination>(std::integer_sequence<int, kCombination...>) {
-    (fill(std::integer_sequence<int, kCombination / 6, kCombination / 2 % 3, kCombination % 2>{}), ...);
-  }(std::make_integer_sequence<int, 18>{});
+    (fill(std::integer_sequence<int, kCombination / 8, kCombination / 2 % 4, kCombination % 2>{}), ...);
+  }(std::make_integer_sequence<int, 24>{});
   ((table.split_differs[S + 1] =
         Select::template Split<S + 1>::kWidth != Select::template For<S + 1>::kWidth),
    ...);
