@@ -116,7 +116,7 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
   for (int j = 0; j < NB; ++j) b_column[j] = B + j * ldb;
   // Each A vector is loaded into a register once per k and the empty asm pins it there: without it
   // GCC folded the load into every FMA that uses it, one load per FMA instead of one per NB FMAs,
-  // and the loads, not the FMAs, set the pace (AMD Zen 5, 2 MiB in cache, f64 28x28x28: 63 -> 93 GF/s,
+  // and the loads, not the FMAs, set the pace (AMD Zen 5, in L2, f64 28x28x28: 63 -> 93 GF/s,
   // 32x32x32: 82 -> 107).
   auto const step = [&](int l) __attribute__((always_inline)) {
     Reg a[kWide > 0 ? kWide : 1];
@@ -336,35 +336,22 @@ void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typ
         std::int64_t(larger(larger(M * k_all, k_all * n_all), M * n_all)) * std::int64_t(sizeof(typename V::T));
     ahead = kPrefetchAheadBytes > bytes ? kPrefetchAheadBytes / bytes : 1;
   }
-  auto const run = [&](std::int64_t lda, std::int64_t ldb, std::int64_t ldc) __attribute__((always_inline)) {
-    for (std::int64_t b = 0; b < count; ++b) {
-      typename V::T const *A_next = nullptr, *B_next = nullptr, *C_next = nullptr;
-      if (prefetch && b + ahead < count) {
-        if constexpr (kPrefetch == int(SmallPrefetch::kSpread)) {
-          A_next = A + (b + 1) * stride_a;
-          B_next = B + (b + 1) * stride_b;
-          C_next = C + (b + 1) * stride_c;
-        } else {
-          prefetch_columns(A + (b + ahead) * stride_a, M, k_all, lda);
-          prefetch_columns(B + (b + ahead) * stride_b, k_all, n_all, ldb);
-          prefetch_columns(C + (b + ahead) * stride_c, M, n_all, ldc);
-        }
+  for (std::int64_t b = 0; b < count; ++b) {
+    typename V::T const *A_next = nullptr, *B_next = nullptr, *C_next = nullptr;
+    if (prefetch && b + ahead < count) {
+      if constexpr (kPrefetch == int(SmallPrefetch::kSpread)) {
+        A_next = A + (b + 1) * stride_a;
+        B_next = B + (b + 1) * stride_b;
+        C_next = C + (b + 1) * stride_c;
+      } else {
+        prefetch_columns(A + (b + ahead) * stride_a, M, k_all, lda);
+        prefetch_columns(B + (b + ahead) * stride_b, k_all, n_all, ldb);
+        prefetch_columns(C + (b + ahead) * stride_c, M, n_all, ldc);
       }
-      small_gemm<V, M, N, K, kBlocking>(n, k, alpha, A + b * stride_a, lda, B + b * stride_b, ldb, beta,
-                                        C + b * stride_c, ldc, A_next, B_next, C_next);
     }
-  };
-  // Problems stored with the tightest leading dimensions (packed batches) get a copy of the loop with
-  // those as constants: every address of a problem is then its base plus a fixed offset. With them at
-  // run time GCC kept a pointer per column of B and C live across the batch loop, more than the
-  // registers, and spent about 20 adds and stack or xmm moves per problem on them (f32 5x5x5).
-  if constexpr (N > 0 && K > 0) {
-    if (lda == M && ldb == K && ldc == M) {
-      run(M, K, M);
-      return;
-    }
+    small_gemm<V, M, N, K, kBlocking>(n, k, alpha, A + b * stride_a, lda, B + b * stride_b, ldb, beta, C + b * stride_c,
+                                      ldc, A_next, B_next, C_next);
   }
-  run(lda, ldb, ldc);
 }
 
 /// Packed 2x2 problems (4 elements each, column-major): a vector holds kWidth/4 whole problems, and
