@@ -116,7 +116,7 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
   for (int j = 0; j < NB; ++j) b_column[j] = B + j * ldb;
   // Each A vector is loaded into a register once per k and the empty asm pins it there: without it
   // GCC folded the load into every FMA that uses it, one load per FMA instead of one per NB FMAs,
-  // and the loads, not the FMAs, set the pace (AMD Zen 5, in L2, f64 28x28x28: 63 -> 93 GF/s,
+  // and the loads, not the FMAs, set the pace (AMD Zen 5, 2 MiB in cache, f64 28x28x28: 63 -> 93 GF/s,
   // 32x32x32: 82 -> 107).
   auto const step = [&](int l) __attribute__((always_inline)) {
     Reg a[kWide > 0 ? kWide : 1];
