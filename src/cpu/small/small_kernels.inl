@@ -255,16 +255,18 @@ inline void tail_columns(int columns, int k, typename V::T alpha, typename V::T 
   }
 }
 
-/// Prefetches, for SmallPrefetch::kSpread, what the column block [j, j + columns) of the next
-/// problem will read: those columns of B and C and the block's share of the columns of A.
+/// Prefetches what the column block [j, j + columns) of a rows x n x k problem reads: those columns
+/// of B and C and the block's share of the columns of A (all of them for the whole problem, j = 0
+/// and columns = n).
 template <typename T>
-[[gnu::always_inline]] inline void prefetch_block_of_next(T const* A_next, std::int64_t lda, T const* B_next,
-                                                          std::int64_t ldb, T const* C_next, std::int64_t ldc, int rows,
-                                                          int n, int k, int j, int columns) {
-  int const a_first = j * k / n, a_last = (j + columns) * k / n;
-  prefetch_columns(A_next + a_first * lda, rows, a_last - a_first, lda);
-  prefetch_columns(B_next + j * ldb, k, columns, ldb);
-  prefetch_columns(C_next + j * ldc, rows, columns, ldc);
+[[gnu::always_inline]] inline void prefetch_problem_columns(T const* A, std::int64_t lda, T const* B, std::int64_t ldb,
+                                                            T const* C, std::int64_t ldc, int rows, int n, int k,
+                                                            int j, int columns) {
+  // The whole problem divides by nothing: a run-time n may be 0 there.
+  int const a_first = j == 0 ? 0 : j * k / n, a_last = j + columns == n ? k : (j + columns) * k / n;
+  prefetch_columns(A + a_first * lda, rows, a_last - a_first, lda);
+  prefetch_columns(B + j * ldb, k, columns, ldb);
+  prefetch_columns(C + j * ldc, rows, columns, ldc);
 }
 
 /// All columns for rows [0, MR): full NB-column blocks, then the remainder. With A_next (kSpread),
@@ -279,11 +281,11 @@ inline void row_block(int n_runtime, int k, typename V::T alpha, typename V::T c
   int const n = N > 0 ? N : n_runtime, k_all = K > 0 ? K : k;
   int j = 0;
   for (; j + kNB <= n; j += kNB) {
-    if (A_next != nullptr) prefetch_block_of_next(A_next, lda, B_next, ldb, C_next, ldc, MR, n, k_all, j, kNB);
+    if (A_next != nullptr) prefetch_problem_columns(A_next, lda, B_next, ldb, C_next, ldc, MR, n, k_all, j, kNB);
     block<V, MR, kNB, K>(k, alpha, A, lda, B + j * ldb, ldb, beta, C + j * ldc, ldc);
   }
   if (j < n) {
-    if (A_next != nullptr) prefetch_block_of_next(A_next, lda, B_next, ldb, C_next, ldc, MR, n, k_all, j, n - j);
+    if (A_next != nullptr) prefetch_problem_columns(A_next, lda, B_next, ldb, C_next, ldc, MR, n, k_all, j, n - j);
     tail_columns<V, MR, kNB - 1, K>(n - j, k, alpha, A, lda, B + j * ldb, ldb, beta, C + j * ldc, ldc);
   }
 }
@@ -344,9 +346,8 @@ void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typ
         B_next = B + (b + 1) * stride_b;
         C_next = C + (b + 1) * stride_c;
       } else {
-        prefetch_columns(A + (b + ahead) * stride_a, M, k_all, lda);
-        prefetch_columns(B + (b + ahead) * stride_b, k_all, n_all, ldb);
-        prefetch_columns(C + (b + ahead) * stride_c, M, n_all, ldc);
+        prefetch_problem_columns(A + (b + ahead) * stride_a, lda, B + (b + ahead) * stride_b, ldb,
+                                 C + (b + ahead) * stride_c, ldc, M, n_all, k_all, 0, n_all);
       }
     }
     small_gemm<V, M, N, K, kBlocking>(n, k, alpha, A + b * stride_a, lda, B + b * stride_b, ldb, beta, C + b * stride_c,
