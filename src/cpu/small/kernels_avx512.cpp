@@ -42,6 +42,12 @@ struct Avx512F64 {
   static Reg mul(Reg a, Reg b) { return _mm512_mul_pd(a, b); }
   template <int kSelect>
   static Reg permute(Reg v) { return _mm512_permutex_pd(v, kSelect); }  // within each group of 4
+  using IndexElement = long long;
+  using Index = __m512i;
+  static Index load_index(IndexElement const* p) { return _mm512_loadu_si512(p); }
+  static Reg permute_lanes(Index index, Reg v) { return _mm512_permutexvar_pd(index, v); }
+  /// Lane t from lane index[t] of the 16 lanes of (low, high).
+  static Reg permute_lanes(Reg low, Index index, Reg high) { return _mm512_permutex2var_pd(low, index, high); }
   /// Lanes [0, kLanes) moved to [W - kLanes, W) (the others: don't care).
   template <int kLanes>
   static Reg rotate_up(Reg v) {
@@ -70,6 +76,12 @@ struct Avx512F32 {
   static Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
   template <int kSelect>
   static Reg permute(Reg v) { return _mm512_permute_ps(v, kSelect); }  // within each group of 4
+  using IndexElement = int;
+  using Index = __m512i;
+  static Index load_index(IndexElement const* p) { return _mm512_loadu_si512(p); }
+  static Reg permute_lanes(Index index, Reg v) { return _mm512_permutexvar_ps(index, v); }
+  /// Lane t from lane index[t] of the 32 lanes of (low, high).
+  static Reg permute_lanes(Reg low, Index index, Reg high) { return _mm512_permutex2var_ps(low, index, high); }
   template <int kLanes>
   static Reg rotate_up(Reg v) {
     return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(v), _mm512_castps_si512(v), kLanes));
@@ -192,8 +204,10 @@ struct SelectF32 {
 
 namespace {
 
-/// The ISA's table plus the flat packed kernels where they beat the column kernels: n = 3 (at
-/// 5, 6, 7 the gathers of A and B cost more than the masked columns: 2026-11-21, 2-core Xeon VM).
+/// The ISA's table plus the flat packed kernels at n = 3 (flat or columns: the tuning table's
+/// choice per CPU). The permuted gathers were measured at 5, 6 and 7 too (AMD Zen 5, 1 thread,
+/// 2026-11-24): in cache f32 5 and 6 ran 80 and 75 GB/s against the columns' 65 and 67, but from
+/// 1 GiB 25 and 22 against 38 and 41, and f64 5 and 7 and f32 7 lost in cache as well.
 template <class Select, int... N>
 SmallKernelTable<typename Select::Packed::T> table_with_flat_packed(std::integer_sequence<int, N...>) {
   auto table = small_detail::make_table<Select>("avx512", std::make_integer_sequence<int, kSmallMax>{});

@@ -393,12 +393,85 @@ constexpr unsigned lanes_where(int vector, bool by_column, int index) {
 
 constexpr int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }
 
+/// How the flat packed kernel fills one vector of A's or B's values for term l of vector `vector`
+/// of a run: the elements it needs lie within one or two vectors' worth of the run (kOneVector,
+/// kTwoVectors from `base`: unmasked loads and one lane permute by `index`), or further apart
+/// (kMasked: a masked merge per column or row, as lanes_where says).
+enum class GatherMode : int { kOneVector, kTwoVectors, kMasked };
+
+template <class V>
+struct GatherPlan {
+  GatherMode mode = GatherMode::kMasked;
+  int base = 0;  ///< run offset of the first vector loaded
+  alignas(64) typename V::IndexElement index[V::kWidth] = {};
+};
+
+/// Lane t of vector `vector` of a run multiplies, in term l, A(row(f), l) and B(l, column(f)) of
+/// problem(f), f = vector * W + t: run offsets problem * N^2 + N l + row and problem * N^2 + N column
+/// + l. Whole vectors of the run are preferred as the loads (the same ones serve neighbouring
+/// terms); a span across three of them is loaded from its own first element, moved back so both
+/// loads stay inside the run.
+template <class V, int N, bool kOfA>
+constexpr GatherPlan<V> make_gather_plan(int vector, int l) {
+  constexpr int W = V::kWidth, kArea = N * N;
+  constexpr int kRun = kArea / gcd(kArea, W) * W;
+  int offset[W] = {};
+  int lo = kRun, hi = -1;
+  for (int t = 0; t < W; ++t) {
+    int const f = vector * W + t, problem = f / kArea, row = f % N, column = f % kArea / N;
+    offset[t] = problem * kArea + (kOfA ? N * l + row : N * column + l);
+    lo = offset[t] < lo ? offset[t] : lo;
+    hi = offset[t] > hi ? offset[t] : hi;
+  }
+  GatherPlan<V> plan;
+  if (lo / W == hi / W) {
+    plan.mode = GatherMode::kOneVector;
+    plan.base = lo / W * W;
+  } else if (hi / W == lo / W + 1) {
+    plan.mode = GatherMode::kTwoVectors;
+    plan.base = lo / W * W;
+  } else if (hi - lo < 2 * W && kRun >= 2 * W) {
+    plan.mode = GatherMode::kTwoVectors;
+    plan.base = lo < kRun - 2 * W ? lo : kRun - 2 * W;
+  } else {
+    return plan;
+  }
+  for (int t = 0; t < W; ++t) plan.index[t] = typename V::IndexElement(offset[t] - plan.base);
+  return plan;
+}
+
+template <class V, int N, bool kOfA, int kVector, int kL>
+inline constexpr GatherPlan<V> kGatherPlan = make_gather_plan<V, N, kOfA>(kVector, kL);
+
+/// A's (kOfA) or B's values of term kL for vector kVector of the run at `run` (A + first or
+/// B + first), as kGatherPlan says.
+template <class V, int N, bool kOfA, int kVector, int kL>
+[[gnu::always_inline]] inline typename V::Reg gather_term(typename V::T const* run) {
+  constexpr GatherPlan<V> const& plan = kGatherPlan<V, N, kOfA, kVector, kL>;
+  if constexpr (plan.mode == GatherMode::kOneVector) {
+    return V::permute_lanes(V::load_index(plan.index), V::load(run + plan.base));
+  } else if constexpr (plan.mode == GatherMode::kTwoVectors) {
+    return V::permute_lanes(V::load(run + plan.base), V::load_index(plan.index), V::load(run + plan.base + V::kWidth));
+  } else {
+    typename V::Reg value = V::zero();
+    std::int64_t const g = kVector * V::kWidth;
+#pragma GCC unroll 8
+    for (int x = 0; x < N; ++x) {
+      unsigned const lanes = lanes_where<N, V::kWidth>(kVector, kOfA, x);
+      if (lanes != 0) value = V::load_merge(value, lanes, run + g + (kOfA ? N * (kL - x) : kL - x));
+    }
+    return value;
+  }
+}
+
 /// Packed N x N problems (ld = N, stride = N^2, untransposed) as one flat stream of C: a run of
 /// lcm(N^2, width) elements is a whole number of vectors and problems, and each vector of C is
-/// the sum over l of A[g + N (l - column(g))] * B[g + l - row(g)], the two operands gathered by a
-/// few masked loads at fixed offsets (the masks repeat every run, so they are constants). Every
-/// lane does useful work and C is loaded and stored in whole vectors, where the column kernel
-/// would run masked short columns. Problems past the last whole run use the column kernel.
+/// the sum over l of A[g + N (l - column(g))] * B[g + l - row(g)]. The two operands' values come
+/// from whole-vector loads of the run and a lane permute with a constant index where they lie
+/// within two vectors (every term at N = 3), else from masked loads at fixed offsets. Every lane
+/// does useful work and A, B and C are loaded and stored in whole vectors, where the column kernel
+/// would run masked short columns (AMD Zen 5: a masked access that misses the cache runs at about
+/// half the rate of a whole one). Problems past the last whole run use the column kernel.
 /// kPrefetch (SmallPrefetch): each run prefetches the next run's lines (kNextProblem) or those
 /// about kPrefetchAheadBytes ahead (kAhead) of A, B and C into L1.
 template <class V, class Column, int N, int kPrefetch = 0>
@@ -429,22 +502,12 @@ void packed_flat_entry(std::int64_t count, int, int, typename V::T alpha, typena
       ([&] {
         constexpr int v = kVector;
         std::int64_t const g = first + v * W;
-        Reg acc = V::zero();
-#pragma GCC unroll 8
-        for (int l = 0; l < N; ++l) {
-          Reg a = V::zero(), b = V::zero();
-#pragma GCC unroll 8
-          for (int j = 0; j < N; ++j) {
-            unsigned const lanes = lanes_where<N, W>(v, true, j);
-            if (lanes != 0) a = V::load_merge(a, lanes, A + g + N * (l - j));
-          }
-#pragma GCC unroll 8
-          for (int i = 0; i < N; ++i) {
-            unsigned const lanes = lanes_where<N, W>(v, false, i);
-            if (lanes != 0) b = V::load_merge(b, lanes, B + g + (l - i));
-          }
-          acc = V::fma(a, b, acc);
-        }
+        Reg const acc = [&]<int... kL>(std::integer_sequence<int, kL...>) {
+          Reg sum = V::zero();
+          ((sum = V::fma(gather_term<V, N, true, v, kL>(A + first), gather_term<V, N, false, v, kL>(B + first), sum)),
+           ...);
+          return sum;
+        }(std::make_integer_sequence<int, N>{});
         Reg result = V::mul(alpha_v, acc);
         if (beta != typename V::T(0)) result = V::fma(beta_v, V::load(C + g), result);
         V::store(C + g, result);
