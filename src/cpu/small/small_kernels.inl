@@ -482,6 +482,16 @@ void packed_flat_entry(std::int64_t count, int, int, typename V::T alpha, typena
   constexpr int W = V::kWidth, kArea = N * N;
   constexpr int kRun = kArea / gcd(kArea, W) * W;  // lcm: elements per run
   constexpr int kVectors = kRun / W, kProblems = kRun / kArea;
+  // Runs start where C is 64-byte aligned (a thread's share may begin at any problem): a run's
+  // vectors are then whole lines, not each split across two (the problems before run in the column kernel).
+  std::int64_t peel = 0;
+  while (peel < kProblems && reinterpret_cast<std::uintptr_t>(C + peel * kArea) % 64 != 0) ++peel;
+  peel = peel == kProblems ? 0 : (peel < count ? peel : count);
+  small_gemm_entry<Column, N, N, N>(peel, N, N, alpha, A, N, kArea, B, N, kArea, beta, C, N, kArea);
+  A += peel * kArea;
+  B += peel * kArea;
+  C += peel * kArea;
+  count -= peel;
   Reg const alpha_v = V::broadcast(alpha);
   Reg const beta_v = V::broadcast(beta);
   std::int64_t const runs = count / kProblems;

@@ -135,7 +135,8 @@ TEST(SmallKernels, SplitVectorsWhereAWideVectorHasLanesToSpare) {
 }
 
 /// The packed kernels (several problems per vector): whole runs and every remainder, with beta 0
-/// on a NaN C, 1 and -0.5.
+/// on a NaN C, 1 and -0.5; the batch also goes in as two calls split at problem 1 or 7, so the
+/// second starts at another alignment of C (the flat kernel peels problems up to a 64-byte line).
 TYPED_TEST(SmallKernels, PackedKernelsRunWholeVectorsAndTheRemainder) {
   auto const tables = tables_this_cpu_runs<TypeParam>();
   if (tables.empty()) GTEST_SKIP() << "CPU has neither AVX-512 nor AVX2+FMA";
@@ -146,17 +147,24 @@ TYPED_TEST(SmallKernels, PackedKernelsRunWholeVectorsAndTheRemainder) {
       for (int prefetch = 0; prefetch < cpu::kSmallPrefetches; ++prefetch) {
         cpu::SmallGemmFn<TypeParam> const kernel = t.table->packed_variant[prefetch][s];
         if (kernel == nullptr) continue;
-        for (std::int64_t batch : {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 33, 40}) {
-          for (double beta : {0.0, 1.0, -0.5}) {
-            GemmProblem const p = make_problem(dtype_of<TypeParam>(), GK_OP_N, GK_OP_N, s, s, s, 0, batch);
-            ASSERT_EQ(p.stride_a, s * s);
-            Operands<TypeParam> ops = make_operands<TypeParam>(p, beta);
-            Matrix<TypeParam> const C0 = ops.C;
-            auto const reference = reference_result(p, 1.5, ops.A, ops.B, beta, C0);
-            kernel(batch, s, s, TypeParam(1.5), ops.A.data(), s, s * s, ops.B.data(), s, s * s, TypeParam(beta),
-                   ops.C.data(), s, s * s);
-            EXPECT_TRUE(check_result(p, 1.5, beta, ops.A, ops.B, C0, ops.C, reference))
-                << t.name << " size " << s << " prefetch " << prefetch << " batch " << batch << " beta " << beta;
+        for (std::int64_t batch : {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 33, 40, 71}) {
+          for (std::int64_t split : {0, 1, 7}) {
+            if (split > batch) continue;
+            for (double beta : {0.0, 1.0, -0.5}) {
+              GemmProblem const p = make_problem(dtype_of<TypeParam>(), GK_OP_N, GK_OP_N, s, s, s, 0, batch);
+              ASSERT_EQ(p.stride_a, s * s);
+              Operands<TypeParam> ops = make_operands<TypeParam>(p, beta);
+              Matrix<TypeParam> const C0 = ops.C;
+              auto const reference = reference_result(p, 1.5, ops.A, ops.B, beta, C0);
+              std::int64_t const at = split * s * s;
+              kernel(split, s, s, TypeParam(1.5), ops.A.data(), s, s * s, ops.B.data(), s, s * s, TypeParam(beta),
+                     ops.C.data(), s, s * s);
+              kernel(batch - split, s, s, TypeParam(1.5), ops.A.data() + at, s, s * s, ops.B.data() + at, s, s * s,
+                     TypeParam(beta), ops.C.data() + at, s, s * s);
+              EXPECT_TRUE(check_result(p, 1.5, beta, ops.A, ops.B, C0, ops.C, reference))
+                  << t.name << " size " << s << " prefetch " << prefetch << " batch " << batch << " split " << split
+                  << " beta " << beta;
+            }
           }
         }
       }
