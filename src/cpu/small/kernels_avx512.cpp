@@ -48,6 +48,8 @@ struct Avx512F64 {
   static Reg permute_lanes(Index index, Reg v) { return _mm512_permutexvar_pd(index, v); }
   /// Lane t from lane index[t] of the 16 lanes of (low, high).
   static Reg permute_lanes(Reg low, Index index, Reg high) { return _mm512_permutex2var_pd(low, index, high); }
+  /// `from`'s lanes where `lanes` is set, else `into`'s.
+  static Reg blend(unsigned lanes, Reg into, Reg from) { return _mm512_mask_blend_pd(__mmask8(lanes), into, from); }
   /// Lanes [0, kLanes) moved to [W - kLanes, W) (the others: don't care).
   template <int kLanes>
   static Reg rotate_up(Reg v) {
@@ -82,6 +84,7 @@ struct Avx512F32 {
   static Reg permute_lanes(Index index, Reg v) { return _mm512_permutexvar_ps(index, v); }
   /// Lane t from lane index[t] of the 32 lanes of (low, high).
   static Reg permute_lanes(Reg low, Index index, Reg high) { return _mm512_permutex2var_ps(low, index, high); }
+  static Reg blend(unsigned lanes, Reg into, Reg from) { return _mm512_mask_blend_ps(__mmask16(lanes), into, from); }
   template <int kLanes>
   static Reg rotate_up(Reg v) {
     return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(v), _mm512_castps_si512(v), kLanes));
@@ -205,9 +208,10 @@ struct SelectF32 {
 namespace {
 
 /// The ISA's table plus the flat packed kernels at n = 3 (flat or columns: the tuning table's
-/// choice per CPU). The permuted gathers were measured at 5, 6 and 7 too (AMD Zen 5, 1 thread,
-/// 2026-11-24): in cache f32 5 and 6 ran 80 and 75 GB/s against the columns' 65 and 67, but from
-/// 1 GiB 25 and 22 against 38 and 41, and f64 5 and 7 and f32 7 lost in cache as well.
+/// choice per CPU). The flat form was measured at 5, 6 and 7 too (AMD Zen 5, 1 thread, 2026-11-24,
+/// tuner GB/s, flat against the columns): in cache f32 5 and 6 90 and 94 against 67 and 64, f64 5 and
+/// 6 79 and 95 against 102 and 103; from 1 GiB f32 5 and 6 33 and 41 against 39 and 40, f64 6 46
+/// against 47; at 7 the code of a run (49 vectors) ran at a third of the columns' rate even in cache.
 template <class Select, int... N>
 SmallKernelTable<typename Select::Packed::T> table_with_flat_packed(std::integer_sequence<int, N...>) {
   auto table = small_detail::make_table<Select>("avx512", std::make_integer_sequence<int, kSmallMax>{});

@@ -394,29 +394,30 @@ constexpr unsigned lanes_where(int vector, bool by_column, int index) {
 constexpr int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }
 
 /// How the flat packed kernel fills one vector of A's or B's values for term l of vector `vector`
-/// of a run: the elements it needs lie within one or two vectors' worth of the run (kOneVector,
-/// kTwoVectors from `base`: unmasked loads and one lane permute by `index`), or further apart
-/// (kMasked: a masked merge per column or row, as lanes_where says).
-enum class GatherMode : int { kOneVector, kTwoVectors, kMasked };
+/// of a run: from the run's whole vectors (slots) that hold them, a pair of slots at a time (one
+/// slot where one is left): each step loads its slots, permutes lanes by a constant index and,
+/// after the first, blends into the lanes it serves. Loads are whole vectors of the run, so
+/// aligned runs read whole lines. Where more than kMaxSteps steps would be needed, masked merges
+/// (one per column or row, as lanes_where says).
+inline constexpr int kMaxGatherSteps = 3;
 
 template <class V>
 struct GatherPlan {
-  GatherMode mode = GatherMode::kMasked;
-  int base = 0;  ///< run offset of the first vector loaded
-  alignas(64) typename V::IndexElement index[V::kWidth] = {};
+  int steps = 0;                    ///< 0: masked merges
+  int base[kMaxGatherSteps] = {};   ///< run offset of a step's first slot
+  bool pair[kMaxGatherSteps] = {};  ///< two slots (base, base + W), else one
+  unsigned lanes[kMaxGatherSteps] = {};
+  alignas(64) typename V::IndexElement index[kMaxGatherSteps][V::kWidth] = {};
 };
 
 /// Lane t of vector `vector` of a run multiplies, in term l, A(row(f), l) and B(l, column(f)) of
 /// problem(f), f = vector * W + t: run offsets problem * N^2 + N l + row and problem * N^2 + N column
-/// + l. Whole vectors of the run are preferred as the loads (the same ones serve neighbouring
-/// terms); a span across three of them is loaded from its own first element, moved back so both
-/// loads stay inside the run.
+/// + l.
 template <class V, int N, bool kOfA>
 constexpr GatherPlan<V> make_gather_plan(int vector, int l) {
   constexpr int W = V::kWidth, kArea = N * N;
-  constexpr int kRun = kArea / gcd(kArea, W) * W;
   int offset[W] = {};
-  int lo = kRun, hi = -1;
+  int lo = 1 << 30, hi = -1;
   for (int t = 0; t < W; ++t) {
     int const f = vector * W + t, problem = f / kArea, row = f % N, column = f % kArea / N;
     offset[t] = problem * kArea + (kOfA ? N * l + row : N * column + l);
@@ -424,19 +425,23 @@ constexpr GatherPlan<V> make_gather_plan(int vector, int l) {
     hi = offset[t] > hi ? offset[t] : hi;
   }
   GatherPlan<V> plan;
-  if (lo / W == hi / W) {
-    plan.mode = GatherMode::kOneVector;
-    plan.base = lo / W * W;
-  } else if (hi / W == lo / W + 1) {
-    plan.mode = GatherMode::kTwoVectors;
-    plan.base = lo / W * W;
-  } else if (hi - lo < 2 * W && kRun >= 2 * W) {
-    plan.mode = GatherMode::kTwoVectors;
-    plan.base = lo < kRun - 2 * W ? lo : kRun - 2 * W;
-  } else {
-    return plan;
+  int const first_slot = lo / W, last_slot = hi / W;
+  if (last_slot - first_slot >= 2 * kMaxGatherSteps) return plan;
+  for (int slot = first_slot; slot <= last_slot; slot += 2) {
+    unsigned lanes = 0;
+    for (int t = 0; t < W; ++t) {
+      if (offset[t] / W == slot || offset[t] / W == slot + 1) lanes |= 1u << t;
+    }
+    if (lanes == 0) continue;
+    int const step = plan.steps++;
+    plan.base[step] = slot * W;
+    plan.pair[step] = slot + 1 <= last_slot;
+    plan.lanes[step] = lanes;
+    for (int t = 0; t < W; ++t) {
+      int const from = offset[t] - slot * W;
+      plan.index[step][t] = typename V::IndexElement((lanes >> t) & 1u ? from : 0);
+    }
   }
-  for (int t = 0; t < W; ++t) plan.index[t] = typename V::IndexElement(offset[t] - plan.base);
   return plan;
 }
 
@@ -447,13 +452,10 @@ inline constexpr GatherPlan<V> kGatherPlan = make_gather_plan<V, N, kOfA>(kVecto
 /// B + first), as kGatherPlan says.
 template <class V, int N, bool kOfA, int kVector, int kL>
 [[gnu::always_inline]] inline typename V::Reg gather_term(typename V::T const* run) {
+  using Reg = typename V::Reg;
   constexpr GatherPlan<V> const& plan = kGatherPlan<V, N, kOfA, kVector, kL>;
-  if constexpr (plan.mode == GatherMode::kOneVector) {
-    return V::permute_lanes(V::load_index(plan.index), V::load(run + plan.base));
-  } else if constexpr (plan.mode == GatherMode::kTwoVectors) {
-    return V::permute_lanes(V::load(run + plan.base), V::load_index(plan.index), V::load(run + plan.base + V::kWidth));
-  } else {
-    typename V::Reg value = V::zero();
+  if constexpr (plan.steps == 0) {
+    Reg value = V::zero();
     std::int64_t const g = kVector * V::kWidth;
 #pragma GCC unroll 8
     for (int x = 0; x < N; ++x) {
@@ -461,15 +463,26 @@ template <class V, int N, bool kOfA, int kVector, int kL>
       if (lanes != 0) value = V::load_merge(value, lanes, run + g + (kOfA ? N * (kL - x) : kL - x));
     }
     return value;
+  } else {
+    auto const step = [&]<int kStep>() __attribute__((always_inline)) {
+      typename V::Index const index = V::load_index(plan.index[kStep]);
+      Reg const low = V::load(run + plan.base[kStep]);
+      if constexpr (plan.pair[kStep]) return V::permute_lanes(low, index, V::load(run + plan.base[kStep] + V::kWidth));
+      else return V::permute_lanes(index, low);
+    };
+    static_assert(kMaxGatherSteps == 3, "one blend per step after the first");
+    Reg value = step.template operator()<0>();
+    if constexpr (plan.steps > 1) value = V::blend(plan.lanes[1], value, step.template operator()<1>());
+    if constexpr (plan.steps > 2) value = V::blend(plan.lanes[2], value, step.template operator()<2>());
+    return value;
   }
 }
 
 /// Packed N x N problems (ld = N, stride = N^2, untransposed) as one flat stream of C: a run of
 /// lcm(N^2, width) elements is a whole number of vectors and problems, and each vector of C is
 /// the sum over l of A[g + N (l - column(g))] * B[g + l - row(g)]. The two operands' values come
-/// from whole-vector loads of the run and a lane permute with a constant index where they lie
-/// within two vectors (every term at N = 3), else from masked loads at fixed offsets. Every lane
-/// does useful work and A, B and C are loaded and stored in whole vectors, where the column kernel
+/// from whole-vector loads of the run and lane permutes with constant indices (gather_term). Every
+/// lane does useful work and A, B and C are loaded and stored in whole vectors, where the column kernel
 /// would run masked short columns (AMD Zen 5: a masked access that misses the cache runs at about
 /// half the rate of a whole one). Problems past the last whole run use the column kernel.
 /// kPrefetch (SmallPrefetch): each run prefetches the next run's lines (kNextProblem) or those
