@@ -55,9 +55,9 @@ inline constexpr int kSmallVectorChoices = 2;
 
 /// What runs a packed batch of s x s x s problems (ld = s, stride = s^2) where the size has a packed
 /// kernel (SmallKernelTable::packed_variant): kFlat that kernel, kColumns the square kernel. The
-/// packed kernels fill whole vectors with several problems at once by masked merges of A and B;
-/// where such loads cost more (AMD Zen 5, from memory: f64 3^3 at 43 % of the bound against 98 %
-/// for the square kernel), the columns win. Data, per CPU.
+/// packed kernels fill whole vectors with several problems at once (at 3: whole-vector loads of A
+/// and B and lane permutes; until 87d7742 masked merges, which on AMD Zen 5 ran f64 3^3 from memory
+/// at 43 % of the bound against 98 % for the square kernel). Which one wins is data, per CPU.
 enum class SmallPacked : int { kFlat, kColumns };
 inline constexpr int kSmallPackedChoices = 2;
 

@@ -404,7 +404,7 @@ constexpr int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }
 /// of a run: from the run's whole vectors (slots) that hold them, a pair of slots at a time (one
 /// slot where one is left): each step loads its slots, permutes lanes by a constant index and,
 /// after the first, blends into the lanes it serves. Loads are whole vectors of the run, so
-/// aligned runs read whole lines. Where more than kMaxSteps steps would be needed, masked merges
+/// aligned runs read whole lines. Where more than kMaxGatherSteps would be needed, masked merges
 /// (one per column or row, as lanes_where says).
 inline constexpr int kMaxGatherSteps = 3;
 
