@@ -45,13 +45,15 @@ struct Candidate {
   bool packed = false;  ///< a packed kernel (SmallKernelTable::packed_variant), not a square one
   std::vector<double> seconds;
   double median = 0;
+  std::int64_t problems = 0;  ///< problems a pass ran (time_candidates)
 };
 
 /// The square kernel's blockings that split differently from balanced, each with every prefetch
-/// and both vector cuts (where they differ), then the by_m kernel's prefetches and vector cuts: on
-/// s x s x s problems up to kPrefetchMaxRows rows, above that on s x 16 x 8 (small enough that
-/// kNextProblem prefetches: at s x s x s both would run alike); then the packed kernel's prefetches,
-/// where the size has a packed kernel.
+/// and both vector cuts (where they differ), then the by_m kernel's prefetches and vector cuts on a
+/// shape that is not square (squares run the square kernels, so by_m never runs one): s x s/2 x 2s
+/// up to kPrefetchMaxRows rows (8x4x16, 16x8x32; on 16x16x16 no prefetch won where next wins at
+/// 16x8x32), above that s x 16 x 8 (small enough that kNextProblem prefetches); then the packed
+/// kernel's prefetches, where the size has a packed kernel.
 template <typename T>
 std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, int s) {
   std::vector<Candidate<T>> out;
@@ -65,10 +67,12 @@ std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, i
       }
     }
   }
-  bool const square = s <= cpu::kPrefetchMaxRows;
+  bool const short_rows = s <= cpu::kPrefetchMaxRows;
+  int const by_m_n = short_rows ? std::max(1, s / 2) : 16;
+  int const by_m_k = short_rows ? std::min(2 * s, cpu::kSmallMax) : 8;
   for (int v = 0; v < cuts; ++v) {
     for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
-      out.push_back({table.by_m_variant[p][v][s], square ? s : 16, square ? s : 8, true, cpu::SmallBlocking::kBalanced,
+      out.push_back({table.by_m_variant[p][v][s], by_m_n, by_m_k, true, cpu::SmallBlocking::kBalanced,
                      cpu::SmallPrefetch(p), cpu::SmallVectors(v), false, {}, 0});
     }
   }
@@ -84,9 +88,10 @@ std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, i
   return out;
 }
 
-/// Times every candidate over `count` packed problems of size s (a candidate of smaller n, k runs as
-/// many problems of its own shape, packed): `reps` rounds, each candidate one pass per round, after
-/// one warm-up round. False when the operands cannot be allocated.
+/// Times every candidate over `count` packed problems of size s (a candidate of another n, k runs
+/// problems of its own shape, packed, as many as the buffers of s x s per problem hold): `reps`
+/// rounds, each candidate one pass per round, after one warm-up round. False when the operands
+/// cannot be allocated.
 template <typename T>
 bool time_candidates(std::vector<Candidate<T>>& candidates, int s, std::int64_t count, int reps) {
   std::int64_t const area = std::int64_t(s) * s;
@@ -103,12 +108,16 @@ bool time_candidates(std::vector<Candidate<T>>& candidates, int s, std::int64_t 
   fill_random(c, elements, 37 + s);
   // beta = 1 with alpha = 1 grows C pass by pass; alpha = 0.5 and beta = 0.5 keep it bounded.
   T const alpha = T(0.5), beta = T(0.5);
+  for (Candidate<T>& candidate : candidates) {
+    std::int64_t const s64 = s, n = candidate.n, k = candidate.k;
+    candidate.problems = count * area / std::max({s64 * k, k * n, s64 * n});
+  }
   for (int rep = 0; rep <= reps; ++rep) {  // rep 0 warms up
     for (Candidate<T>& candidate : candidates) {
       auto const start = std::chrono::steady_clock::now();
       int const n = candidate.n, k = candidate.k;
-      candidate.kernel(count, n, k, alpha, a, s, std::int64_t(s) * k, b, k, std::int64_t(k) * n, beta, c, s,
-                       std::int64_t(s) * n);
+      candidate.kernel(candidate.problems, n, k, alpha, a, s, std::int64_t(s) * k, b, k, std::int64_t(k) * n, beta, c,
+                       s, std::int64_t(s) * n);
       double const elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (rep > 0) candidate.seconds.push_back(elapsed);
     }
@@ -196,7 +205,7 @@ void tune_precision(char const* dtype, std::vector<std::int64_t> const& sizes, s
                                                : cpu::SmallPacked::kFlat;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       Candidate<T> const& c = candidates[i];
-      double const moved = double(count) * double(s * c.k + c.k * c.n + 2 * s * c.n) * double(sizeof(T));  // C twice
+      double const moved = double(c.problems) * double(s * c.k + c.k * c.n + 2 * s * c.n) * double(sizeof(T));  // C twice
       std::printf("%-5s %4d %-6s %-9s %3d %-8s %-6s %10.3f %8.2f %s\n", dtype, s,
                   c.packed ? "packed" : (c.by_m ? "by_m" : "square"), c.by_m || c.packed ? "-" : cpu::to_string(c.blocking),
                   c.by_m || c.packed ? 0 : table->square_block_columns[int(c.blocking)][int(c.vectors)][s],
@@ -271,7 +280,7 @@ int run_batched_cpu_tune(Options const& o) {
   std::int64_t const bytes = o.bytes > 0 ? o.bytes : (std::int64_t(1) << 30);  // the benchmark's size: 256 MiB picked differently
   int const reps = o.reps > 0 ? o.reps : 11;
   std::vector<cpu::SmallBlockingRow> rows;
-  std::printf("%-5s %4s %-6s %-9s %3s %-8s %-6s %10s %8s   (by_m above %d rows: m x 16 x 8)\n", "dtype", "n",
+  std::printf("%-5s %4s %-6s %-9s %3s %-8s %-6s %10s %8s   (by_m: m x m/2 x 2m, above %d rows m x 16 x 8)\n", "dtype", "n",
               "kernel", "blocking", "nb", "prefetch", "vectors", "ms median", "GB/s", cpu::kPrefetchMaxRows);
   bool const f64 = o.dtypes.empty() || std::find(o.dtypes.begin(), o.dtypes.end(), Dtype::kF64) != o.dtypes.end();
   bool const f32 = o.dtypes.empty() || std::find(o.dtypes.begin(), o.dtypes.end(), Dtype::kF32) != o.dtypes.end();
