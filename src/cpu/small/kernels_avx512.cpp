@@ -224,8 +224,10 @@ SmallKernelTable<typename Select::Packed::T> table_with_flat_packed(std::integer
   [&]<int... kPrefetch>(std::integer_sequence<int, kPrefetch...>) {
     (fill(std::integer_sequence<int, kPrefetch>{}), ...);
   }(std::make_integer_sequence<int, int(SmallPrefetch::kSpread)>{});
-  // A packed kernel prefetches a run at a time: spread is next there (SmallPrefetch).
+  // A packed kernel prefetches a run at a time: spread and step are next there (SmallPrefetch).
   ((table.packed_variant[int(SmallPrefetch::kSpread)][N] = table.packed_variant[int(SmallPrefetch::kNextProblem)][N]),
+   ...);
+  ((table.packed_variant[int(SmallPrefetch::kStep)][N] = table.packed_variant[int(SmallPrefetch::kNextProblem)][N]),
    ...);
   ((table.packed[N] = table.packed_variant[int(SmallPrefetch::kNone)][N]), ...);
   return table;

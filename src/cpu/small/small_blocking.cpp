@@ -28,6 +28,7 @@ char const* to_string(SmallPrefetch prefetch) {
     case SmallPrefetch::kNextProblem: return "next";
     case SmallPrefetch::kAhead: return "ahead";
     case SmallPrefetch::kSpread: return "spread";
+    case SmallPrefetch::kStep: return "step";
   }
   return "?";
 }

@@ -35,14 +35,25 @@ inline constexpr int kSmallBlockings = 3;
 /// (those columns of B and C and its share of A's columns), so the prefetches do not come in one
 /// burst of a few hundred lines that fills the miss queue (AMD Zen 5, f64 32x32x32 from memory:
 /// 31 GB/s without prefetch, 45 spread; 28x28x28: 41 and 47). The packed kernels prefetch a run
-/// at a time, so kSpread is kNextProblem there. A square kernel always does; a by_m kernel does up to kPrefetchMaxRows rows and above
-/// that while the problem's operands are small (below). It pays on some CPUs and sizes and costs on
-/// others (Intel Xeon: +5..29 % at 10..24, -8..12 % at 28 and 32; AMD Zen 4: -13..45 % at every
-/// size measured; AMD Zen 5, where masked accesses that miss the cache are slow: x2-2.5 at 5..7),
-/// so which one runs is data too, per CPU (this_cpu_tuning_key).
-enum class SmallPrefetch : int { kNone, kNextProblem, kAhead, kSpread };
-inline constexpr int kSmallPrefetches = 4;
+/// at a time, so kSpread and kStep are kNextProblem there. kStep spreads the prefetches of the
+/// problem about kStepLeadBytes further on (the next one at least) over the k loop: each step asks
+/// for that problem's column of A and one line of its B, and each column of C stored for the same
+/// column of its C. The burst forms cost where the data is already in cache: their loops of
+/// prefetches, not the prefetches, took AMD Zen 5 f64 16x8x32 in L2 (512 KiB, 1 thread) from 115 to
+/// 84 GF/s, while kStep ran at 113; from 1 GiB it ran 31 -> 34-36 GF/s against kNextProblem, f32
+/// 8x4x16 32 -> 40-44.
+/// A square kernel always prefetches as its mode says; a by_m kernel with a burst mode does up to
+/// kPrefetchMaxRows rows and above that while the problem's operands are small (below). It pays on
+/// some CPUs and sizes and costs on others (Intel Xeon: +5..29 % at 10..24, -8..12 % at 28 and 32;
+/// AMD Zen 4: -13..45 % at every size measured; AMD Zen 5, where masked accesses that miss the
+/// cache are slow: x2-2.5 at 5..7), so which one runs is data too, per CPU (this_cpu_tuning_key).
+enum class SmallPrefetch : int { kNone, kNextProblem, kAhead, kSpread, kStep };
+inline constexpr int kSmallPrefetches = 5;
 inline constexpr std::int64_t kPrefetchAheadBytes = 1024;
+/// How far ahead kStep prefetches: problems in flight hold about this many bytes (AMD Zen 5, from
+/// 1 GiB, 1 thread: one problem ahead left f32 8x4x16 at 28 GF/s, 16 KiB ran it at 40-44; 32 and 64
+/// KiB less).
+inline constexpr std::int64_t kStepLeadBytes = 16 * 1024;
 
 /// How a column of m rows is cut into vectors. kWide: as few vectors as the widest width allows, the
 /// last one narrowed to the rows it holds. kSplit, where one wide vector would hold the column with

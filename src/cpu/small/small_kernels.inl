@@ -82,12 +82,36 @@ template <class TV, class V>
   }
 }
 
+/// Under SmallPrefetch::kStep, what a block prefetches of the next problem: its A from the block's
+/// first row, its B and C from the block's first column.
+template <typename T>
+struct NextBlock {
+  T const* A = nullptr;
+  T const* B = nullptr;
+  T const* C = nullptr;
+};
+
+/// Prefetches (into L1) the lines of a column of kRows elements at p, at any alignment.
+template <int kRows, typename T>
+[[gnu::always_inline]] inline void prefetch_column(T const* p) {
+  constexpr int kBytes = kRows * int(sizeof(T));
+  auto const* bytes = reinterpret_cast<char const*>(p);
+#pragma GCC unroll 8
+  for (int offset = 0; offset < kBytes; offset += 64) __builtin_prefetch(bytes + offset, 0, 3);
+  if constexpr (kBytes % 64 != 0) __builtin_prefetch(bytes + kBytes - 1, 0, 3);
+}
+
 /// C(0:MR, 0:NB) = alpha * A(0:MR, 0:k) * B(0:k, 0:NB) + beta * C. K > 0: k is compile-time. The
 /// rows are kWide vectors of V and, where the last rows fit a narrower vector, one vector of TV.
-template <class V, int MR, int NB, int K>
+/// kStep (SmallPrefetch::kStep): each step l also prefetches column l of the next problem's A and
+/// one line of its B (a block's B is at most 8 columns: k lines cover it where ldb = k), and each
+/// column stored prefetches that column of the next C, so its lines are asked for at the pace
+/// they are used instead of in a burst before the problem.
+template <class V, int MR, int NB, int K, bool kStep = false>
 [[gnu::always_inline]]
 inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* A, std::int64_t lda,
-                  typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C, std::int64_t ldc) {
+                       typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C, std::int64_t ldc,
+                       NextBlock<typename V::T> next = {}) {
   using Reg = typename V::Reg;
   constexpr int kVectors = (MR + V::kWidth - 1) / V::kWidth;
   constexpr int kTail = MR - (kVectors - 1) * V::kWidth;  // rows in the last vector
@@ -142,6 +166,10 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
       for (int v = 0; v < kWide; ++v) acc[v][j] = V::fma(a[v], b, acc[v][j]);
       if constexpr (kNarrowTail) acc_tail[j] = TV::fma(a_tail, low_lanes<TV, V>(b), acc_tail[j]);
     }
+    if constexpr (kStep) {
+      prefetch_column<MR>(next.A + l * lda);
+      __builtin_prefetch(reinterpret_cast<char const*>(next.B) + 64 * l, 0, 3);
+    }
   };
   // A compile-time k of up to 16 is unrolled whole for one-vector columns (GCC left k = 7, 8 and 12
   // as loops: a counter, a compare and a branch per step, and address arithmetic it could not fold).
@@ -164,6 +192,7 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
   auto const store_block = [&]<bool kScale, bool kReadC>() __attribute__((always_inline)) {
 #pragma GCC unroll 16
     for (int j = 0; j < NB; ++j) {
+      if constexpr (kStep) prefetch_column<MR>(next.C + j * ldc);
 #pragma GCC unroll 8
       for (int v = 0; v < kWide; ++v) {
         auto* c = C + j * ldc + v * V::kWidth;
@@ -197,24 +226,24 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
 
 /// A block called out of line, so that several blocks of one problem do not share one register
 /// allocation (inlined, f32 24x24x24's three blocks spilled the A vectors to the stack).
-template <class V, int MR, int NB, int K>
+template <class V, int MR, int NB, int K, bool kStep>
 [[gnu::noinline]] void block_call(int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                                   typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
-                                  std::int64_t ldc) {
-  block_body<V, MR, NB, K>(k, alpha, A, lda, B, ldb, beta, C, ldc);
+                                  std::int64_t ldc, NextBlock<typename V::T> next) {
+  block_body<V, MR, NB, K, kStep>(k, alpha, A, lda, B, ldb, beta, C, ldc, next);
 }
 
 /// One block: inlined into the batch loop where a column is one vector (m <= width: a call per
 /// problem, its arguments reloaded from the stack, was a large part of the time of a 5x5x5 f64
 /// problem, and GCC inlined some sizes and not others), called otherwise.
-template <class V, int MR, int NB, int K>
+template <class V, int MR, int NB, int K, bool kStep>
 [[gnu::always_inline]] inline void block(int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                                          typename V::T const* B, std::int64_t ldb, typename V::T beta,
-                                         typename V::T* C, std::int64_t ldc) {
+                                         typename V::T* C, std::int64_t ldc, NextBlock<typename V::T> next) {
   if constexpr (MR <= V::kWidth) {
-    block_body<V, MR, NB, K>(k, alpha, A, lda, B, ldb, beta, C, ldc);
+    block_body<V, MR, NB, K, kStep>(k, alpha, A, lda, B, ldb, beta, C, ldc, next);
   } else {
-    block_call<V, MR, NB, K>(k, alpha, A, lda, B, ldb, beta, C, ldc);
+    block_call<V, MR, NB, K, kStep>(k, alpha, A, lda, B, ldb, beta, C, ldc, next);
   }
 }
 
@@ -251,16 +280,16 @@ constexpr int columns_per_block(int row_vectors) {
 }
 
 /// Runs `block` for a remainder of `columns` < NB columns, as a compile-time column count.
-template <class V, int MR, int NB, int K>
+template <class V, int MR, int NB, int K, bool kStep>
 [[gnu::always_inline]]
 inline void tail_columns(int columns, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                          typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
-                         std::int64_t ldc) {
+                         std::int64_t ldc, NextBlock<typename V::T> next) {
   if constexpr (NB > 0) {
     if (columns == NB) {
-      block<V, MR, NB, K>(k, alpha, A, lda, B, ldb, beta, C, ldc);
+      block<V, MR, NB, K, kStep>(k, alpha, A, lda, B, ldb, beta, C, ldc, next);
     } else {
-      tail_columns<V, MR, NB - 1, K>(columns, k, alpha, A, lda, B, ldb, beta, C, ldc);
+      tail_columns<V, MR, NB - 1, K, kStep>(columns, k, alpha, A, lda, B, ldb, beta, C, ldc, next);
     }
   }
 }
@@ -279,9 +308,10 @@ template <typename T>
   prefetch_columns(C + j * ldc, rows, columns, ldc);
 }
 
-/// All columns for rows [0, MR): full NB-column blocks, then the remainder. With A_next (kSpread),
-/// each block first prefetches its part of the next problem.
-template <class V, int MR, int N, int K, int kBlocking>
+/// All columns for rows [0, MR): full NB-column blocks, then the remainder. With A_next, the next
+/// problem's A, B and C at these rows: kSpread has each block first prefetch its part of them,
+/// kStep hands each block its part (NextBlock).
+template <class V, int MR, int N, int K, int kBlocking, bool kStep = false>
 [[gnu::always_inline]]
 inline void row_block(int n_runtime, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                       typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
@@ -289,19 +319,28 @@ inline void row_block(int n_runtime, int k, typename V::T alpha, typename V::T c
                       typename V::T const* C_next) {
   constexpr int kNB = N > 0 ? columns_per_block<V, N, kBlocking>(row_vectors<V>(MR)) : block_columns<V>(row_vectors<V>(MR));
   int const n = N > 0 ? N : n_runtime, k_all = K > 0 ? K : k;
+  // Every block reads all of A: the first asks for the next problem's, the others for their own A's
+  // lines (in L1 by then: the instructions stay branch-free, the memory system does not see them twice).
+  auto const next = [&](int j) {
+    return NextBlock<typename V::T>{j == 0 ? A_next : A, B_next + j * ldb, C_next + j * ldc};
+  };
   int j = 0;
   for (; j + kNB <= n; j += kNB) {
-    if (A_next != nullptr) prefetch_problem_columns(A_next, lda, B_next, ldb, C_next, ldc, MR, n, k_all, j, kNB);
-    block<V, MR, kNB, K>(k, alpha, A, lda, B + j * ldb, ldb, beta, C + j * ldc, ldc);
+    if (!kStep && A_next != nullptr) prefetch_problem_columns(A_next, lda, B_next, ldb, C_next, ldc, MR, n, k_all, j, kNB);
+    block<V, MR, kNB, K, kStep>(k, alpha, A, lda, B + j * ldb, ldb, beta, C + j * ldc, ldc,
+                                kStep ? next(j) : NextBlock<typename V::T>{});
   }
   if (j < n) {
-    if (A_next != nullptr) prefetch_problem_columns(A_next, lda, B_next, ldb, C_next, ldc, MR, n, k_all, j, n - j);
-    tail_columns<V, MR, kNB - 1, K>(n - j, k, alpha, A, lda, B + j * ldb, ldb, beta, C + j * ldc, ldc);
+    if (!kStep && A_next != nullptr) {
+      prefetch_problem_columns(A_next, lda, B_next, ldb, C_next, ldc, MR, n, k_all, j, n - j);
+    }
+    tail_columns<V, MR, kNB - 1, K, kStep>(n - j, k, alpha, A, lda, B + j * ldb, ldb, beta, C + j * ldc, ldc,
+                                           kStep ? next(j) : NextBlock<typename V::T>{});
   }
 }
 
 /// The whole problem: rows in blocks of kRowVectors vectors, the last block possibly shorter.
-template <class V, int M, int N, int K, int kBlocking = 0, int Row0 = 0>
+template <class V, int M, int N, int K, int kBlocking = 0, bool kStep = false, int Row0 = 0>
 [[gnu::always_inline]]
 inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                        typename V::T const* B, std::int64_t ldb, typename V::T beta, typename V::T* C,
@@ -309,10 +348,11 @@ inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A
                        typename V::T const* C_next = nullptr) {
   constexpr int kRows = row_vectors<V>(M - Row0) * V::kWidth;
   constexpr int kMR = (M - Row0) < kRows ? (M - Row0) : kRows;
-  row_block<V, kMR, N, K, kBlocking>(n, k, alpha, A + Row0, lda, B, ldb, beta, C + Row0, ldc,
-                                     A_next ? A_next + Row0 : nullptr, B_next, C_next ? C_next + Row0 : nullptr);
+  row_block<V, kMR, N, K, kBlocking, kStep>(n, k, alpha, A + Row0, lda, B, ldb, beta, C + Row0, ldc,
+                                            A_next ? A_next + Row0 : nullptr, B_next, C_next ? C_next + Row0 : nullptr);
   if constexpr (Row0 + kMR < M) {
-    small_gemm<V, M, N, K, kBlocking, Row0 + kMR>(n, k, alpha, A, lda, B, ldb, beta, C, ldc, A_next, B_next, C_next);
+    small_gemm<V, M, N, K, kBlocking, kStep, Row0 + kMR>(n, k, alpha, A, lda, B, ldb, beta, C, ldc, A_next, B_next,
+                                                         C_next);
   }
 }
 
@@ -348,9 +388,21 @@ void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typ
         std::int64_t(larger(larger(M * k_all, k_all * n_all), M * n_all)) * std::int64_t(sizeof(typename V::T));
     ahead = kPrefetchAheadBytes > bytes ? kPrefetchAheadBytes / bytes : 1;
   }
+  constexpr bool kStep = kPrefetch == int(SmallPrefetch::kStep);
+  std::int64_t lead = 1;
+  if constexpr (kStep) {
+    std::int64_t const bytes = std::int64_t(M * k_all + k_all * n_all + M * n_all) * std::int64_t(sizeof(typename V::T));
+    lead = kStepLeadBytes > bytes ? kStepLeadBytes / bytes : 1;
+  }
   for (std::int64_t b = 0; b < count; ++b) {
     typename V::T const *A_next = nullptr, *B_next = nullptr, *C_next = nullptr;
-    if (prefetch && b + ahead < count) {
+    if constexpr (kStep) {
+      // The last problems prefetch their own lines: no branch in the blocks, nothing read past the batch.
+      std::int64_t const next = b + lead < count ? b + lead : b;
+      A_next = A + next * stride_a;
+      B_next = B + next * stride_b;
+      C_next = C + next * stride_c;
+    } else if (prefetch && b + ahead < count) {
       if constexpr (kPrefetch == int(SmallPrefetch::kSpread)) {
         A_next = A + (b + 1) * stride_a;
         B_next = B + (b + 1) * stride_b;
@@ -360,8 +412,8 @@ void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typ
                                  C + (b + ahead) * stride_c, ldc, M, n_all, k_all, 0, n_all);
       }
     }
-    small_gemm<V, M, N, K, kBlocking>(n, k, alpha, A + b * stride_a, lda, B + b * stride_b, ldb, beta, C + b * stride_c,
-                                      ldc, A_next, B_next, C_next);
+    small_gemm<V, M, N, K, kBlocking, kStep>(n, k, alpha, A + b * stride_a, lda, B + b * stride_b, ldb, beta,
+                                             C + b * stride_c, ldc, A_next, B_next, C_next);
   }
 }
 
@@ -585,10 +637,10 @@ SmallKernelTable<typename Select::Packed::T> make_table(char const* isa, std::in
        ...);
     }
   };
-  static_assert(kSmallBlockings == 3 && kSmallPrefetches == 4 && kSmallVectorChoices == 2);
+  static_assert(kSmallBlockings == 3 && kSmallPrefetches == 5 && kSmallVectorChoices == 2);
   [&]<int... kCombination>(std::integer_sequence<int, kCombination...>) {
-    (fill(std::integer_sequence<int, kCombination / 8, kCombination / 2 % 4, kCombination % 2>{}), ...);
-  }(std::make_integer_sequence<int, 24>{});
+    (fill(std::integer_sequence<int, kCombination / 10, kCombination / 2 % 5, kCombination % 2>{}), ...);
+  }(std::make_integer_sequence<int, 30>{});
   ((table.split_differs[S + 1] =
         Select::template Split<S + 1>::kWidth != Select::template For<S + 1>::kWidth),
    ...);

@@ -180,7 +180,7 @@ TYPED_TEST(SmallKernels, PackedKernelsRunWholeVectorsAndTheRemainder) {
 template <typename T>
 ::testing::AssertionResult check_strided_run(cpu::SmallKernelTable<T> const& table, int m, int n, int k,
                                              std::int64_t count, std::int64_t ld_pad, std::int64_t gap, double alpha,
-                                             double beta) {
+                                             double beta, cpu::SmallGemmFn<T> forced = nullptr) {
   std::int64_t const lda = m + ld_pad, ldb = k + ld_pad, ldc = m + ld_pad;
   std::int64_t const stride_a = lda * k + gap, stride_b = ldb * n + gap, stride_c = ldc * n + gap;
   constexpr std::int64_t kGuard = 64;
@@ -202,7 +202,7 @@ template <typename T>
     if (in_window(e)) c0[e] = beta == 0.0 ? std::numeric_limits<T>::quiet_NaN() : random_value<T>(rng);
   std::vector<T> const C_before = C;
 
-  cpu::SmallGemmFn<T> const kernel = table.lookup(m, n, k);
+  cpu::SmallGemmFn<T> const kernel = forced != nullptr ? forced : table.lookup(m, n, k);
   if (kernel == nullptr) return ::testing::AssertionFailure() << "no kernel";
   kernel(count, n, k, T(alpha), A.data(), lda, stride_a, B.data(), ldb, stride_b, T(beta), c0, ldc, stride_c);
 
@@ -246,6 +246,33 @@ TYPED_TEST(SmallKernels, StridedRunsWriteOnlyTheirWindows) {
                   << " beta=" << beta;
             }
           }
+        }
+      }
+    }
+  }
+}
+
+/// Every prefetch of the square and by_m kernels on strided runs: each problem hands the next one's
+/// operands to its blocks (SmallPrefetch::kStep) or prefetches them itself, and the last has none.
+TYPED_TEST(SmallKernels, EveryPrefetchRunsAStridedBatch) {
+  auto const tables = tables_this_cpu_runs<TypeParam>();
+  if (tables.empty()) GTEST_SKIP() << "CPU has neither AVX-512 nor AVX2+FMA";
+  int const wide = int(cpu::SmallVectors::kWide);
+  for (auto const& t : tables) {
+    for (int s : {1, 3, 5, 8, 13, 16, 20, 24, 31, 32}) {
+      for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
+        std::string const what = t.name + " " + cpu::to_string(cpu::SmallPrefetch(p)) + " s=" + std::to_string(s);
+        for (int b = 0; b < cpu::kSmallBlockings; ++b) {
+          for (double beta : {0.0, -0.5}) {
+            EXPECT_TRUE(check_strided_run(*t.table, s, s, s, 5, 3, 5, 0.75, beta, t.table->square_variant[b][p][wide][s]))
+                << what << " " << cpu::to_string(cpu::SmallBlocking(b)) << " beta=" << beta;
+          }
+        }
+        for (auto const& [n, k] : {std::pair{s / 2 + 1, 2 * s}, std::pair{17, 2}, std::pair{3, 29}}) {
+          EXPECT_TRUE(check_strided_run(*t.table, s, n, k, 5, 0, 0, 1.0, 1.0, t.table->by_m_variant[p][wide][s]))
+              << what << " by_m n=" << n << " k=" << k;
+          EXPECT_TRUE(check_strided_run(*t.table, s, n, k, 4, 3, 5, 0.75, 0.0, t.table->by_m_variant[p][wide][s]))
+              << what << " by_m padded n=" << n << " k=" << k;
         }
       }
     }
