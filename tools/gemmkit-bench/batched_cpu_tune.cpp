@@ -33,6 +33,20 @@ namespace {
 /// the candidates take turns, and a flip on noise would only churn the table.
 constexpr double kKeepDefaultWithin = 0.03;
 
+/// Within kKeepDefaultWithin of the pick at the benchmark's size, a candidate faster by more than
+/// that on a batch of this size (in L2 on the CPUs tuned so far) takes the row: the burst prefetches
+/// cost there what they gain from memory (AMD Zen 5, f64 16x8x32 in L2: 84 GF/s with next, 113 with
+/// step, within 1 % of each other from 1 GiB). Each pass runs the batch kCachePassRepeats times.
+constexpr std::int64_t kCacheBytes = 512 * 1024;
+constexpr int kCachePassRepeats = 128;
+
+/// A candidate's passes over one batch size.
+struct Timing {
+  std::vector<double> seconds;
+  double median = 0;
+  std::int64_t problems = 0;  ///< problems a pass ran (time_candidates)
+};
+
 /// One kernel the tuner times at a size, on problems of m = the size and n, k as given.
 template <typename T>
 struct Candidate {
@@ -43,9 +57,8 @@ struct Candidate {
   cpu::SmallPrefetch prefetch = cpu::SmallPrefetch::kNone;
   cpu::SmallVectors vectors = cpu::SmallVectors::kWide;
   bool packed = false;  ///< a packed kernel (SmallKernelTable::packed_variant), not a square one
-  std::vector<double> seconds;
-  double median = 0;
-  std::int64_t problems = 0;  ///< problems a pass ran (time_candidates)
+  Timing memory;        ///< over the benchmark's batch (--bytes)
+  Timing cache;         ///< over kCacheBytes
 };
 
 /// The square kernel's blockings that split differently from balanced, each with every prefetch
@@ -63,7 +76,7 @@ std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, i
       if (b > 0 && table.square_block_columns[b][v][s] == table.square_block_columns[0][v][s]) continue;
       for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
         out.push_back({table.square_variant[b][p][v][s], s, s, false, cpu::SmallBlocking(b), cpu::SmallPrefetch(p),
-                       cpu::SmallVectors(v), false, {}, 0});
+                       cpu::SmallVectors(v), false, {}, {}});
       }
     }
   }
@@ -73,7 +86,7 @@ std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, i
   for (int v = 0; v < cuts; ++v) {
     for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
       out.push_back({table.by_m_variant[p][v][s], by_m_n, by_m_k, true, cpu::SmallBlocking::kBalanced,
-                     cpu::SmallPrefetch(p), cpu::SmallVectors(v), false, {}, 0});
+                     cpu::SmallPrefetch(p), cpu::SmallVectors(v), false, {}, {}});
     }
   }
   for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
@@ -83,17 +96,18 @@ std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, i
     });
     if (timed) continue;  // one kernel under two prefetch names (the 2x2 kernel; spread is next)
     out.push_back({table.packed_variant[p][s], s, s, false, cpu::SmallBlocking::kBalanced, cpu::SmallPrefetch(p),
-                   cpu::SmallVectors::kWide, true, {}, 0});
+                   cpu::SmallVectors::kWide, true, {}, {}});
   }
   return out;
 }
 
 /// Times every candidate over `count` packed problems of size s (a candidate of another n, k runs
 /// problems of its own shape, packed, as many as the buffers of s x s per problem hold): `reps`
-/// rounds, each candidate one pass per round, after one warm-up round. False when the operands
-/// cannot be allocated.
+/// rounds, each candidate one pass per round (a pass: the batch `repeats` times), after one warm-up
+/// round; into each candidate's `timing`. False when the operands cannot be allocated.
 template <typename T>
-bool time_candidates(std::vector<Candidate<T>>& candidates, int s, std::int64_t count, int reps) {
+bool time_candidates(std::vector<Candidate<T>>& candidates, int s, std::int64_t count, int reps, int repeats,
+                     Timing Candidate<T>::*timing) {
   std::int64_t const area = std::int64_t(s) * s;
   std::size_t const elements = std::size_t(count * area);
   Buffer const a_buffer = allocate_aligned(elements * sizeof(T));
@@ -110,43 +124,50 @@ bool time_candidates(std::vector<Candidate<T>>& candidates, int s, std::int64_t 
   T const alpha = T(0.5), beta = T(0.5);
   for (Candidate<T>& candidate : candidates) {
     std::int64_t const s64 = s, n = candidate.n, k = candidate.k;
-    candidate.problems = count * area / std::max({s64 * k, k * n, s64 * n});
+    (candidate.*timing).problems = std::max<std::int64_t>(1, count * area / std::max({s64 * k, k * n, s64 * n}));
   }
   for (int rep = 0; rep <= reps; ++rep) {  // rep 0 warms up
     for (Candidate<T>& candidate : candidates) {
-      auto const start = std::chrono::steady_clock::now();
+      Timing& t = candidate.*timing;
       int const n = candidate.n, k = candidate.k;
-      candidate.kernel(candidate.problems, n, k, alpha, a, s, std::int64_t(s) * k, b, k, std::int64_t(k) * n, beta, c,
-                       s, std::int64_t(s) * n);
+      auto const start = std::chrono::steady_clock::now();
+      for (int r = 0; r < repeats; ++r) {
+        candidate.kernel(t.problems, n, k, alpha, a, s, std::int64_t(s) * k, b, k, std::int64_t(k) * n, beta, c, s,
+                         std::int64_t(s) * n);
+      }
       double const elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (rep > 0) candidate.seconds.push_back(elapsed);
+      if (rep > 0) t.seconds.push_back(elapsed / repeats);
     }
   }
-  for (Candidate<T>& candidate : candidates) candidate.median = summarize(candidate.seconds).median;
+  for (Candidate<T>& candidate : candidates) (candidate.*timing).median = summarize((candidate.*timing).seconds).median;
   return true;
 }
 
 /// `challenger`'s time over `incumbent`'s, round by round, median over the rounds (1 without rounds).
 template <typename T>
-double median_ratio(Candidate<T> const& challenger, Candidate<T> const& incumbent) {
+double median_ratio(Candidate<T> const& challenger, Candidate<T> const& incumbent,
+                    Timing Candidate<T>::*timing = &Candidate<T>::memory) {
   std::vector<double> ratios;
-  for (std::size_t r = 0; r < challenger.seconds.size() && r < incumbent.seconds.size(); ++r) {
-    ratios.push_back(challenger.seconds[r] / incumbent.seconds[r]);
-  }
+  auto const& mine = (challenger.*timing).seconds;
+  auto const& theirs = (incumbent.*timing).seconds;
+  for (std::size_t r = 0; r < mine.size() && r < theirs.size(); ++r) ratios.push_back(mine[r] / theirs[r]);
   return ratios.empty() ? 1.0 : summarize(ratios).median;
 }
 
 /// Whether `challenger` beats `incumbent` by more than kKeepDefaultWithin.
 template <typename T>
-bool faster_than(Candidate<T> const& challenger, Candidate<T> const& incumbent) {
-  return median_ratio(challenger, incumbent) < 1 / (1 + kKeepDefaultWithin);
+bool faster_than(Candidate<T> const& challenger, Candidate<T> const& incumbent,
+                 Timing Candidate<T>::*timing = &Candidate<T>::memory) {
+  return median_ratio(challenger, incumbent, timing) < 1 / (1 + kKeepDefaultWithin);
 }
 
 /// The index of the fastest candidate of one kernel kind (by_m: of the vector cut `vectors`), or
 /// the default's (balanced, default_prefetch, wide; by_m: `vectors`) unless that one is faster by
-/// more than kKeepDefaultWithin. Compared round by round: each candidate's time over the default's
-/// in the same round, median over the rounds. The rounds' conditions drift on a shared machine
-/// (whole passes 2x slower for a while); the ratio of two passes timed back to back does not.
+/// more than kKeepDefaultWithin; then, of the candidates within kKeepDefaultWithin of that pick over
+/// the benchmark's batch, the fastest in cache if it beats the pick there by more than that.
+/// Compared round by round: each candidate's time over the default's in the same round, median
+/// over the rounds. The rounds' conditions drift on a shared machine (whole passes 2x slower for a
+/// while); the ratio of two passes timed back to back does not.
 template <typename T>
 std::size_t pick(std::vector<Candidate<T>> const& candidates, bool by_m, cpu::SmallPrefetch default_prefetch,
                  cpu::SmallVectors vectors = cpu::SmallVectors::kWide) {
@@ -168,7 +189,17 @@ std::size_t pick(std::vector<Candidate<T>> const& candidates, bool by_m, cpu::Sm
     double const ratio = median_ratio(candidates[i], candidates[fallback]);
     if (ratio < best_ratio) best = i, best_ratio = ratio;
   }
-  return best != fallback && faster_than(candidates[best], candidates[fallback]) ? best : fallback;
+  std::size_t const chosen = best != fallback && faster_than(candidates[best], candidates[fallback]) ? best : fallback;
+  std::size_t in_cache = chosen;
+  double cache_ratio = 1;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (!eligible(candidates[i]) || i == chosen) continue;
+    if (median_ratio(candidates[i], candidates[chosen]) > 1 + kKeepDefaultWithin) continue;
+    double const ratio = median_ratio(candidates[i], candidates[chosen], &Candidate<T>::cache);
+    if (ratio < cache_ratio) in_cache = i, cache_ratio = ratio;
+  }
+  return in_cache != chosen && faster_than(candidates[in_cache], candidates[chosen], &Candidate<T>::cache) ? in_cache
+                                                                                                           : chosen;
 }
 
 /// The packed candidate that runs the packed kernel of `prefetch` (the square pick's: a row has one
@@ -193,7 +224,9 @@ void tune_precision(char const* dtype, std::vector<std::int64_t> const& sizes, s
     std::int64_t const per_problem = 3 * std::int64_t(s) * s * std::int64_t(sizeof(T));
     std::int64_t const count = std::max<std::int64_t>(1, bytes / per_problem);
     std::vector<Candidate<T>> candidates = candidates_at(*table, s);
-    if (!time_candidates(candidates, s, count, reps)) {
+    std::int64_t const cache_count = std::max<std::int64_t>(1, kCacheBytes / per_problem);
+    if (!time_candidates(candidates, s, count, reps, 1, &Candidate<T>::memory) ||
+        !time_candidates(candidates, s, cache_count, reps, kCachePassRepeats, &Candidate<T>::cache)) {
       std::printf("%-5s %4d  allocation failed\n", dtype, s);
       continue;
     }
@@ -205,11 +238,13 @@ void tune_precision(char const* dtype, std::vector<std::int64_t> const& sizes, s
                                                : cpu::SmallPacked::kFlat;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       Candidate<T> const& c = candidates[i];
-      double const moved = double(c.problems) * double(s * c.k + c.k * c.n + 2 * s * c.n) * double(sizeof(T));  // C twice
-      std::printf("%-5s %4d %-6s %-9s %3d %-8s %-6s %10.3f %8.2f %s\n", dtype, s,
+      double const per_problem_bytes = double(s * c.k + c.k * c.n + 2 * s * c.n) * double(sizeof(T));  // C twice
+      std::printf("%-5s %4d %-6s %-9s %3d %-8s %-6s %10.3f %8.2f %8.2f %s\n", dtype, s,
                   c.packed ? "packed" : (c.by_m ? "by_m" : "square"), c.by_m || c.packed ? "-" : cpu::to_string(c.blocking),
                   c.by_m || c.packed ? 0 : table->square_block_columns[int(c.blocking)][int(c.vectors)][s],
-                  cpu::to_string(c.prefetch), cpu::to_string(c.vectors), c.median * 1e3, moved / c.median * 1e-9,
+                  cpu::to_string(c.prefetch), cpu::to_string(c.vectors), c.memory.median * 1e3,
+                  double(c.memory.problems) * per_problem_bytes / c.memory.median * 1e-9,
+                  double(c.cache.problems) * per_problem_bytes / c.cache.median * 1e-9,
                   i == square || i == by_m || (i == packed && packed_choice == cpu::SmallPacked::kFlat) ? "<" : "");
     }
     rows->push_back({cpu::this_cpu_tuning_key(), table->isa, int(sizeof(T)), s, candidates[square].blocking,
@@ -280,8 +315,9 @@ int run_batched_cpu_tune(Options const& o) {
   std::int64_t const bytes = o.bytes > 0 ? o.bytes : (std::int64_t(1) << 30);  // the benchmark's size: 256 MiB picked differently
   int const reps = o.reps > 0 ? o.reps : 11;
   std::vector<cpu::SmallBlockingRow> rows;
-  std::printf("%-5s %4s %-6s %-9s %3s %-8s %-6s %10s %8s   (by_m: m x m/2 x 2m, above %d rows m x 16 x 8)\n", "dtype", "n",
-              "kernel", "blocking", "nb", "prefetch", "vectors", "ms median", "GB/s", cpu::kPrefetchMaxRows);
+  std::printf("%-5s %4s %-6s %-9s %3s %-8s %-6s %10s %8s %8s   (by_m: m x m/2 x 2m, above %d rows m x 16 x 8; cache: %lld KiB)\n",
+              "dtype", "n", "kernel", "blocking", "nb", "prefetch", "vectors", "ms median", "GB/s", "GB/s $",
+              cpu::kPrefetchMaxRows, static_cast<long long>(kCacheBytes >> 10));
   bool const f64 = o.dtypes.empty() || std::find(o.dtypes.begin(), o.dtypes.end(), Dtype::kF64) != o.dtypes.end();
   bool const f32 = o.dtypes.empty() || std::find(o.dtypes.begin(), o.dtypes.end(), Dtype::kF32) != o.dtypes.end();
   if (f64) tune_precision<double>("f64", sizes, bytes, reps, &rows);
@@ -299,7 +335,9 @@ int run_batched_cpu_tune(Options const& o) {
   std::string const note = "# " + cpu + ": " + what + "on " + machine.cpu_model + ", commit " + machine.commit + ", " + date +
                            " (median of " + std::to_string(reps) + " passes over " + std::to_string(bytes >> 20) +
                            " MiB,\n#   one thread, candidates taking turns; the default kept unless another's median time over it, round\n#   by round, is over " +
-                           std::to_string(int(kKeepDefaultWithin * 100)) + " % faster).\n";
+                           std::to_string(int(kKeepDefaultWithin * 100)) + " % faster; within that of the pick, the fastest over " +
+                           std::to_string(kCacheBytes >> 10) + " KiB\n#   if it is over " +
+                           std::to_string(int(kKeepDefaultWithin * 100)) + " % faster there).\n";
   std::string const table = merged_table(rows, cpu, note, whole);
   return print_and_write_table(table, o.tune_out, table);
 }
