@@ -367,8 +367,9 @@ inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A
 /// ahead instead of one (55b44de): f32 10 0.95 -> 1.04, but f64 16 1.10 -> 1.05, f32 20 0.90 ->
 /// 0.88, f32 24 1.00-1.03 -> 0.94-0.96; not taken. On an AMD Zen 4 every software prefetch tried
 /// (into L1, L2 or L3, 10 to 32 rows) lost: f64 20 0.67 with against 1.07 without.
-/// by_m kernels (n, k at run time) prefetch up to kPrefetchMaxRows rows, and above that while the
-/// problem's A, B and C take at most kPrefetchMaxBytesByM bytes (small_kernels.hpp).
+/// by_m kernels (n, k at run time) with a burst form prefetch up to kPrefetchMaxRows rows, and above
+/// that while the problem's A, B and C take at most kPrefetchMaxBytesByM bytes (small_kernels.hpp);
+/// kStep spreads its prefetches over the k loop and always runs.
 
 constexpr int larger(int a, int b) { return a > b ? a : b; }  // no <algorithm> here (file comment)
 
