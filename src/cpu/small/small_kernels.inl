@@ -373,6 +373,11 @@ inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A
 
 constexpr int larger(int a, int b) { return a > b ? a : b; }  // no <algorithm> here (file comment)
 
+/// Problems (or runs) of `bytes` each that fit in `lead_bytes`, at least 1: how far ahead a prefetch reaches.
+constexpr std::int64_t problems_within(std::int64_t lead_bytes, std::int64_t bytes) {
+  return lead_bytes > bytes ? lead_bytes / bytes : 1;
+}
+
 template <class V, int M, int N, int K, int kBlocking = 0, int kPrefetch = 0>
 void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typename V::T const* A, std::int64_t lda,
                       std::int64_t stride_a, typename V::T const* B, std::int64_t ldb, std::int64_t stride_b,
@@ -383,23 +388,19 @@ void small_gemm_entry(std::int64_t count, int n, int k, typename V::T alpha, typ
       kPrefetch != int(SmallPrefetch::kNone) &&
       (N > 0 || M <= kPrefetchMaxRows ||
        std::int64_t(M * k + k * n + M * n) * std::int64_t(sizeof(typename V::T)) <= kPrefetchMaxBytesByM);
-  std::int64_t ahead = 1;
-  if constexpr (kPrefetch == int(SmallPrefetch::kAhead)) {
-    std::int64_t const bytes =
-        std::int64_t(larger(larger(M * k_all, k_all * n_all), M * n_all)) * std::int64_t(sizeof(typename V::T));
-    ahead = kPrefetchAheadBytes > bytes ? kPrefetchAheadBytes / bytes : 1;
-  }
   constexpr bool kStep = kPrefetch == int(SmallPrefetch::kStep);
-  std::int64_t lead = 1;
-  if constexpr (kStep) {
-    std::int64_t const bytes = std::int64_t(M * k_all + k_all * n_all + M * n_all) * std::int64_t(sizeof(typename V::T));
-    lead = kStepLeadBytes > bytes ? kStepLeadBytes / bytes : 1;
+  constexpr std::int64_t kElement = sizeof(typename V::T);
+  std::int64_t ahead = 1;  // kAhead: by the largest operand; kStep: by the whole problem
+  if constexpr (kPrefetch == int(SmallPrefetch::kAhead)) {
+    ahead = problems_within(kPrefetchAheadBytes, larger(larger(M * k_all, k_all * n_all), M * n_all) * kElement);
+  } else if constexpr (kStep) {
+    ahead = problems_within(kStepLeadBytes, std::int64_t(M * k_all + k_all * n_all + M * n_all) * kElement);
   }
   for (std::int64_t b = 0; b < count; ++b) {
     typename V::T const *A_next = nullptr, *B_next = nullptr, *C_next = nullptr;
     if constexpr (kStep) {
       // The last problems prefetch their own lines: no branch in the blocks, nothing read past the batch.
-      std::int64_t const next = b + lead < count ? b + lead : b;
+      std::int64_t const next = b + ahead < count ? b + ahead : b;
       A_next = A + next * stride_a;
       B_next = B + next * stride_b;
       C_next = C + next * stride_c;
@@ -573,7 +574,7 @@ void packed_flat_entry(std::int64_t count, int, int, typename V::T alpha, typena
   std::int64_t const runs = count / kProblems;
   constexpr std::int64_t kRunBytes = kRun * std::int64_t(sizeof(typename V::T));
   constexpr std::int64_t kAheadRuns =
-      kPrefetch == int(SmallPrefetch::kAhead) && kPrefetchAheadBytes > kRunBytes ? kPrefetchAheadBytes / kRunBytes : 1;
+      kPrefetch == int(SmallPrefetch::kAhead) ? problems_within(kPrefetchAheadBytes, kRunBytes) : 1;
   for (std::int64_t run = 0; run < runs; ++run) {
     std::int64_t const first = run * kRun;
     if constexpr (kPrefetch != int(SmallPrefetch::kNone)) {
