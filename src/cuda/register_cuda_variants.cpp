@@ -261,7 +261,10 @@ void register_cuda_variants(Registry& registry) {
   }(std::make_index_sequence<gemm::kSgemmSimtConfigCount>{});
   add_dgemm_tensorop_split_k<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
   add_dgemm_tensorop_split_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
+  add_dgemm_tensorop_split_k<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
   add_sgemm_simt_split_k<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);         // 64x64x16 s3 b5
+  add_sgemm_simt_split_k<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);         // 128x128x16 s4 b2
+  add_sgemm_simt_split_k<std::tuple_element_t<3, gemm::SgemmSimtConfigs>>(registry);         // 128x64x16 s3 b3
   add_dgemm_tensorop_packed<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);   // 128x64x16 s3 b2 k8
   add_dgemm_tensorop_packed<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);   // 64x64x16 s4 b3 k8
   add_dgemm_tensorop_packed<std::tuple_element_t<10, gemm::DgemmTensorOpConfigs>>(registry);   // 64x128x16 s4 b2
