@@ -36,6 +36,10 @@
 # host (not a default step): lscpu, vector flags, the CPU quota and OpenBLAS DGEMM at 4096 on all cores,
 # as OpenBLAS picks its core and as GEMMKIT_HOST_CORETYPES forces it (what the host-resident GEMM's CPU
 # share can add): $out/host-blas.jsonl.
+# cpu-tune (not a default step): the CPU small-GEMM tuner on this host's CPU, without the GPU: a
+# CPU-only build in build-cpu/, the CPU small-kernel tests, then one tuner process per set of
+# GEMMKIT_CPU_TUNE_SETS ("f64:1-8 f32:1-8", ...), all at once, each on one thread pinned to its own
+# core (four at a time kept the host's memory far from saturated: one thread streams about 20 GB/s): $out/cpu-tune-<dtype>-<sizes>.csv (the whole table with those rows retuned) and .log.
 # ooc (not a default step): the host-resident GEMM's GPU tests (OocExecutor*), then gemmkit-bench ooc
 # at n = 16384, pinned and pageable, pipeline levels 1-4, budgets "the device's free memory" and a
 # quarter of the operands, on 1..N GPUs, next to cuBLASXt (block 8192 and default) and in-core cuBLAS:
@@ -284,6 +288,28 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
       grep -E "small_batched_kernel|Duration|Memory Throughput|DRAM Throughput|Issue Slots|Achieved Occupancy|Registers Per|Theoretical Occ|No Eligible|Executed Ipc" \
         "$out/$name.txt" | head -60
     done
+  fi
+  if want cpu-tune; then
+    stage "cpu-tune: CPU-only build, CPU small-kernel tests, tuner sets ${GEMMKIT_CPU_TUNE_SETS:-f64:1-8}"
+    cmake -S . -B build-cpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_ENABLE_CUDA=OFF \
+      -DGEMMKIT_DEPS_DIR="$PWD/.deps" >/dev/null || exit 1
+    cmake --build build-cpu -j "$(nproc)" --target gemmkit-bench gemmkit_tests 2>&1 | grep -E "error|FAILED"
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || exit 1
+    build-cpu/tests/gemmkit_tests --gtest_brief=1 \
+      --gtest_filter='*Small*:*small*:*Blocking*:*Batched*Cpu*:*Cpu*' 2>&1 | tail -3
+    core=1
+    tuners=()
+    for set in ${GEMMKIT_CPU_TUNE_SETS:-f64:1-8}; do
+      dtype="${set%%:*}" range="${set#*:}"
+      sizes="$(seq -s, "${range%-*}" "${range#*-}")"
+      name="cpu-tune-$dtype-$range"
+      taskset -c "$core" build-cpu/tools/gemmkit-bench/gemmkit-bench batched --cpu --tune --dtype "$dtype" \
+        --n "$sizes" --reps 7 --tune-out "$out/$name.csv" > "$out/$name.log" 2>&1 &
+      tuners+=($!)
+      core=$((core + 1))
+    done
+    for pid in "${tuners[@]}"; do wait "$pid" || status=1; done
+    grep -h "<" "$out"/cpu-tune-*.log | head -80
   fi
   stage "done, status $status"
   exit "$status"
