@@ -39,7 +39,8 @@
 # cpu-tune (not a default step): the CPU small-GEMM tuner on this host's CPU, without the GPU: a
 # CPU-only build in build-cpu/, the CPU small-kernel tests, then one tuner process per set of
 # GEMMKIT_CPU_TUNE_SETS ("f64:1-8 f32:1-8", ...), all at once, each on one thread pinned to its own
-# core (four at a time kept the host's memory far from saturated: one thread streams about 20 GB/s): $out/cpu-tune-<dtype>-<sizes>.csv (the whole table with those rows retuned) and .log.
+# core (one such thread streams about 20 GB/s on the H100 host): $out/cpu-tune-<dtype>-<sizes>.csv
+# (the whole table with those rows retuned) and .log.
 # ooc (not a default step): the host-resident GEMM's GPU tests (OocExecutor*), then gemmkit-bench ooc
 # at n = 16384, pinned and pageable, pipeline levels 1-4, budgets "the device's free memory" and a
 # quarter of the operands, on 1..N GPUs, next to cuBLASXt (block 8192 and default) and in-core cuBLAS:
