@@ -41,6 +41,10 @@
 # GEMMKIT_CPU_TUNE_SETS ("f64:1-8 f32:1-8", ...), all at once, each on one thread pinned to its own
 # core (one such thread streams about 20 GB/s on the H100 host): $out/cpu-tune-<dtype>-<sizes>.csv
 # (the whole table with those rows retuned) and .log.
+# cpu-ab (not a default step): the CPU batched suite (`batched --cpu`, no peers, 1 thread and all)
+# with this tree's small-kernel table and with the one in GEMMKIT_CPU_AB_CSV (a small_blocking.csv),
+# one binary each from build-cpu/, taking turns dtype by dtype (GEMMKIT_CPU_AB_DTYPES, default
+# "f64 f32"): $out/cpu-ab-{tree,other}.jsonl.
 # ooc (not a default step): the host-resident GEMM's GPU tests (OocExecutor*), then gemmkit-bench ooc
 # at n = 16384, pinned and pageable, pipeline levels 1-4, budgets "the device's free memory" and a
 # quarter of the operands, on 1..N GPUs, next to cuBLASXt (block 8192 and default) and in-core cuBLAS:
@@ -311,6 +315,27 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
     done
     for pid in "${tuners[@]}"; do wait "$pid" || status=1; done
     grep -h "<" "$out"/cpu-tune-*.log | head -80
+  fi
+  if want cpu-ab; then
+    stage "cpu-ab: CPU batched suite, this tree's table against $GEMMKIT_CPU_AB_CSV"
+    table=src/cpu/small/small_blocking.csv
+    cmake -S . -B build-cpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_ENABLE_CUDA=OFF \
+      -DGEMMKIT_DEPS_DIR="$PWD/.deps" >/dev/null || exit 1
+    declare -A ab_bin
+    for side in other tree; do  # the tree's table built last, so build-cpu/ ends as the tree's
+      [[ $side == other ]] && cp "$table" /tmp/ab-tree.csv && cp "$GEMMKIT_CPU_AB_CSV" "$table"
+      [[ $side == tree ]] && cp /tmp/ab-tree.csv "$table"
+      cmake --build build-cpu -j "$(nproc)" --target gemmkit-bench 2>&1 | grep -E "error|FAILED"
+      [[ ${PIPESTATUS[0]} -eq 0 ]] || exit 1
+      mkdir -p build-cpu/ab && cp build-cpu/tools/gemmkit-bench/gemmkit-bench "build-cpu/ab/gemmkit-bench-$side"
+      ab_bin[$side]="build-cpu/ab/gemmkit-bench-$side"
+    done
+    for dtype in ${GEMMKIT_CPU_AB_DTYPES:-f64 f32}; do
+      for side in tree other; do
+        "${ab_bin[$side]}" batched --cpu --dtype "$dtype" --peers none --threads "1,$(nproc)" \
+          --json "$out/cpu-ab-$side.jsonl" > "$out/cpu-ab-$side-$dtype.log" 2>&1 || status=1
+      done
+    done
   fi
   stage "done, status $status"
   exit "$status"
