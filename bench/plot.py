@@ -312,7 +312,8 @@ def is_batched(row):
     peers' columns, on the GPU (backend cuda) the pointer-array and cuBLAS columns."""
     if row.get("backend") == "cuda":
         return any(f"{p}_gflops" in row for p in BATCHED_GPU_PEERS)
-    return is_number(row.get("threads")) and any(f"{p}_gflops" in row for p in BATCHED_PEERS)
+    return is_number(row.get("threads")) and (row.get("suite") == "batched-cpu" or
+                                              any(f"{p}_gflops" in row for p in BATCHED_PEERS))
 
 
 def draw_batched(plt, path, key, rows, out):
