@@ -75,6 +75,13 @@ export GEMMKIT_COMMIT="${GEMMKIT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/nul
 status=0
 want() { [[ " $steps " == *" $1 "* ]]; }
 stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
+# The CPU-only build (build-cpu/, no CUDA) of the given targets, for the steps that measure the host CPU.
+build_cpu_only() {
+  cmake -S . -B build-cpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_ENABLE_CUDA=OFF \
+    -DGEMMKIT_DEPS_DIR="$PWD/.deps" >/dev/null || return 1
+  cmake --build build-cpu -j "$(nproc)" --target "$@" 2>&1 | grep -E "error|FAILED"
+  return "${PIPESTATUS[0]}"
+}
 
 {
   stage machine
@@ -296,10 +303,7 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   fi
   if want cpu-tune; then
     stage "cpu-tune: CPU-only build, CPU small-kernel tests, tuner sets ${GEMMKIT_CPU_TUNE_SETS:-f64:1-8}"
-    cmake -S . -B build-cpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_ENABLE_CUDA=OFF \
-      -DGEMMKIT_DEPS_DIR="$PWD/.deps" >/dev/null || exit 1
-    cmake --build build-cpu -j "$(nproc)" --target gemmkit-bench gemmkit_tests 2>&1 | grep -E "error|FAILED"
-    [[ ${PIPESTATUS[0]} -eq 0 ]] || exit 1
+    build_cpu_only gemmkit-bench gemmkit_tests || exit 1
     build-cpu/tests/gemmkit_tests --gtest_brief=1 \
       --gtest_filter='*Small*:*small*:*Blocking*:*Batched*Cpu*:*Cpu*' 2>&1 | tail -3
     core=1
@@ -319,15 +323,13 @@ stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   if want cpu-ab; then
     stage "cpu-ab: CPU batched suite, this tree's table against $GEMMKIT_CPU_AB_CSV"
     table=src/cpu/small/small_blocking.csv
-    cmake -S . -B build-cpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_ENABLE_CUDA=OFF \
-      -DGEMMKIT_DEPS_DIR="$PWD/.deps" >/dev/null || exit 1
+    mkdir -p build-cpu/ab && cp "$table" build-cpu/ab/tree.csv
     declare -A ab_bin
     for side in other tree; do  # the tree's table built last, so build-cpu/ ends as the tree's
-      [[ $side == other ]] && cp "$table" /tmp/ab-tree.csv && cp "$GEMMKIT_CPU_AB_CSV" "$table"
-      [[ $side == tree ]] && cp /tmp/ab-tree.csv "$table"
-      cmake --build build-cpu -j "$(nproc)" --target gemmkit-bench 2>&1 | grep -E "error|FAILED"
-      [[ ${PIPESTATUS[0]} -eq 0 ]] || exit 1
-      mkdir -p build-cpu/ab && cp build-cpu/tools/gemmkit-bench/gemmkit-bench "build-cpu/ab/gemmkit-bench-$side"
+      [[ $side == other ]] && cp "$GEMMKIT_CPU_AB_CSV" "$table"
+      [[ $side == tree ]] && cp build-cpu/ab/tree.csv "$table"
+      build_cpu_only gemmkit-bench || exit 1
+      cp build-cpu/tools/gemmkit-bench/gemmkit-bench "build-cpu/ab/gemmkit-bench-$side"
       ab_bin[$side]="build-cpu/ab/gemmkit-bench-$side"
     done
     for dtype in ${GEMMKIT_CPU_AB_DTYPES:-f64 f32}; do
