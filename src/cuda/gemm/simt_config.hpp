@@ -40,8 +40,8 @@ struct SimtConfig {
 
   /// Shared tiles are k-major (a k row holds kBM or kBN elements) with 4 floats of padding per
   /// row: rows stay 16-byte aligned for the fragment loads, and the element-wise copies of
-  /// K-contiguous operands (8 k by 4 rows per warp and pass, simt_layout.hpp) land in 32 distinct
-  /// banks (tests/cuda/gemm/test_simt_layout.cpp replays them).
+  /// K-contiguous operands land in 32 distinct banks at kBK = 8 (8 k by 4 rows per warp), 2-way
+  /// at 16 and 4-way at 32 (tests/cuda/gemm/test_simt_layout.cpp replays them).
   static constexpr int kPitchA = kBM + 4;
   static constexpr int kPitchB = kBN + 4;
   static constexpr int kStageElementsA = kBK * kPitchA;

@@ -6,10 +6,6 @@
     stretch contiguous in global memory: a k row of an MN-contiguous operand (A untransposed, B
     transposed), an mn row of a K-contiguous one. Each thread copies kPasses chunks of kVec elements
     along a run, at compile-time offsets from its first chunk.
-
-    K-contiguous runs are copied in segments of kSegment k (8 at most): a warp covers 8 k of 4
-    neighbouring runs per pass, which with a pitch of 4 modulo 32 lands its 32 words in 32 distinct
-    banks at any kBK. Whole runs per lane pair (16 k by 2 runs at kBK = 16) hit every bank twice.
 */
 #pragma once
 
@@ -27,23 +23,15 @@ struct SimtCopyMap {
                 "a pass covers whole runs or a whole number of passes covers a run");
   static constexpr int kPasses = kChunks / Cfg::kThreads;
   static constexpr bool kWholeRuns = Cfg::kThreads % kChunksPerRun == 0;
-  static constexpr int kSegment = kKContiguous && Cfg::kBK > 8 ? 8 : kChunksPerRun;  ///< chunks of a run per pass
-  static constexpr bool kSegmented = kSegment < kChunksPerRun;
-  static constexpr int kRunsPerPass = Cfg::kThreads / kSegment;
-  static_assert(!kSegmented || (Cfg::kThreads % kSegment == 0 && kRuns % kRunsPerPass == 0),
-                "a segmented pass covers whole segments of whole runs");
-  static constexpr int kPassesPerSegment = kSegmented ? kRuns / kRunsPerPass : 1;
 
   /// The thread's first chunk: its run and its first element within the run.
-  static constexpr int first_run(int thread) { return thread / kSegment; }
-  static constexpr int first_along(int thread) { return (thread % kSegment) * kVec; }
+  static constexpr int first_run(int thread) { return thread / kChunksPerRun; }
+  static constexpr int first_along(int thread) { return (thread % kChunksPerRun) * kVec; }
   /// Run and in-run element offsets of pass p from the thread's first chunk.
   static constexpr int run_step(int p) {
-    if constexpr (kSegmented) return (p % kPassesPerSegment) * kRunsPerPass;
     return kWholeRuns ? p * (Cfg::kThreads / kChunksPerRun) : p / (kChunksPerRun / Cfg::kThreads);
   }
   static constexpr int along_step(int p) {
-    if constexpr (kSegmented) return (p / kPassesPerSegment) * kSegment;
     return kWholeRuns ? 0 : (p % (kChunksPerRun / Cfg::kThreads)) * Cfg::kThreads * kVec;
   }
   /// Shared offset of element `along` of run `run` within the stage, and of pass p from the first chunk.
