@@ -147,6 +147,15 @@ void add_dgemm_tensorop_packed(Registry& registry) {
 }
 
 template <typename Cfg>
+void add_sgemm_simt_packed(Registry& registry) {
+  add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_packed",
+                            "FP32 FFMA; K-contiguous operands (B in NN, A and B in TN, A in TT) are transposed "
+                            "first, so both copy 16 bytes at a time",
+                            gemm::sgemm_simt_can_implement<Cfg>, gemm::launch_sgemm_simt_packed<Cfg>,
+                            gemm::sgemm_simt_packed_workspace<Cfg>);
+}
+
+template <typename Cfg>
 void add_sgemm_simt_split_k(Registry& registry) {
   add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_splitk",
                             "FP32 FFMA, K split across blocks, deterministic two-pass reduction",
@@ -265,6 +274,7 @@ void register_cuda_variants(Registry& registry) {
   add_sgemm_simt_split_k<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);         // 64x64x16 s3 b5
   add_sgemm_simt_split_k<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);         // 128x128x16 s4 b2
   add_sgemm_simt_split_k<std::tuple_element_t<3, gemm::SgemmSimtConfigs>>(registry);         // 128x64x16 s3 b3
+  add_sgemm_simt_packed<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);          // 128x128x16 s4 b2
   add_dgemm_tensorop_packed<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);   // 128x64x16 s3 b2 k8
   add_dgemm_tensorop_packed<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);   // 64x64x16 s4 b3 k8
   add_dgemm_tensorop_packed<std::tuple_element_t<10, gemm::DgemmTensorOpConfigs>>(registry);   // 64x128x16 s4 b2

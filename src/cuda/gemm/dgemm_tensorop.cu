@@ -113,27 +113,15 @@ cudaError_t launch_dgemm_tensorop_stream_k(KernelParams<double> const& p, double
 
 template <typename Cfg>
 std::size_t dgemm_tensorop_packed_workspace(GemmProblem const& problem) {
-  return plan_packed_operand(problem, sizeof(double)).bytes;
+  return plan_packed_operands(problem, sizeof(double), PackedLayout::kNN).bytes();
 }
 
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop_packed(KernelParams<double> const& p, double* workspace, cudaStream_t stream) {
-  PackedOperand const plan =
-      plan_packed_operand(p.trans_a, p.trans_b, p.m, p.n, p.k, p.stride_a, p.stride_b, p.batch, sizeof(double));
-  if (!plan.pack_a && !plan.pack_b) return launch_dgemm_tensorop<Cfg>(p, stream);
+  PackedOperands const plan = plan_packed_operands(p.trans_a, p.trans_b, p.m, p.n, p.k, p.stride_a, p.stride_b,
+                                                   p.batch, sizeof(double), PackedLayout::kNN);
   KernelParams<double> nn = p;
-  double const* source = plan.pack_a ? p.A : p.B;
-  std::int64_t const ld = plan.pack_a ? p.lda : p.ldb, stride = plan.pack_a ? p.stride_a : p.stride_b;
-  if (cudaError_t e = launch_transpose(source, plan.rows, plan.cols, ld, stride, workspace, plan.ld, plan.stride,
-                                       plan.copies, stream);
-      e != cudaSuccess) {
-    return e;
-  }
-  if (plan.pack_a) {
-    nn.A = workspace, nn.lda = plan.ld, nn.stride_a = plan.stride, nn.trans_a = false;
-  } else {
-    nn.B = workspace, nn.ldb = plan.ld, nn.stride_b = plan.stride, nn.trans_b = false;
-  }
+  if (cudaError_t e = launch_packed_operands(plan, workspace, nn, stream); e != cudaSuccess) return e;
   return launch_dgemm_tensorop<Cfg>(nn, stream);
 }
 

@@ -1,8 +1,8 @@
 /*! \file
-    \brief Operand packing for the tiled GEMM (host side, no CUDA): NT and TN copy their transposed
-    operand into a workspace in the layout NN reads (seed 001's padding idea), so they run the NN
-    kernel. The copy moves 16 bytes per element of the operand; it pays where the other side of C
-    is long enough that the NN kernel's lead over the NT/TN one outweighs that pass.
+    \brief Operand packing for the tiled GEMMs (host side, no CUDA): an operand stored the other way
+    round from the layout a kernel reads fastest is transposed into a workspace first (seed 001's
+    padding idea), so the kernel runs its fastest instance. The copy moves each element of that
+    operand twice; it pays where the other side of C is long enough to reuse it.
 */
 #pragma once
 
@@ -13,43 +13,68 @@
 
 namespace gemmkit::gemm {
 
-/// Which operand a problem packs and the packed copy's layout: column-major, leading dimension
-/// `ld` (rounded up to whole 16-byte chunks so the kernel's wide copies apply), one copy per batch
-/// entry `stride` apart, or one shared copy (stride 0) when the batch shares the operand.
-struct PackedOperand {
-  bool pack_a = false;        ///< TN: A (stored k x m) becomes m x k
-  bool pack_b = false;        ///< NT: B (stored n x k) becomes k x n
-  std::int64_t rows = 0;      ///< rows of the stored operand (the transpose's source)
-  std::int64_t cols = 0;      ///< its columns
-  std::int64_t ld = 0;        ///< leading dimension of the packed copy (>= cols)
-  std::int64_t stride = 0;    ///< elements between packed batch entries; 0: one shared copy
-  std::int64_t copies = 0;    ///< packed matrices: batch, or 1 when shared
-  std::size_t bytes = 0;      ///< workspace the copies take
+/// The transposes a kernel reads fastest. kNN: the FP64 tensor-core kernel (NT and TN pack their
+/// transposed operand; TT runs as NN on C^T, so it packs nothing). kNT: the FP32 SIMT kernel, whose
+/// k-major tiles take 16-byte copies from an M-contiguous A and an N-contiguous B, and only 4-byte
+/// ones from K-contiguous operands (B in NN, A and B in TN, A in TT).
+enum class PackedLayout { kNN, kNT };
+
+/// One operand's transposed copy: the operand is stored rows x cols, the copy cols x rows,
+/// column-major with leading dimension `ld` (cols rounded up to whole 16-byte chunks so the
+/// kernel's wide copies apply), one copy per batch entry `stride` apart, or one shared copy
+/// (stride 0) when the batch shares the operand. `offset`: elements from the workspace's start.
+struct PackedMatrix {
+  bool pack = false;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t ld = 0;
+  std::int64_t stride = 0;
+  std::int64_t copies = 0;
+  std::int64_t offset = 0;
+  std::size_t bytes = 0;
 };
 
-/// The packing plan of a problem for elements of `element_bytes`: NN and TT pack nothing (TT runs
-/// as NN on C^T), NT packs B, TN packs A.
-inline PackedOperand plan_packed_operand(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
-                                         std::int64_t stride_a, std::int64_t stride_b, std::int64_t batch,
-                                         std::size_t element_bytes) {
-  PackedOperand plan;
-  if (trans_a == trans_b) return plan;
-  plan.pack_a = trans_a;
-  plan.pack_b = trans_b;
-  plan.rows = trans_a ? k : n;  // A of TN is stored k x m, B of NT n x k
-  plan.cols = trans_a ? m : k;
+/// Which operands a problem packs; A's copy comes first in the workspace, B's after it.
+struct PackedOperands {
+  PackedMatrix a, b;
+  std::size_t bytes() const { return a.bytes + b.bytes; }
+  bool any() const { return a.pack || b.pack; }
+};
+
+/// The transposed copy of an operand stored rows x cols, `batch` entries (shared: one for all).
+inline PackedMatrix plan_packed_matrix(std::int64_t rows, std::int64_t cols, bool shared, std::int64_t batch,
+                                       std::size_t element_bytes) {
+  PackedMatrix copy;
+  copy.pack = true;
+  copy.rows = rows;
+  copy.cols = cols;
   std::int64_t const per_chunk = std::int64_t(16 / element_bytes);
-  plan.ld = (plan.cols + per_chunk - 1) / per_chunk * per_chunk;
-  bool const shared = batch > 1 && (trans_a ? stride_a : stride_b) == 0;
-  plan.copies = shared ? 1 : batch;
-  plan.stride = shared ? 0 : plan.ld * plan.rows;
-  plan.bytes = std::size_t(plan.ld) * std::size_t(plan.rows) * std::size_t(plan.copies) * element_bytes;
+  copy.ld = (cols + per_chunk - 1) / per_chunk * per_chunk;
+  copy.copies = shared ? 1 : batch;
+  copy.stride = shared ? 0 : copy.ld * rows;
+  copy.bytes = std::size_t(copy.ld) * std::size_t(rows) * std::size_t(copy.copies) * element_bytes;
+  return copy;
+}
+
+/// The packing plan of a problem for elements of `element_bytes`, for a kernel reading `layout`.
+inline PackedOperands plan_packed_operands(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n,
+                                           std::int64_t k, std::int64_t stride_a, std::int64_t stride_b,
+                                           std::int64_t batch, std::size_t element_bytes, PackedLayout layout) {
+  bool const pack_a = layout == PackedLayout::kNN ? trans_a && !trans_b : trans_a;
+  bool const pack_b = layout == PackedLayout::kNN ? trans_b && !trans_a : !trans_b;
+  PackedOperands plan;
+  if (pack_a) plan.a = plan_packed_matrix(k, m, batch > 1 && stride_a == 0, batch, element_bytes);  // A^T: k x m
+  if (pack_b) {
+    plan.b = trans_b ? plan_packed_matrix(n, k, batch > 1 && stride_b == 0, batch, element_bytes)   // B^T: n x k
+                     : plan_packed_matrix(k, n, batch > 1 && stride_b == 0, batch, element_bytes);  // B: k x n
+    plan.b.offset = std::int64_t(plan.a.bytes / element_bytes);
+  }
   return plan;
 }
 
-inline PackedOperand plan_packed_operand(GemmProblem const& p, std::size_t element_bytes) {
-  return plan_packed_operand(is_transposed(p.trans_a), is_transposed(p.trans_b), p.m, p.n, p.k, p.stride_a,
-                             p.stride_b, p.batch, element_bytes);
+inline PackedOperands plan_packed_operands(GemmProblem const& p, std::size_t element_bytes, PackedLayout layout) {
+  return plan_packed_operands(is_transposed(p.trans_a), is_transposed(p.trans_b), p.m, p.n, p.k, p.stride_a,
+                              p.stride_b, p.batch, element_bytes, layout);
 }
 
 }  // namespace gemmkit::gemm

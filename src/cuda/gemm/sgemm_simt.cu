@@ -5,6 +5,7 @@
 #include "cuda/gemm/sgemm_simt.cuh"
 #include "cuda/gemm/sgemm_simt.hpp"
 #include "cuda/gemm/tile_launch.cuh"
+#include "cuda/gemm/transpose.hpp"
 
 #include <cstdint>
 
@@ -79,10 +80,26 @@ cudaError_t launch_sgemm_simt_split_k(KernelParams<float> const& p, float* works
   return launch_split_k<Cfg>(p, workspace, stream, launch_sgemm_simt<Cfg>);
 }
 
+template <typename Cfg>
+std::size_t sgemm_simt_packed_workspace(GemmProblem const& problem) {
+  return plan_packed_operands(problem, sizeof(float), PackedLayout::kNT).bytes();
+}
+
+template <typename Cfg>
+cudaError_t launch_sgemm_simt_packed(KernelParams<float> const& p, float* workspace, cudaStream_t stream) {
+  PackedOperands const plan = plan_packed_operands(p.trans_a, p.trans_b, p.m, p.n, p.k, p.stride_a, p.stride_b,
+                                                   p.batch, sizeof(float), PackedLayout::kNT);
+  KernelParams<float> nt = p;
+  if (cudaError_t e = launch_packed_operands(plan, workspace, nt, stream); e != cudaSuccess) return e;
+  return launch_sgemm_simt<Cfg>(nt, stream);
+}
+
 using InstanceConfig = std::tuple_element_t<GEMMKIT_SGEMM_CONFIG_INDEX, SgemmSimtConfigs>;
 template cudaError_t launch_sgemm_simt<InstanceConfig>(KernelParams<float> const&, cudaStream_t);
 template std::size_t sgemm_simt_split_k_workspace<InstanceConfig>(GemmProblem const&);
 template cudaError_t launch_sgemm_simt_split_k<InstanceConfig>(KernelParams<float> const&, float*, cudaStream_t);
+template std::size_t sgemm_simt_packed_workspace<InstanceConfig>(GemmProblem const&);
+template cudaError_t launch_sgemm_simt_packed<InstanceConfig>(KernelParams<float> const&, float*, cudaStream_t);
 template std::size_t sgemm_simt_split_fixup_workspace<InstanceConfig>(GemmProblem const&, int);
 template cudaError_t launch_sgemm_simt_split_fixup<InstanceConfig>(KernelParams<float> const&, int, float*,
                                                                    cudaStream_t);

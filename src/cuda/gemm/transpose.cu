@@ -1,6 +1,6 @@
 /*! \file
     \brief The batched transpose: 32 x 32 tiles through shared memory, so both the reads of src and
-    the writes of dst run along columns (coalesced).
+    the writes of dst run along columns (coalesced); and the operand packing that runs it.
 */
 #include "cuda/gemm/transpose.hpp"
 #include "cuda/kernel_params.hpp"
@@ -12,19 +12,20 @@ namespace {
 constexpr int kTile = 32;
 constexpr int kRowsPerPass = 8;  // a block is kTile x kRowsPerPass threads
 
-__global__ void __launch_bounds__(kTile * kRowsPerPass) transpose_kernel(double const* src, std::int64_t rows,
+template <typename T>
+__global__ void __launch_bounds__(kTile * kRowsPerPass) transpose_kernel(T const* src, std::int64_t rows,
                                                                           std::int64_t cols, std::int64_t ld_src,
-                                                                          std::int64_t stride_src, double* dst,
+                                                                          std::int64_t stride_src, T* dst,
                                                                           std::int64_t ld_dst, std::int64_t stride_dst,
                                                                           std::int64_t batch) {
-  // One padding column: a warp reading a tile column touches 32 rows 33 doubles apart, which is
-  // every bank pair once per half-warp.
-  __shared__ double tile[kTile][kTile + 1];
+  // One padding column: a warp reading a tile column touches 32 rows 33 elements apart, every
+  // bank once (floats) or every bank pair once per half-warp (doubles).
+  __shared__ T tile[kTile][kTile + 1];
   std::int64_t const tiles_r = (rows + kTile - 1) / kTile, tiles_c = (cols + kTile - 1) / kTile;
   int const x = threadIdx.x, y = threadIdx.y;
   for (std::int64_t b = blockIdx.z; b < batch; b += gridDim.z) {
-    double const* s = src + b * stride_src;
-    double* d = dst + b * stride_dst;
+    T const* s = src + b * stride_src;
+    T* d = dst + b * stride_dst;
     for (std::int64_t tc = blockIdx.y; tc < tiles_c; tc += gridDim.y) {
       for (std::int64_t tr = blockIdx.x; tr < tiles_r; tr += gridDim.x) {
         std::int64_t const r0 = tr * kTile, c0 = tc * kTile;
@@ -45,14 +46,49 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) transpose_kernel(double 
 
 }  // namespace
 
-cudaError_t launch_transpose(double const* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_src,
-                             std::int64_t stride_src, double* dst, std::int64_t ld_dst, std::int64_t stride_dst,
+template <typename T>
+cudaError_t launch_transpose(T const* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_src,
+                             std::int64_t stride_src, T* dst, std::int64_t ld_dst, std::int64_t stride_dst,
                              std::int64_t batch, cudaStream_t stream) {
   if (rows <= 0 || cols <= 0 || batch <= 0) return cudaSuccess;
   dim3 const grid = tile_grid((rows + kTile - 1) / kTile, (cols + kTile - 1) / kTile, batch);
-  transpose_kernel<<<grid, dim3(kTile, kRowsPerPass), 0, stream>>>(src, rows, cols, ld_src, stride_src, dst, ld_dst,
-                                                                  stride_dst, batch);
+  transpose_kernel<T><<<grid, dim3(kTile, kRowsPerPass), 0, stream>>>(src, rows, cols, ld_src, stride_src, dst, ld_dst,
+                                                                     stride_dst, batch);
   return cudaGetLastError();
 }
+
+template <typename T>
+cudaError_t launch_packed_operands(PackedOperands const& plan, T* workspace, KernelParams<T>& params,
+                                   cudaStream_t stream) {
+  if (plan.a.pack) {
+    PackedMatrix const& a = plan.a;
+    T* copy = workspace + a.offset;
+    if (cudaError_t e = launch_transpose(params.A, a.rows, a.cols, params.lda, params.stride_a, copy, a.ld, a.stride,
+                                         a.copies, stream);
+        e != cudaSuccess) {
+      return e;
+    }
+    params.A = copy, params.lda = a.ld, params.stride_a = a.stride, params.trans_a = !params.trans_a;
+  }
+  if (plan.b.pack) {
+    PackedMatrix const& b = plan.b;
+    T* copy = workspace + b.offset;
+    if (cudaError_t e = launch_transpose(params.B, b.rows, b.cols, params.ldb, params.stride_b, copy, b.ld, b.stride,
+                                         b.copies, stream);
+        e != cudaSuccess) {
+      return e;
+    }
+    params.B = copy, params.ldb = b.ld, params.stride_b = b.stride, params.trans_b = !params.trans_b;
+  }
+  return cudaSuccess;
+}
+
+template cudaError_t launch_transpose<double>(double const*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                              double*, std::int64_t, std::int64_t, std::int64_t, cudaStream_t);
+template cudaError_t launch_transpose<float>(float const*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                             float*, std::int64_t, std::int64_t, std::int64_t, cudaStream_t);
+template cudaError_t launch_packed_operands<double>(PackedOperands const&, double*, KernelParams<double>&,
+                                                    cudaStream_t);
+template cudaError_t launch_packed_operands<float>(PackedOperands const&, float*, KernelParams<float>&, cudaStream_t);
 
 }  // namespace gemmkit::gemm

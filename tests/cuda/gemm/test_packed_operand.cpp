@@ -1,6 +1,7 @@
 /*! \file
-    \brief The operand packing plan: which operand NT and TN copy, the copy's layout (aligned leading
-    dimension, per-entry or shared across a batch) and the workspace it takes.
+    \brief The operand packing plan: which operands each layout transposes (NN for the FP64
+    tensor-core kernel, NT for the FP32 SIMT kernel), the copies' layout (aligned leading dimension,
+    per entry or shared across a batch), where they sit in the workspace and how much it takes.
 */
 #include "cuda/gemm/packed_operand.hpp"
 #include "support/gemm_check.hpp"
@@ -10,45 +11,88 @@
 namespace gemmkit::test {
 namespace {
 
-TEST(PackedOperand, NnAndTtPackNothing) {
+using gemm::PackedLayout;
+
+TEST(PackedOperand, NnLayoutPacksNothingForNnAndTt) {
   for (gk_op t : {GK_OP_N, GK_OP_T}) {
     GemmProblem const p = make_problem(Dtype::kF64, t, t, 100, 70, 30);
-    gemm::PackedOperand const plan = gemm::plan_packed_operand(p, sizeof(double));
-    EXPECT_FALSE(plan.pack_a || plan.pack_b);
-    EXPECT_EQ(plan.bytes, 0u);
+    gemm::PackedOperands const plan = gemm::plan_packed_operands(p, sizeof(double), PackedLayout::kNN);
+    EXPECT_FALSE(plan.any());
+    EXPECT_EQ(plan.bytes(), 0u);
   }
 }
 
-TEST(PackedOperand, NtPacksBIntoKByNWithAnAlignedLeadingDimension) {
+TEST(PackedOperand, NnLayoutPacksBOfNtIntoKByNWithAnAlignedLeadingDimension) {
   GemmProblem const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_T, 100, 70, 31);
-  gemm::PackedOperand const plan = gemm::plan_packed_operand(p, sizeof(double));
-  EXPECT_TRUE(plan.pack_b);
-  EXPECT_FALSE(plan.pack_a);
-  EXPECT_EQ(plan.rows, 70);  // B is stored n x k
-  EXPECT_EQ(plan.cols, 31);
-  EXPECT_EQ(plan.ld, 32);    // k rounded up to whole 16-byte chunks
-  EXPECT_EQ(plan.bytes, 32u * 70u * sizeof(double));
+  gemm::PackedOperands const plan = gemm::plan_packed_operands(p, sizeof(double), PackedLayout::kNN);
+  EXPECT_TRUE(plan.b.pack);
+  EXPECT_FALSE(plan.a.pack);
+  EXPECT_EQ(plan.b.rows, 70);  // B is stored n x k
+  EXPECT_EQ(plan.b.cols, 31);
+  EXPECT_EQ(plan.b.ld, 32);    // k rounded up to whole 16-byte chunks
+  EXPECT_EQ(plan.b.offset, 0);
+  EXPECT_EQ(plan.bytes(), 32u * 70u * sizeof(double));
   GemmProblem const p32 = make_problem(Dtype::kF32, GK_OP_N, GK_OP_C, 100, 70, 31);
-  gemm::PackedOperand const f32 = gemm::plan_packed_operand(p32, sizeof(float));
-  EXPECT_TRUE(f32.pack_b);   // conjugate counts as transposed
-  EXPECT_EQ(f32.ld, 32);
+  gemm::PackedOperands const f32 = gemm::plan_packed_operands(p32, sizeof(float), PackedLayout::kNN);
+  EXPECT_TRUE(f32.b.pack);     // conjugate counts as transposed
+  EXPECT_EQ(f32.b.ld, 32);
 }
 
-TEST(PackedOperand, TnPacksAPerBatchEntryOrOnceWhenShared) {
+TEST(PackedOperand, NnLayoutPacksAOfTnPerBatchEntryOrOnceWhenShared) {
   GemmProblem p = make_problem(Dtype::kF64, GK_OP_T, GK_OP_N, 9, 70, 31, 0, 3);
-  gemm::PackedOperand plan = gemm::plan_packed_operand(p, sizeof(double));
-  EXPECT_TRUE(plan.pack_a);
-  EXPECT_EQ(plan.rows, 31);  // A is stored k x m
-  EXPECT_EQ(plan.cols, 9);
-  EXPECT_EQ(plan.ld, 10);
-  EXPECT_EQ(plan.copies, 3);
-  EXPECT_EQ(plan.stride, 10 * 31);
-  EXPECT_EQ(plan.bytes, 3u * 10u * 31u * sizeof(double));
+  gemm::PackedOperands plan = gemm::plan_packed_operands(p, sizeof(double), PackedLayout::kNN);
+  EXPECT_TRUE(plan.a.pack);
+  EXPECT_FALSE(plan.b.pack);
+  EXPECT_EQ(plan.a.rows, 31);  // A is stored k x m
+  EXPECT_EQ(plan.a.cols, 9);
+  EXPECT_EQ(plan.a.ld, 10);
+  EXPECT_EQ(plan.a.copies, 3);
+  EXPECT_EQ(plan.a.stride, 10 * 31);
+  EXPECT_EQ(plan.bytes(), 3u * 10u * 31u * sizeof(double));
   p.stride_a = 0;  // every entry reads the same A: one copy serves them all
-  plan = gemm::plan_packed_operand(p, sizeof(double));
-  EXPECT_EQ(plan.copies, 1);
-  EXPECT_EQ(plan.stride, 0);
-  EXPECT_EQ(plan.bytes, 10u * 31u * sizeof(double));
+  plan = gemm::plan_packed_operands(p, sizeof(double), PackedLayout::kNN);
+  EXPECT_EQ(plan.a.copies, 1);
+  EXPECT_EQ(plan.a.stride, 0);
+  EXPECT_EQ(plan.bytes(), 10u * 31u * sizeof(double));
+}
+
+/// The FP32 SIMT kernel's layout: A M-contiguous, B N-contiguous. NT packs nothing, NN packs B
+/// (stored k x n), TT packs A (stored k x m), TN both, A's copy first and B's after it.
+TEST(PackedOperand, NtLayoutTransposesEveryKContiguousOperand) {
+  GemmProblem p = make_problem(Dtype::kF32, GK_OP_N, GK_OP_T, 100, 70, 31);
+  EXPECT_FALSE(gemm::plan_packed_operands(p, sizeof(float), PackedLayout::kNT).any());
+
+  p = make_problem(Dtype::kF32, GK_OP_N, GK_OP_N, 100, 70, 31);
+  gemm::PackedOperands plan = gemm::plan_packed_operands(p, sizeof(float), PackedLayout::kNT);
+  EXPECT_FALSE(plan.a.pack);
+  ASSERT_TRUE(plan.b.pack);
+  EXPECT_EQ(plan.b.rows, 31);  // B is stored k x n; its copy n x k
+  EXPECT_EQ(plan.b.cols, 70);
+  EXPECT_EQ(plan.b.ld, 72);    // n rounded up to whole 16-byte chunks of floats
+  EXPECT_EQ(plan.b.offset, 0);
+  EXPECT_EQ(plan.bytes(), 72u * 31u * sizeof(float));
+
+  p = make_problem(Dtype::kF32, GK_OP_T, GK_OP_T, 100, 70, 31);
+  plan = gemm::plan_packed_operands(p, sizeof(float), PackedLayout::kNT);
+  ASSERT_TRUE(plan.a.pack);
+  EXPECT_FALSE(plan.b.pack);
+  EXPECT_EQ(plan.a.rows, 31);  // A is stored k x m; its copy m x k
+  EXPECT_EQ(plan.a.cols, 100);
+  EXPECT_EQ(plan.a.ld, 100);
+
+  p = make_problem(Dtype::kF32, GK_OP_T, GK_OP_N, 9, 70, 31, 0, 3);
+  p.stride_b = 0;  // B shared by the batch: one copy of it, three of A
+  plan = gemm::plan_packed_operands(p, sizeof(float), PackedLayout::kNT);
+  ASSERT_TRUE(plan.a.pack && plan.b.pack);
+  EXPECT_EQ(plan.a.ld, 12);
+  EXPECT_EQ(plan.a.copies, 3);
+  EXPECT_EQ(plan.a.stride, 12 * 31);
+  EXPECT_EQ(plan.b.copies, 1);
+  EXPECT_EQ(plan.b.stride, 0);
+  EXPECT_EQ(plan.b.ld, 72);
+  EXPECT_EQ(plan.b.offset, 3 * 12 * 31);  // right after A's copies, 16-byte aligned
+  EXPECT_EQ(plan.b.offset % 4, 0);
+  EXPECT_EQ(plan.bytes(), (3u * 12u * 31u + 72u * 31u) * sizeof(float));
 }
 
 }  // namespace
