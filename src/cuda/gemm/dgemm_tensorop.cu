@@ -4,7 +4,6 @@
 */
 #include "cuda/gemm/dgemm_tensorop.cuh"
 #include "cuda/gemm/dgemm_tensorop.hpp"
-#include "cuda/gemm/packed_operand.hpp"
 #include "cuda/gemm/tile_launch.cuh"
 #include "cuda/gemm/transpose.hpp"
 
@@ -113,16 +112,12 @@ cudaError_t launch_dgemm_tensorop_stream_k(KernelParams<double> const& p, double
 
 template <typename Cfg>
 std::size_t dgemm_tensorop_packed_workspace(GemmProblem const& problem) {
-  return plan_packed_operands(problem, sizeof(double), PackedLayout::kNN).bytes();
+  return packed_workspace_bytes<double>(problem, PackedLayout::kNN);
 }
 
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop_packed(KernelParams<double> const& p, double* workspace, cudaStream_t stream) {
-  PackedOperands const plan = plan_packed_operands(p.trans_a, p.trans_b, p.m, p.n, p.k, p.stride_a, p.stride_b,
-                                                   p.batch, sizeof(double), PackedLayout::kNN);
-  KernelParams<double> nn = p;
-  if (cudaError_t e = launch_packed_operands(plan, workspace, nn, stream); e != cudaSuccess) return e;
-  return launch_dgemm_tensorop<Cfg>(nn, stream);
+  return launch_packed(p, workspace, PackedLayout::kNN, stream, launch_dgemm_tensorop<Cfg>);
 }
 
 using InstanceConfig = std::tuple_element_t<GEMMKIT_DGEMM_CONFIG_INDEX, DgemmTensorOpConfigs>;

@@ -82,16 +82,12 @@ cudaError_t launch_sgemm_simt_split_k(KernelParams<float> const& p, float* works
 
 template <typename Cfg>
 std::size_t sgemm_simt_packed_workspace(GemmProblem const& problem) {
-  return plan_packed_operands(problem, sizeof(float), PackedLayout::kNT).bytes();
+  return packed_workspace_bytes<float>(problem, PackedLayout::kNT);
 }
 
 template <typename Cfg>
 cudaError_t launch_sgemm_simt_packed(KernelParams<float> const& p, float* workspace, cudaStream_t stream) {
-  PackedOperands const plan = plan_packed_operands(p.trans_a, p.trans_b, p.m, p.n, p.k, p.stride_a, p.stride_b,
-                                                   p.batch, sizeof(float), PackedLayout::kNT);
-  KernelParams<float> nt = p;
-  if (cudaError_t e = launch_packed_operands(plan, workspace, nt, stream); e != cudaSuccess) return e;
-  return launch_sgemm_simt<Cfg>(nt, stream);
+  return launch_packed(p, workspace, PackedLayout::kNT, stream, launch_sgemm_simt<Cfg>);
 }
 
 using InstanceConfig = std::tuple_element_t<GEMMKIT_SGEMM_CONFIG_INDEX, SgemmSimtConfigs>;

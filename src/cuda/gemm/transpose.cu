@@ -57,30 +57,30 @@ cudaError_t launch_transpose(T const* src, std::int64_t rows, std::int64_t cols,
   return cudaGetLastError();
 }
 
+namespace {
+
+/// Transposes one operand into its place in the workspace and points the operand's fields at it.
+template <typename T>
+cudaError_t pack_operand(PackedMatrix const& copy, T* workspace, T const*& operand, std::int64_t& ld,
+                         std::int64_t& stride, bool& transposed, cudaStream_t stream) {
+  if (!copy.pack) return cudaSuccess;
+  T* const packed = workspace + copy.offset;
+  cudaError_t const e =
+      launch_transpose(operand, copy.rows, copy.cols, ld, stride, packed, copy.ld, copy.stride, copy.copies, stream);
+  operand = packed, ld = copy.ld, stride = copy.stride, transposed = !transposed;
+  return e;
+}
+
+}  // namespace
+
 template <typename T>
 cudaError_t launch_packed_operands(PackedOperands const& plan, T* workspace, KernelParams<T>& params,
                                    cudaStream_t stream) {
-  if (plan.a.pack) {
-    PackedMatrix const& a = plan.a;
-    T* copy = workspace + a.offset;
-    if (cudaError_t e = launch_transpose(params.A, a.rows, a.cols, params.lda, params.stride_a, copy, a.ld, a.stride,
-                                         a.copies, stream);
-        e != cudaSuccess) {
-      return e;
-    }
-    params.A = copy, params.lda = a.ld, params.stride_a = a.stride, params.trans_a = !params.trans_a;
+  if (cudaError_t e = pack_operand(plan.a, workspace, params.A, params.lda, params.stride_a, params.trans_a, stream);
+      e != cudaSuccess) {
+    return e;
   }
-  if (plan.b.pack) {
-    PackedMatrix const& b = plan.b;
-    T* copy = workspace + b.offset;
-    if (cudaError_t e = launch_transpose(params.B, b.rows, b.cols, params.ldb, params.stride_b, copy, b.ld, b.stride,
-                                         b.copies, stream);
-        e != cudaSuccess) {
-      return e;
-    }
-    params.B = copy, params.ldb = b.ld, params.stride_b = b.stride, params.trans_b = !params.trans_b;
-  }
-  return cudaSuccess;
+  return pack_operand(plan.b, workspace, params.B, params.ldb, params.stride_b, params.trans_b, stream);
 }
 
 template cudaError_t launch_transpose<double>(double const*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace gemmkit::gemm {
@@ -25,5 +26,23 @@ cudaError_t launch_transpose(T const* src, std::int64_t rows, std::int64_t cols,
 template <typename T>
 cudaError_t launch_packed_operands(PackedOperands const& plan, T* workspace, KernelParams<T>& params,
                                    cudaStream_t stream);
+
+/// The workspace a tiled kernel's packed form takes for `problem`.
+template <typename T>
+std::size_t packed_workspace_bytes(GemmProblem const& problem, PackedLayout layout) {
+  return plan_packed_operands(problem, sizeof(T), layout).bytes();
+}
+
+/// A tiled kernel's packed form: the operands `layout` packs are transposed into `workspace`, then
+/// `launch` runs on them.
+template <typename T>
+cudaError_t launch_packed(KernelParams<T> const& p, T* workspace, PackedLayout layout, cudaStream_t stream,
+                          cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t)) {
+  PackedOperands const plan =
+      plan_packed_operands(p.trans_a, p.trans_b, p.m, p.n, p.k, p.stride_a, p.stride_b, p.batch, sizeof(T), layout);
+  KernelParams<T> packed = p;
+  if (cudaError_t e = launch_packed_operands(plan, workspace, packed, stream); e != cudaSuccess) return e;
+  return launch(packed, stream);
+}
 
 }  // namespace gemmkit::gemm
