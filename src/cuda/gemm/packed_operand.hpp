@@ -1,8 +1,10 @@
 /*! \file
     \brief Operand packing for the tiled GEMMs (host side, no CUDA): an operand stored the other way
-    round from the layout a kernel reads fastest is transposed into a workspace first (seed 001's
-    padding idea), so the kernel runs its fastest instance. The copy moves each element of that
-    operand twice; it pays where the other side of C is long enough to reuse it.
+    round from the layout a kernel reads fastest is transposed into a workspace first, and (for the
+    FP32 kernel) one whose leading dimension is no whole number of 16-byte chunks is copied into one
+    that is (seed 001's padding idea), so the kernel runs its fastest instance. The copy reads and
+    writes each element of that operand once; it pays where the other side of C is long enough to
+    reuse it.
 */
 #pragma once
 
@@ -16,15 +18,18 @@ namespace gemmkit::gemm {
 /// The transposes a kernel reads fastest. kNN: the FP64 tensor-core kernel (NT and TN pack their
 /// transposed operand; TT runs as NN on C^T, so it packs nothing). kNT: the FP32 SIMT kernel, whose
 /// k-major tiles take 16-byte copies from an M-contiguous A and an N-contiguous B, and only 4-byte
-/// ones from K-contiguous operands (B in NN, A and B in TN, A in TT).
+/// ones from K-contiguous operands (B in NN, A and B in TN, A in TT, which are transposed) or from
+/// operands whose leading dimension or batch stride is no whole number of 16-byte chunks (copied).
 enum class PackedLayout { kNN, kNT };
 
-/// One operand's transposed copy: the operand is stored rows x cols, the copy cols x rows,
-/// column-major with leading dimension `ld` (cols rounded up to whole 16-byte chunks so the
-/// kernel's wide copies apply), one copy per batch entry `stride` apart, or one shared copy
-/// (stride 0) when the batch shares the operand. `offset`: elements from the workspace's start.
+/// One operand's copy: the operand is stored rows x cols, the copy cols x rows when `transpose`,
+/// else rows x cols, column-major with leading dimension `ld` (the copy's rows rounded up to whole
+/// 16-byte chunks so the kernel's wide copies apply), one copy per batch entry `stride` apart, or
+/// one shared copy (stride 0) when the batch shares the operand. `offset`: elements from the
+/// workspace's start.
 struct PackedMatrix {
   bool pack = false;
+  bool transpose = true;
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   std::int64_t ld = 0;
@@ -41,40 +46,53 @@ struct PackedOperands {
   bool any() const { return a.pack || b.pack; }
 };
 
-/// The transposed copy of an operand stored rows x cols, `batch` entries (shared: one for all).
-inline PackedMatrix plan_packed_matrix(std::int64_t rows, std::int64_t cols, bool shared, std::int64_t batch,
-                                       std::size_t element_bytes) {
+/// The copy of an operand stored rows x cols, `batch` entries (shared: one for all).
+inline PackedMatrix plan_packed_matrix(std::int64_t rows, std::int64_t cols, bool transpose, bool shared,
+                                       std::int64_t batch, std::size_t element_bytes) {
   PackedMatrix copy;
   copy.pack = true;
+  copy.transpose = transpose;
   copy.rows = rows;
   copy.cols = cols;
   std::int64_t const per_chunk = std::int64_t(16 / element_bytes);
-  copy.ld = (cols + per_chunk - 1) / per_chunk * per_chunk;
+  std::int64_t const copy_rows = transpose ? cols : rows, copy_cols = transpose ? rows : cols;
+  copy.ld = (copy_rows + per_chunk - 1) / per_chunk * per_chunk;
   copy.copies = shared ? 1 : batch;
-  copy.stride = shared ? 0 : copy.ld * rows;
-  copy.bytes = std::size_t(copy.ld) * std::size_t(rows) * std::size_t(copy.copies) * element_bytes;
+  copy.stride = shared ? 0 : copy.ld * copy_cols;
+  copy.bytes = std::size_t(copy.ld) * std::size_t(copy_cols) * std::size_t(copy.copies) * element_bytes;
   return copy;
 }
 
 /// The packing plan of a problem for elements of `element_bytes`, for a kernel reading `layout`.
 inline PackedOperands plan_packed_operands(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n,
-                                           std::int64_t k, std::int64_t stride_a, std::int64_t stride_b,
-                                           std::int64_t batch, std::size_t element_bytes, PackedLayout layout) {
-  bool const pack_a = layout == PackedLayout::kNN ? trans_a && !trans_b : trans_a;
-  bool const pack_b = layout == PackedLayout::kNN ? trans_b && !trans_a : !trans_b;
+                                           std::int64_t k, std::int64_t lda, std::int64_t ldb, std::int64_t stride_a,
+                                           std::int64_t stride_b, std::int64_t batch, std::size_t element_bytes,
+                                           PackedLayout layout) {
+  std::int64_t const per_chunk = std::int64_t(16 / element_bytes);
+  auto whole_chunks = [&](std::int64_t ld, std::int64_t stride) {
+    return ld % per_chunk == 0 && (batch == 1 || stride % per_chunk == 0);
+  };
+  bool const nn = layout == PackedLayout::kNN;
+  bool const transpose_a = nn ? trans_a && !trans_b : trans_a;
+  bool const transpose_b = nn ? trans_b && !trans_a : !trans_b;
+  bool const copy_a = !nn && !transpose_a && !whole_chunks(lda, stride_a);
+  bool const copy_b = !nn && !transpose_b && !whole_chunks(ldb, stride_b);
+  std::int64_t const a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
+  std::int64_t const b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
   PackedOperands plan;
-  if (pack_a) plan.a = plan_packed_matrix(k, m, batch > 1 && stride_a == 0, batch, element_bytes);  // A^T: k x m
-  if (pack_b) {
-    plan.b = trans_b ? plan_packed_matrix(n, k, batch > 1 && stride_b == 0, batch, element_bytes)   // B^T: n x k
-                     : plan_packed_matrix(k, n, batch > 1 && stride_b == 0, batch, element_bytes);  // B: k x n
+  if (transpose_a || copy_a) {
+    plan.a = plan_packed_matrix(a_rows, a_cols, transpose_a, batch > 1 && stride_a == 0, batch, element_bytes);
+  }
+  if (transpose_b || copy_b) {
+    plan.b = plan_packed_matrix(b_rows, b_cols, transpose_b, batch > 1 && stride_b == 0, batch, element_bytes);
     plan.b.offset = std::int64_t(plan.a.bytes / element_bytes);
   }
   return plan;
 }
 
 inline PackedOperands plan_packed_operands(GemmProblem const& p, std::size_t element_bytes, PackedLayout layout) {
-  return plan_packed_operands(is_transposed(p.trans_a), is_transposed(p.trans_b), p.m, p.n, p.k, p.stride_a,
-                              p.stride_b, p.batch, element_bytes, layout);
+  return plan_packed_operands(is_transposed(p.trans_a), is_transposed(p.trans_b), p.m, p.n, p.k, p.lda, p.ldb,
+                              p.stride_a, p.stride_b, p.batch, element_bytes, layout);
 }
 
 }  // namespace gemmkit::gemm

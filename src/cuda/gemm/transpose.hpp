@@ -1,6 +1,6 @@
 /*! \file
-    \brief Out-of-place transpose of a strided batch of column-major matrices on the GPU, and the
-    operand packing built on it (packed_operand.hpp): the copies run before a tiled kernel.
+    \brief Out-of-place transpose or copy of a strided batch of column-major matrices on the GPU, and
+    the operand packing built on it (packed_operand.hpp): the copies run before a tiled kernel.
 */
 #pragma once
 
@@ -14,15 +14,16 @@
 
 namespace gemmkit::gemm {
 
-/// dst (cols x rows, leading dimension ld_dst) = src^T for src rows x cols (leading dimension
-/// ld_src), `batch` matrices at strides stride_src and stride_dst. T: float or double.
+/// dst = src^T (cols x rows, leading dimension ld_dst) when `transpose`, else dst = src (rows x
+/// cols), for src rows x cols (leading dimension ld_src), `batch` matrices at strides stride_src
+/// and stride_dst. T: float or double.
 template <typename T>
-cudaError_t launch_transpose(T const* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_src,
-                             std::int64_t stride_src, T* dst, std::int64_t ld_dst, std::int64_t stride_dst,
-                             std::int64_t batch, cudaStream_t stream);
+cudaError_t launch_repack(T const* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_src,
+                          std::int64_t stride_src, T* dst, std::int64_t ld_dst, std::int64_t stride_dst,
+                          std::int64_t batch, bool transpose, cudaStream_t stream);
 
-/// Transposes the operands `plan` packs into `workspace` (plan.bytes() of it) and points `params`
-/// at the copies, whose transposes are then the other way round.
+/// Copies the operands `plan` packs into `workspace` (plan.bytes() of it) and points `params` at
+/// the copies; a transposed copy's transpose flag flips.
 template <typename T>
 cudaError_t launch_packed_operands(PackedOperands const& plan, T* workspace, KernelParams<T>& params,
                                    cudaStream_t stream);
@@ -38,8 +39,8 @@ std::size_t packed_workspace_bytes(GemmProblem const& problem, PackedLayout layo
 template <typename T>
 cudaError_t launch_packed(KernelParams<T> const& p, T* workspace, PackedLayout layout, cudaStream_t stream,
                           cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t)) {
-  PackedOperands const plan =
-      plan_packed_operands(p.trans_a, p.trans_b, p.m, p.n, p.k, p.stride_a, p.stride_b, p.batch, sizeof(T), layout);
+  PackedOperands const plan = plan_packed_operands(p.trans_a, p.trans_b, p.m, p.n, p.k, p.lda, p.ldb, p.stride_a,
+                                                   p.stride_b, p.batch, sizeof(T), layout);
   KernelParams<T> packed = p;
   if (cudaError_t e = launch_packed_operands(plan, workspace, packed, stream); e != cudaSuccess) return e;
   return launch(packed, stream);

@@ -56,29 +56,49 @@ TEST(PackedOperand, NnLayoutPacksAOfTnPerBatchEntryOrOnceWhenShared) {
   EXPECT_EQ(plan.bytes(), 10u * 31u * sizeof(double));
 }
 
-/// The FP32 SIMT kernel's layout: A M-contiguous, B N-contiguous. NT packs nothing, NN packs B
-/// (stored k x n), TT packs A (stored k x m), TN both, A's copy first and B's after it.
-TEST(PackedOperand, NtLayoutTransposesEveryKContiguousOperand) {
-  GemmProblem p = make_problem(Dtype::kF32, GK_OP_N, GK_OP_T, 100, 70, 31);
+/// The FP32 SIMT kernel's layout: A M-contiguous, B N-contiguous, leading dimensions and strides in
+/// whole 16-byte chunks. Aligned NT packs nothing; NN transposes B (stored k x n), TT A (stored k x
+/// m), TN both, A's copy first and B's after it; an operand already the right way round but with an
+/// odd leading dimension is copied as it is into an aligned one.
+TEST(PackedOperand, NtLayoutTransposesKContiguousOperandsAndAlignsTheOthers) {
+  GemmProblem p = make_problem(Dtype::kF32, GK_OP_N, GK_OP_T, 100, 72, 31);  // lda 100, ldb 72
   EXPECT_FALSE(gemm::plan_packed_operands(p, sizeof(float), PackedLayout::kNT).any());
 
-  p = make_problem(Dtype::kF32, GK_OP_N, GK_OP_N, 100, 70, 31);
+  p = make_problem(Dtype::kF32, GK_OP_N, GK_OP_N, 100, 70, 31);  // lda 100
   gemm::PackedOperands plan = gemm::plan_packed_operands(p, sizeof(float), PackedLayout::kNT);
   EXPECT_FALSE(plan.a.pack);
   ASSERT_TRUE(plan.b.pack);
+  EXPECT_TRUE(plan.b.transpose);
   EXPECT_EQ(plan.b.rows, 31);  // B is stored k x n; its copy n x k
   EXPECT_EQ(plan.b.cols, 70);
   EXPECT_EQ(plan.b.ld, 72);    // n rounded up to whole 16-byte chunks of floats
   EXPECT_EQ(plan.b.offset, 0);
   EXPECT_EQ(plan.bytes(), 72u * 31u * sizeof(float));
 
-  p = make_problem(Dtype::kF32, GK_OP_T, GK_OP_T, 100, 70, 31);
+  p = make_problem(Dtype::kF32, GK_OP_T, GK_OP_T, 100, 70, 31);  // ldb 70: B copied as it is
   plan = gemm::plan_packed_operands(p, sizeof(float), PackedLayout::kNT);
-  ASSERT_TRUE(plan.a.pack);
-  EXPECT_FALSE(plan.b.pack);
+  ASSERT_TRUE(plan.a.pack && plan.b.pack);
+  EXPECT_TRUE(plan.a.transpose);
   EXPECT_EQ(plan.a.rows, 31);  // A is stored k x m; its copy m x k
   EXPECT_EQ(plan.a.cols, 100);
   EXPECT_EQ(plan.a.ld, 100);
+  EXPECT_FALSE(plan.b.transpose);
+  EXPECT_EQ(plan.b.rows, 70);  // B^T is stored n x k, and so is its copy
+  EXPECT_EQ(plan.b.cols, 31);
+  EXPECT_EQ(plan.b.ld, 72);
+  EXPECT_EQ(plan.b.offset, 100 * 31);
+  EXPECT_EQ(plan.bytes(), (100u * 31u + 72u * 31u) * sizeof(float));
+
+  p = make_problem(Dtype::kF32, GK_OP_N, GK_OP_T, 99, 72, 31, 0, 2);  // lda 99
+  plan = gemm::plan_packed_operands(p, sizeof(float), PackedLayout::kNT);
+  ASSERT_TRUE(plan.a.pack);
+  EXPECT_FALSE(plan.b.pack);
+  EXPECT_FALSE(plan.a.transpose);
+  EXPECT_EQ(plan.a.ld, 100);
+  EXPECT_EQ(plan.a.copies, 2);
+  EXPECT_EQ(plan.a.stride, 100 * 31);
+  p.stride_b = 72 * 31 + 2;    // aligned leading dimension, odd batch stride: copied too
+  EXPECT_TRUE(gemm::plan_packed_operands(p, sizeof(float), PackedLayout::kNT).b.pack);
 
   p = make_problem(Dtype::kF32, GK_OP_T, GK_OP_N, 9, 70, 31, 0, 3);
   p.stride_b = 0;  // B shared by the batch: one copy of it, three of A
@@ -93,6 +113,12 @@ TEST(PackedOperand, NtLayoutTransposesEveryKContiguousOperand) {
   EXPECT_EQ(plan.b.offset, 3 * 12 * 31);  // right after A's copies, 16-byte aligned
   EXPECT_EQ(plan.b.offset % 4, 0);
   EXPECT_EQ(plan.bytes(), (3u * 12u * 31u + 72u * 31u) * sizeof(float));
+}
+
+/// The FP64 kernel's layout copies nothing that is only misaligned: its other configs take those.
+TEST(PackedOperand, NnLayoutLeavesOddLeadingDimensionsAlone) {
+  GemmProblem const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 99, 71, 31);
+  EXPECT_FALSE(gemm::plan_packed_operands(p, sizeof(double), PackedLayout::kNN).any());
 }
 
 }  // namespace
