@@ -141,7 +141,11 @@ std::string copy_to_host(void* host, void const* device, std::size_t bytes, Exec
 }
 
 std::string device_allocate(void** pointer, std::size_t bytes, ExecutionContext const& exec) {
-  return cuda_error_text(cudaMallocAsync(pointer, bytes, static_cast<cudaStream_t>(exec.stream)), "cudaMallocAsync");
+  cudaError_t const e = cudaMallocAsync(pointer, bytes, static_cast<cudaStream_t>(exec.stream));
+  // An allocation failure is not sticky: clear it, so the next launch's error check does not read it
+  // (the caller may go on without the memory).
+  if (e != cudaSuccess) cudaGetLastError();
+  return cuda_error_text(e, "cudaMallocAsync");
 }
 
 void device_free(void* pointer, ExecutionContext const& exec) {

@@ -50,11 +50,15 @@ gk_status choose_backend(gk_context_st& ctx, GemmArguments const& args, bool rea
 /// The selection table's pick for a problem on `backend`; on the GPU, for the context's device (its
 /// compute capability and multiprocessor count) and within its memory budget (a variant whose
 /// workspace would not fit is passed over for the next rule).
-GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem const& problem, Platform backend) {
+GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem const& problem, Platform backend,
+                                      std::size_t workspace_limit) {
   bool const gpu = backend == Platform::kCuda;
   return Registry::instance().select(problem, backend, gpu ? compute_capability(ctx.device) : 0,
-                                     gpu ? multiprocessor_count(ctx.device) : 0,
-                                     gpu ? ctx.device_memory_budget : 0);
+                                     gpu ? multiprocessor_count(ctx.device) : 0, gpu ? workspace_limit : 0);
+}
+
+GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem const& problem, Platform backend) {
+  return select_for_context(ctx, problem, backend, ctx.device_memory_budget);
 }
 
 gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform backend, GemmVariant const** out) {
@@ -165,7 +169,13 @@ gk_status run_variant(gk_context_st& ctx, GemmVariant const& variant, GemmArgume
       }
       if (std::string e = acquire_workspace(ctx.workspace, ws_bytes, ctx.device_memory_budget, exec, &device_workspace);
           !e.empty()) {
-        return fail(ctx, GK_ALLOCATION_FAILED, e);
+        // A workspace buys speed (a packed operand, split K), not the result: when the device has no
+        // room for it, the selection's next pick that needs none runs. A forced variant fails.
+        GemmVariant const* without = ctx.forced_variant.empty() ? select_for_context(ctx, p, backend, 1) : nullptr;
+        if (without == nullptr || without == &variant) return fail(ctx, GK_ALLOCATION_FAILED, e);
+        note(ctx, 2, "no room for the ", std::to_string(ws_bytes), " bytes of workspace of ", variant.info().id, " (", e,
+             "): ", without->info().id, " instead");
+        return run_variant(ctx, *without, args, backend, exec);
       }
       workspace = device_workspace.pointer;
     }

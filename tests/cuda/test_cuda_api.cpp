@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <thread>
@@ -256,6 +257,65 @@ TEST(CudaApiBudget, PackedVariantsYieldToTheMemoryBudget) {
         for (std::int64_t l = 0; l < k; ++l) reference += (long double)A.at(i, l) * B.at(j, l);
         ASSERT_NEAR(C[std::size_t(i + j * m)], double(reference), 1e-12) << "C(" << i << ", " << j << ") by " << ran;
       }
+    }
+  }
+}
+
+/// The same call when the device has no room for the packed copy (no budget set: the allocation
+/// itself fails): the call does not fail, the unpacked kernel runs, and C is right. A variant forced
+/// by name fails cleanly instead.
+TEST(CudaApiBudget, PackedVariantsYieldWhenTheWorkspaceCannotBeAllocated) {
+  GEMMKIT_REQUIRE_DEVICE();
+  // compute-sanitizer pads and keeps allocations, so the free bytes do not mean what the hog reads.
+  if (std::getenv("CUDA_INJECTION64_PATH") != nullptr) GTEST_SKIP() << "device memory accounting under a sanitizer";
+  std::int64_t const m = 4096, n = 4096, k = 64;  // B packed: 64 x 4096 doubles = 2 MiB
+  std::mt19937_64 rng = fresh_generator();
+  Matrix<double> A(m, k, m), B(n, k, n);  // NT: B is stored n x k
+  A.fill_random(rng);
+  B.fill_random(rng);
+  DeviceBuffer<double> dA(A.storage()), dB(B.storage());
+  DeviceBuffer<double> dC(std::vector<double>(std::size_t(m * n), std::numeric_limits<double>::quiet_NaN()));
+  {  // The kernel that runs without the copy, once with room to spare (a first launch may size its
+     // local memory), picked here through a budget the copy does not fit.
+    ScopedContext warm;
+    ASSERT_EQ(gk_set_device_memory_budget(warm, std::size_t(1) << 20), GK_SUCCESS);
+    ASSERT_EQ(api_gemm_strided_batched(warm, GK_COL_MAJOR, GK_OP_N, GK_OP_T, m, n, k, 1.0, dA.get(), m, 0, dB.get(),
+                                       n, 0, 0.0, dC.get(), m, 0, 1),
+              GK_SUCCESS)
+        << gk_last_error(warm);
+    ASSERT_EQ(std::string(gk_last_variant(warm)).find("_packed"), std::string::npos);
+  }
+  dC.upload(std::vector<double>(std::size_t(m * n), std::numeric_limits<double>::quiet_NaN()));
+  ASSERT_EQ(dC.error(), "");
+  // Memory the stream-ordered pool keeps cached would serve the workspace despite the hog.
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudaMemPool_t pool = nullptr;
+  ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool, 0), cudaSuccess);
+  ASSERT_EQ(cudaMemPoolTrimTo(pool, 0), cudaSuccess);
+  std::size_t free_bytes = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
+  std::size_t const leave = std::size_t(512) << 10;  // less than the 2 MiB copy
+  void* hog = nullptr;
+  ASSERT_EQ(cudaMalloc(&hog, free_bytes - leave), cudaSuccess);
+  ScopedContext ctx;
+  gk_status const s = api_gemm_strided_batched(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_T, m, n, k, 1.0, dA.get(), m, 0,
+                                               dB.get(), n, 0, 0.0, dC.get(), m, 0, 1);
+  std::string const ran = gk_last_variant(ctx), error = gk_last_error(ctx);
+  ScopedContext forced;
+  ASSERT_EQ(gk_set_variant(forced, "dgemm_tensorop_128x64x16_w64x32_s3_b2_k8_packed"), GK_SUCCESS);
+  gk_status const forced_status = api_gemm_strided_batched(forced, GK_COL_MAJOR, GK_OP_N, GK_OP_T, m, n, k, 1.0,
+                                                           dA.get(), m, 0, dB.get(), n, 0, 0.0, dC.get(), m, 0, 1);
+  ASSERT_EQ(cudaFree(hog), cudaSuccess);
+  ASSERT_EQ(s, GK_SUCCESS) << error;
+  EXPECT_EQ(ran.find("_packed"), std::string::npos) << ran;
+  EXPECT_EQ(forced_status, GK_ALLOCATION_FAILED);
+  std::vector<double> const C = dC.download();
+  ASSERT_EQ(dC.error(), "");
+  for (std::int64_t j : {std::int64_t(0), std::int64_t(1), n / 2 + 1, n - 1}) {
+    for (std::int64_t i = 0; i < m; ++i) {
+      long double reference = 0;
+      for (std::int64_t l = 0; l < k; ++l) reference += (long double)A.at(i, l) * B.at(j, l);
+      ASSERT_NEAR(C[std::size_t(i + j * m)], double(reference), 1e-12) << "C(" << i << ", " << j << ") by " << ran;
     }
   }
 }
