@@ -292,20 +292,22 @@ TEST(CudaApiBudget, PackedVariantsYieldWhenTheWorkspaceCannotBeAllocated) {
   cudaMemPool_t pool = nullptr;
   ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool, 0), cudaSuccess);
   ASSERT_EQ(cudaMemPoolTrimTo(pool, 0), cudaSuccess);
-  std::size_t free_bytes = 0, total = 0;
-  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
-  std::size_t const leave = std::size_t(512) << 10;  // less than the 2 MiB copy
-  void* hog = nullptr;
-  ASSERT_EQ(cudaMalloc(&hog, free_bytes - leave), cudaSuccess);
-  ScopedContext ctx;
+  ScopedContext ctx, forced;
+  ASSERT_EQ(gk_set_variant(forced, "dgemm_tensorop_64x64x16_w32x32_s4_b3_k8_packed"), GK_SUCCESS);
+  // Take the device's memory in 64 MiB, then 1 MiB pieces until none is left: less than a MiB
+  // stays free, under the 2 MiB the copy takes (one big cudaMalloc of the free bytes fails).
+  std::vector<void*> hog;
+  for (std::size_t piece : {std::size_t(64) << 20, std::size_t(1) << 20}) {
+    for (void* p = nullptr; cudaMalloc(&p, piece) == cudaSuccess;) hog.push_back(p);
+    cudaGetLastError();  // the failed cudaMalloc that ended the loop
+  }
   gk_status const s = api_gemm_strided_batched(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_T, m, n, k, 1.0, dA.get(), m, 0,
                                                dB.get(), n, 0, 0.0, dC.get(), m, 0, 1);
   std::string const ran = gk_last_variant(ctx), error = gk_last_error(ctx);
-  ScopedContext forced;
-  ASSERT_EQ(gk_set_variant(forced, "dgemm_tensorop_128x64x16_w64x32_s3_b2_k8_packed"), GK_SUCCESS);
   gk_status const forced_status = api_gemm_strided_batched(forced, GK_COL_MAJOR, GK_OP_N, GK_OP_T, m, n, k, 1.0,
                                                            dA.get(), m, 0, dB.get(), n, 0, 0.0, dC.get(), m, 0, 1);
-  ASSERT_EQ(cudaFree(hog), cudaSuccess);
+  for (void* p : hog) ASSERT_EQ(cudaFree(p), cudaSuccess);
+  ASSERT_GT(hog.size(), 0u);
   ASSERT_EQ(s, GK_SUCCESS) << error;
   EXPECT_EQ(ran.find("_packed"), std::string::npos) << ran;
   EXPECT_EQ(forced_status, GK_ALLOCATION_FAILED);
