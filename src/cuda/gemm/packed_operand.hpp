@@ -29,7 +29,7 @@ enum class PackedLayout { kNN, kNT };
 /// workspace's start.
 struct PackedMatrix {
   bool pack = false;
-  bool transpose = true;
+  bool transpose = false;
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   std::int64_t ld = 0;
