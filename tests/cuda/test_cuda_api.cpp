@@ -227,6 +227,21 @@ TYPED_TEST(CudaApi, DeterministicThroughTheApi) {
   EXPECT_EQ(std::memcmp(r1.data(), r2.data(), r1.size() * sizeof(T)), 0);
 }
 
+/// C = A B^T (B stored n x k) on four columns of C, against a long-double sum; `ran` names the variant.
+void expect_nt_product(Matrix<double> const& A, Matrix<double> const& B, DeviceBuffer<double>& dC,
+                       std::string const& ran) {
+  std::int64_t const m = A.rows(), n = B.rows(), k = A.cols();
+  std::vector<double> const C = dC.download();
+  ASSERT_EQ(dC.error(), "");
+  for (std::int64_t j : {std::int64_t(0), std::int64_t(1), n / 2 + 1, n - 1}) {
+    for (std::int64_t i = 0; i < m; ++i) {
+      long double reference = 0;
+      for (std::int64_t l = 0; l < k; ++l) reference += (long double)A.at(i, l) * B.at(j, l);
+      ASSERT_NEAR(C[std::size_t(i + j * m)], double(reference), 1e-12) << "C(" << i << ", " << j << ") by " << ran;
+    }
+  }
+}
+
 /// DGEMM NT with both sides of C from 4096 packs B into a workspace (a _packed variant). With a
 /// device-memory budget too small for that copy the selection passes over it for the unpacked
 /// kernel, and the call still succeeds with the same result.
@@ -249,15 +264,7 @@ TEST(CudaApiBudget, PackedVariantsYieldToTheMemoryBudget) {
         << gk_last_error(ctx);
     std::string const ran = gk_last_variant(ctx);
     EXPECT_EQ(ran.find("_packed") != std::string::npos, budget == 0) << ran;
-    std::vector<double> const C = dC.download();
-    ASSERT_EQ(dC.error(), "");
-    for (std::int64_t j : {std::int64_t(0), std::int64_t(1), n / 2 + 1, n - 1}) {
-      for (std::int64_t i = 0; i < m; ++i) {
-        long double reference = 0;
-        for (std::int64_t l = 0; l < k; ++l) reference += (long double)A.at(i, l) * B.at(j, l);
-        ASSERT_NEAR(C[std::size_t(i + j * m)], double(reference), 1e-12) << "C(" << i << ", " << j << ") by " << ran;
-      }
-    }
+    expect_nt_product(A, B, dC, ran);
   }
 }
 
@@ -311,15 +318,7 @@ TEST(CudaApiBudget, PackedVariantsYieldWhenTheWorkspaceCannotBeAllocated) {
   ASSERT_EQ(s, GK_SUCCESS) << error;
   EXPECT_EQ(ran.find("_packed"), std::string::npos) << ran;
   EXPECT_EQ(forced_status, GK_ALLOCATION_FAILED);
-  std::vector<double> const C = dC.download();
-  ASSERT_EQ(dC.error(), "");
-  for (std::int64_t j : {std::int64_t(0), std::int64_t(1), n / 2 + 1, n - 1}) {
-    for (std::int64_t i = 0; i < m; ++i) {
-      long double reference = 0;
-      for (std::int64_t l = 0; l < k; ++l) reference += (long double)A.at(i, l) * B.at(j, l);
-      ASSERT_NEAR(C[std::size_t(i + j * m)], double(reference), 1e-12) << "C(" << i << ", " << j << ") by " << ran;
-    }
-  }
+  expect_nt_product(A, B, dC, ran);
 }
 
 /// The context's stream is the one the work is queued on: with that stream held back by a host
