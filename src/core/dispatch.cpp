@@ -171,7 +171,9 @@ gk_status run_variant(gk_context_st& ctx, GemmVariant const& variant, GemmArgume
           !e.empty()) {
         // A workspace buys speed (a packed operand, split K), not the result: when the device has no
         // room for it, the selection's next pick that needs none runs. A forced variant fails.
-        GemmVariant const* without = ctx.forced_variant.empty() ? select_for_context(ctx, p, backend, 1) : nullptr;
+        constexpr std::size_t kNoWorkspace = 1;  // a limit only variants without a workspace meet
+        GemmVariant const* without =
+            ctx.forced_variant.empty() ? select_for_context(ctx, p, backend, kNoWorkspace) : nullptr;
         if (without == nullptr || without == &variant) return fail(ctx, GK_ALLOCATION_FAILED, e);
         note(ctx, 2, "no room for the ", std::to_string(ws_bytes), " bytes of workspace of ", variant.info().id, " (", e,
              "): ", without->info().id, " instead");

@@ -46,6 +46,19 @@ KernelParams<T> make_params(GemmArguments const& args) {
                    is_transposed(p.trans_b), 0};
 }
 
+/// The problem the params describe, make_params' inverse (what the split-K and packing plans take).
+template <typename T>
+GemmProblem problem_shape(KernelParams<T> const& p) {
+  GemmProblem shape;
+  shape.dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
+  shape.trans_a = p.trans_a ? GK_OP_T : GK_OP_N;
+  shape.trans_b = p.trans_b ? GK_OP_T : GK_OP_N;
+  shape.m = p.m, shape.n = p.n, shape.k = p.k, shape.batch = p.batch;
+  shape.lda = p.lda, shape.ldb = p.ldb, shape.ldc = p.ldc;
+  shape.stride_a = p.stride_a, shape.stride_b = p.stride_b, shape.stride_c = p.stride_c;
+  return shape;
+}
+
 /// The same product written for C^T = op(B)^T op(A)^T: the operands trade places and transposes, m
 /// and n swap. A kernel that stores its C transposed (element (i, j) at C + i * ldc + j) computes
 /// the original C from it: A^T B^T runs as an NN product. Split-K slices and batches are unchanged.

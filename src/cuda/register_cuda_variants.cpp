@@ -150,7 +150,7 @@ template <typename Cfg>
 void add_sgemm_simt_packed(Registry& registry) {
   add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_packed",
                             "FP32 FFMA; K-contiguous operands (B in NN, A and B in TN, A in TT) are transposed "
-                            "first, so both copy 16 bytes at a time",
+                            "and odd leading dimensions aligned first, so both copy 16 bytes at a time",
                             gemm::sgemm_simt_can_implement<Cfg>, gemm::launch_sgemm_simt_packed<Cfg>,
                             gemm::sgemm_simt_packed_workspace<Cfg>);
 }

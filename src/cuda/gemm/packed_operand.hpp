@@ -64,35 +64,28 @@ inline PackedMatrix plan_packed_matrix(std::int64_t rows, std::int64_t cols, boo
 }
 
 /// The packing plan of a problem for elements of `element_bytes`, for a kernel reading `layout`.
-inline PackedOperands plan_packed_operands(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n,
-                                           std::int64_t k, std::int64_t lda, std::int64_t ldb, std::int64_t stride_a,
-                                           std::int64_t stride_b, std::int64_t batch, std::size_t element_bytes,
-                                           PackedLayout layout) {
+inline PackedOperands plan_packed_operands(GemmProblem const& p, std::size_t element_bytes, PackedLayout layout) {
   std::int64_t const per_chunk = std::int64_t(16 / element_bytes);
   auto whole_chunks = [&](std::int64_t ld, std::int64_t stride) {
-    return ld % per_chunk == 0 && (batch == 1 || stride % per_chunk == 0);
+    return ld % per_chunk == 0 && (p.batch == 1 || stride % per_chunk == 0);
   };
+  bool const trans_a = is_transposed(p.trans_a), trans_b = is_transposed(p.trans_b);
   bool const nn = layout == PackedLayout::kNN;
   bool const transpose_a = nn ? trans_a && !trans_b : trans_a;
   bool const transpose_b = nn ? trans_b && !trans_a : !trans_b;
-  bool const copy_a = !nn && !transpose_a && !whole_chunks(lda, stride_a);
-  bool const copy_b = !nn && !transpose_b && !whole_chunks(ldb, stride_b);
-  std::int64_t const a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
-  std::int64_t const b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
+  bool const copy_a = !nn && !transpose_a && !whole_chunks(p.lda, p.stride_a);
+  bool const copy_b = !nn && !transpose_b && !whole_chunks(p.ldb, p.stride_b);
   PackedOperands plan;
   if (transpose_a || copy_a) {
-    plan.a = plan_packed_matrix(a_rows, a_cols, transpose_a, batch > 1 && stride_a == 0, batch, element_bytes);
+    plan.a = plan_packed_matrix(p.a_rows(), p.a_cols(), transpose_a, p.batch > 1 && p.stride_a == 0, p.batch,
+                                element_bytes);
   }
   if (transpose_b || copy_b) {
-    plan.b = plan_packed_matrix(b_rows, b_cols, transpose_b, batch > 1 && stride_b == 0, batch, element_bytes);
+    plan.b = plan_packed_matrix(p.b_rows(), p.b_cols(), transpose_b, p.batch > 1 && p.stride_b == 0, p.batch,
+                                element_bytes);
     plan.b.offset = std::int64_t(plan.a.bytes / element_bytes);
   }
   return plan;
-}
-
-inline PackedOperands plan_packed_operands(GemmProblem const& p, std::size_t element_bytes, PackedLayout layout) {
-  return plan_packed_operands(is_transposed(p.trans_a), is_transposed(p.trans_b), p.m, p.n, p.k, p.lda, p.ldb,
-                              p.stride_a, p.stride_b, p.batch, element_bytes, layout);
 }
 
 }  // namespace gemmkit::gemm

@@ -37,7 +37,8 @@ template <typename Cfg>
 cudaError_t launch_sgemm_simt_split_k(KernelParams<float> const& params, float* workspace, cudaStream_t stream);
 
 /// Operand packing (packed_operand.hpp): K-contiguous operands (B in NN, A and B in TN, A in TT)
-/// are transposed into `workspace` first, so the NT instance runs with 16-byte copies.
+/// are transposed into `workspace` first, and operands with odd leading dimensions copied into
+/// aligned ones, so the NT instance runs with 16-byte copies.
 template <typename Cfg>
 std::size_t sgemm_simt_packed_workspace(GemmProblem const& problem);
 template <typename Cfg>

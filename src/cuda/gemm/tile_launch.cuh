@@ -47,14 +47,6 @@ cudaError_t launch_tiles(KernelParams<T> const& p, std::int64_t tiles, int threa
   return cudaSuccess;
 }
 
-/// The sizes of the problem the params describe (what the split-K plans take).
-template <typename T>
-GemmProblem problem_shape(KernelParams<T> const& p) {
-  GemmProblem shape;
-  shape.m = p.m, shape.n = p.n, shape.k = p.k, shape.batch = p.batch;
-  return shape;
-}
-
 /// The split-K form of a tiled kernel (`launch` runs it plainly; the kernel reads
 /// KernelParams::split_k_slice): per batch entry, slice z of K writes its alpha-free partial sums
 /// to workspace + z*m*n, then launch_split_k_reduce applies alpha and beta in slice order.

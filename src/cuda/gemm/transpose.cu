@@ -33,18 +33,18 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) repack_kernel(T const* s
           for (int j = y; j < kTile; j += kRowsPerPass) {
             if (r0 + x < rows && c0 + j < cols) d[(r0 + x) + (c0 + j) * ld_dst] = s[(r0 + x) + (c0 + j) * ld_src];
           }
-          continue;
+        } else {
+          // Read: lane x walks src's rows within column c0 + j (contiguous).
+          for (int j = y; j < kTile; j += kRowsPerPass) {
+            if (r0 + x < rows && c0 + j < cols) tile[j][x] = s[(r0 + x) + (c0 + j) * ld_src];
+          }
+          __syncthreads();
+          // Write: lane x walks dst's rows (src's columns) within dst column r0 + j.
+          for (int j = y; j < kTile; j += kRowsPerPass) {
+            if (c0 + x < cols && r0 + j < rows) d[(c0 + x) + (r0 + j) * ld_dst] = tile[x][j];
+          }
+          __syncthreads();  // the tile is refilled by the next iteration
         }
-        // Read: lane x walks src's rows within column c0 + j (contiguous).
-        for (int j = y; j < kTile; j += kRowsPerPass) {
-          if (r0 + x < rows && c0 + j < cols) tile[j][x] = s[(r0 + x) + (c0 + j) * ld_src];
-        }
-        __syncthreads();
-        // Write: lane x walks dst's rows (src's columns) within dst column r0 + j.
-        for (int j = y; j < kTile; j += kRowsPerPass) {
-          if (c0 + x < cols && r0 + j < rows) d[(c0 + x) + (r0 + j) * ld_dst] = tile[x][j];
-        }
-        __syncthreads();  // the tile is refilled by the next iteration
       }
     }
   }

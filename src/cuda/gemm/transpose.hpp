@@ -34,13 +34,12 @@ std::size_t packed_workspace_bytes(GemmProblem const& problem, PackedLayout layo
   return plan_packed_operands(problem, sizeof(T), layout).bytes();
 }
 
-/// A tiled kernel's packed form: the operands `layout` packs are transposed into `workspace`, then
-/// `launch` runs on them.
+/// A tiled kernel's packed form: the operands `layout` packs are copied into `workspace`, then
+/// `launch` runs on the copies.
 template <typename T>
 cudaError_t launch_packed(KernelParams<T> const& p, T* workspace, PackedLayout layout, cudaStream_t stream,
                           cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t)) {
-  PackedOperands const plan = plan_packed_operands(p.trans_a, p.trans_b, p.m, p.n, p.k, p.lda, p.ldb, p.stride_a,
-                                                   p.stride_b, p.batch, sizeof(T), layout);
+  PackedOperands const plan = plan_packed_operands(problem_shape(p), sizeof(T), layout);
   KernelParams<T> packed = p;
   if (cudaError_t e = launch_packed_operands(plan, workspace, packed, stream); e != cudaSuccess) return e;
   return launch(packed, stream);
