@@ -24,7 +24,8 @@ int multiprocessor_count(int device);
 /// Where a pointer lives; managed memory counts as device. Host for a non-CUDA build.
 MemoryLocation locate(void const* pointer);
 
-/// Makes `device` current for the calling thread; on error returns a message, else "".
+/// Makes `device` current for the calling thread and clears a non-sticky error the caller's earlier
+/// CUDA calls left pending (a gemmkit call reports its own); on error returns a message, else "".
 std::string use_device(int device);
 
 /// C := beta * C over the m x n window (batch of them at stride_c, or of a pointer-array problem

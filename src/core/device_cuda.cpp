@@ -121,6 +121,10 @@ MemoryLocation locate(void const* pointer) {
 
 std::string use_device(int device) {
   if (device_count() == 0) return "no usable CUDA device";
+  // An error the caller's earlier CUDA calls left pending (a failed cudaMalloc, say) is theirs: the
+  // launch checks of this call must not read it and fail a call that ran. A sticky error still
+  // fails this call's own CUDA calls.
+  (void)cudaGetLastError();
   // cudaGetDevice only reads the thread's current device; cudaSetDevice costs more, so it runs on a change only.
   if (int current = -1; cudaGetDevice(&current) == cudaSuccess && current == device) return {};
   return cuda_error_text(cudaSetDevice(device), "cudaSetDevice");

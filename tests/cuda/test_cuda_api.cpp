@@ -321,6 +321,31 @@ TEST(CudaApiBudget, PackedVariantsYieldWhenTheWorkspaceCannotBeAllocated) {
   expect_nt_product(A, B, dC, ran);
 }
 
+/// An error the caller's own CUDA call left pending (here a cudaMalloc too large to succeed, which is
+/// not sticky) belongs to the caller: the next gemmkit call runs, returns success and writes C.
+TEST(CudaApiErrors, ACallersPendingErrorDoesNotFailTheNextCall) {
+  GEMMKIT_REQUIRE_DEVICE();
+  GemmProblem const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 96, 80, 40);
+  Operands<double> const ops = make_operands<double>(p, 0.0);
+  DeviceBuffer<double> dA(ops.A.storage()), dB(ops.B.storage()), dC(ops.C.storage());
+  ASSERT_EQ(dA.error() + dB.error() + dC.error(), "");
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  void* too_large = nullptr;
+  ASSERT_EQ(cudaMalloc(&too_large, std::size_t(1) << 60), cudaErrorMemoryAllocation);
+  ASSERT_EQ(cudaPeekAtLastError(), cudaErrorMemoryAllocation);  // pending, as the caller left it
+  ScopedContext ctx;
+  ASSERT_EQ(gk_dgemm(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, p.m, p.n, p.k, 1.0, dA.get(), p.lda, dB.get(), p.ldb, 0.0,
+                     dC.get(), p.ldc),
+            GK_SUCCESS)
+      << gk_last_error(ctx);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  Matrix<double> C = ops.C;
+  std::vector<double> const back = dC.download();
+  ASSERT_EQ(dC.error(), "");
+  std::copy(back.begin(), back.end(), C.data());
+  EXPECT_TRUE(check_result(p, 1.0, 0.0, ops.A, ops.B, ops.C, C, reference_result(p, 1.0, ops.A, ops.B, 0.0, ops.C)));
+}
+
 /// The context's stream is the one the work is queued on: with that stream held back by a host
 /// function, the call returns, C is unchanged (read on another stream), and the result appears
 /// once the stream is released. A call on the legacy default stream would not wait for the
