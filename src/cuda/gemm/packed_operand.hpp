@@ -1,8 +1,8 @@
 /*! \file
     \brief Operand packing for the tiled GEMMs (host side, no CUDA): an operand stored the other way
-    round from the layout a kernel reads fastest is transposed into a workspace first, and (for the
-    FP32 kernel) one whose leading dimension is no whole number of 16-byte chunks is copied into one
-    that is (seed 001's padding idea), so the kernel runs its fastest instance. The copy reads and
+    round from the layout a kernel reads fastest is transposed into a workspace first, and one whose
+    leading dimension is no whole number of 16-byte chunks is copied into one that is (seed 001's
+    padding idea), so the kernel runs its fastest instance, with 16-byte copies. The copy reads and
     writes each element of that operand once; it pays where the other side of C is long enough to
     reuse it.
 */
@@ -16,10 +16,11 @@
 namespace gemmkit::gemm {
 
 /// The transposes a kernel reads fastest. kNN: the FP64 tensor-core kernel (NT and TN pack their
-/// transposed operand; TT runs as NN on C^T, so it packs nothing). kNT: the FP32 SIMT kernel, whose
-/// k-major tiles take 16-byte copies from an M-contiguous A and an N-contiguous B, and only 4-byte
-/// ones from K-contiguous operands (B in NN, A and B in TN, A in TT, which are transposed) or from
-/// operands whose leading dimension or batch stride is no whole number of 16-byte chunks (copied).
+/// transposed operand; TT runs as NN on C^T, so it transposes nothing). kNT: the FP32 SIMT kernel,
+/// whose k-major tiles take 16-byte copies from an M-contiguous A and an N-contiguous B, and only
+/// 4-byte ones from K-contiguous operands (B in NN, A and B in TN, A in TT, which are transposed).
+/// In both, an operand whose leading dimension or batch stride is no whole number of 16-byte chunks
+/// is copied as it is into one that is (the kernels fall back to 8- or 4-byte copies there).
 enum class PackedLayout { kNN, kNT };
 
 /// One operand's copy: the operand is stored rows x cols, the copy cols x rows when `transpose`,
@@ -73,8 +74,8 @@ inline PackedOperands plan_packed_operands(GemmProblem const& p, std::size_t ele
   bool const nn = layout == PackedLayout::kNN;
   bool const transpose_a = nn ? trans_a && !trans_b : trans_a;
   bool const transpose_b = nn ? trans_b && !trans_a : !trans_b;
-  bool const copy_a = !nn && !transpose_a && !whole_chunks(p.lda, p.stride_a);
-  bool const copy_b = !nn && !transpose_b && !whole_chunks(p.ldb, p.stride_b);
+  bool const copy_a = !transpose_a && !whole_chunks(p.lda, p.stride_a);
+  bool const copy_b = !transpose_b && !whole_chunks(p.ldb, p.stride_b);
   PackedOperands plan;
   if (transpose_a || copy_a) {
     plan.a = plan_packed_matrix(p.a_rows(), p.a_cols(), transpose_a, p.batch > 1 && p.stride_a == 0, p.batch,

@@ -39,7 +39,8 @@ TEST(PackedOperand, NnLayoutPacksBOfNtIntoKByNWithAnAlignedLeadingDimension) {
 }
 
 TEST(PackedOperand, NnLayoutPacksAOfTnPerBatchEntryOrOnceWhenShared) {
-  GemmProblem p = make_problem(Dtype::kF64, GK_OP_T, GK_OP_N, 9, 70, 31, 0, 3);
+  GemmProblem p = make_problem(Dtype::kF64, GK_OP_T, GK_OP_N, 9, 70, 32, 0, 3);
+  p.k = 31;  // A stored 31 x 9 (lda 32, as allocated for k = 32); B 31 x 70 in ldb 32: aligned
   gemm::PackedOperands plan = gemm::plan_packed_operands(p, sizeof(double), PackedLayout::kNN);
   EXPECT_TRUE(plan.a.pack);
   EXPECT_FALSE(plan.b.pack);
@@ -115,10 +116,40 @@ TEST(PackedOperand, NtLayoutTransposesKContiguousOperandsAndAlignsTheOthers) {
   EXPECT_EQ(plan.bytes(), (3u * 12u * 31u + 72u * 31u) * sizeof(float));
 }
 
-/// The FP64 kernel's layout copies nothing that is only misaligned: its other configs take those.
-TEST(PackedOperand, NnLayoutLeavesOddLeadingDimensionsAlone) {
-  GemmProblem const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 99, 71, 31);
-  EXPECT_FALSE(gemm::plan_packed_operands(p, sizeof(double), PackedLayout::kNN).any());
+/// The FP64 kernel's layout copies operands the right way round whose leading dimension is odd into
+/// an aligned one, A's first; in NT the transposed B's copy is aligned already, A is copied beside it.
+TEST(PackedOperand, NnLayoutCopiesOddLeadingDimensionsIntoAlignedOnes) {
+  GemmProblem p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 99, 71, 31);  // lda 99, ldb 31
+  gemm::PackedOperands plan = gemm::plan_packed_operands(p, sizeof(double), PackedLayout::kNN);
+  ASSERT_TRUE(plan.a.pack && plan.b.pack);
+  EXPECT_FALSE(plan.a.transpose || plan.b.transpose);
+  EXPECT_EQ(plan.a.ld, 100);
+  EXPECT_EQ(plan.b.ld, 32);
+  EXPECT_EQ(plan.b.rows, 31);
+  EXPECT_EQ(plan.b.cols, 71);
+  EXPECT_EQ(plan.b.offset, 100 * 31);
+  EXPECT_EQ(plan.bytes(), (100u * 31u + 32u * 71u) * sizeof(double));
+
+  p = make_problem(Dtype::kF64, GK_OP_T, GK_OP_T, 99, 71, 32);  // lda 32 (A stored k x m), ldb 71
+  plan = gemm::plan_packed_operands(p, sizeof(double), PackedLayout::kNN);
+  EXPECT_FALSE(plan.a.pack);
+  ASSERT_TRUE(plan.b.pack);
+  EXPECT_FALSE(plan.b.transpose);  // TT runs as NN on C^T: nothing is transposed
+  EXPECT_EQ(plan.b.ld, 72);
+
+  p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_T, 99, 72, 31);  // lda 99; B stored 72 x 31
+  plan = gemm::plan_packed_operands(p, sizeof(double), PackedLayout::kNN);
+  ASSERT_TRUE(plan.a.pack && plan.b.pack);
+  EXPECT_FALSE(plan.a.transpose);
+  EXPECT_TRUE(plan.b.transpose);
+  EXPECT_EQ(plan.a.ld, 100);
+  EXPECT_EQ(plan.b.ld, 32);
+
+  p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 100, 72, 32, 0, 2);
+  p.stride_a += 1;  // aligned leading dimensions, odd batch stride of A: A copied, B not
+  plan = gemm::plan_packed_operands(p, sizeof(double), PackedLayout::kNN);
+  EXPECT_TRUE(plan.a.pack);
+  EXPECT_FALSE(plan.b.pack);
 }
 
 }  // namespace
