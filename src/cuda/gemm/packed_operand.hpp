@@ -24,10 +24,11 @@ namespace gemmkit::gemm {
 enum class PackedLayout { kNN, kNT };
 
 /// One operand's copy: the operand is stored rows x cols, the copy cols x rows when `transpose`,
-/// else rows x cols, column-major with leading dimension `ld` (the copy's rows rounded up to whole
-/// 16-byte chunks so the kernel's wide copies apply), one copy per batch entry `stride` apart, or
-/// one shared copy (stride 0) when the batch shares the operand. `offset`: elements from the
-/// workspace's start.
+/// else rows x cols, column-major with leading dimension `ld`: the copy's rows rounded up to whole
+/// 128-byte lines, so the kernel's 16-byte copies apply and every column starts a cache line (a
+/// warp's run down a column touches no more lines than it must). One copy per batch entry `stride`
+/// apart, or one shared copy (stride 0) when the batch shares the operand. `offset`: elements from
+/// the workspace's start.
 struct PackedMatrix {
   bool pack = false;
   bool transpose = false;
@@ -55,9 +56,10 @@ inline PackedMatrix plan_packed_matrix(std::int64_t rows, std::int64_t cols, boo
   copy.transpose = transpose;
   copy.rows = rows;
   copy.cols = cols;
-  std::int64_t const per_chunk = std::int64_t(16 / element_bytes);
+  constexpr std::size_t kLineBytes = 128;
+  std::int64_t const per_line = std::int64_t(kLineBytes / element_bytes);
   std::int64_t const copy_rows = transpose ? cols : rows, copy_cols = transpose ? rows : cols;
-  copy.ld = (copy_rows + per_chunk - 1) / per_chunk * per_chunk;
+  copy.ld = (copy_rows + per_line - 1) / per_line * per_line;
   copy.copies = shared ? 1 : batch;
   copy.stride = shared ? 0 : copy.ld * copy_cols;
   copy.bytes = std::size_t(copy.ld) * std::size_t(copy_cols) * std::size_t(copy.copies) * element_bytes;
