@@ -55,7 +55,9 @@ template <typename Cfg>
 cudaError_t launch_dgemm_tensorop_split_k(KernelParams<double> const& params, double* workspace, cudaStream_t stream);
 
 /// Packed form (packed_operand.hpp): NT and TN first copy their transposed operand into `workspace`
-/// in NN's layout, then run the NN kernel; NN and TT run as they are, with no workspace.
+/// in NN's layout, and any operand whose leading dimension is not in whole 16-byte chunks is copied
+/// into one in whole 128-byte lines; then the kernel runs on the copies. Aligned NN and TT need no
+/// workspace.
 template <typename Cfg>
 std::size_t dgemm_tensorop_packed_workspace(GemmProblem const& problem);
 template <typename Cfg>
