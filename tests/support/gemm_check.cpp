@@ -209,18 +209,21 @@ void run_direct(GemmVariant const& v, GemmProblem const& p, double alpha, double
   }
   ExecutionContext const exec{nullptr, on_device ? device_memory()->device() : 0};
   std::size_t const ws_bytes = v.workspace_bytes(p);
-  std::vector<unsigned char> host_workspace;
+  // The workspace starts as all-ones bytes (NaN in both precisions, a flag no launch stamps): a
+  // variant must not read what it did not write there, as an allocation may hold anything.
+  std::vector<unsigned char> host_workspace(ws_bytes, 0xFF);
   DeviceAllocation device_workspace;
   void* workspace = nullptr;
   if (ws_bytes > 0) {
     if (on_device) {
-      if (std::string e = device_workspace.allocate(device_memory(), ws_bytes); !e.empty()) {
+      std::string e = device_workspace.allocate(device_memory(), ws_bytes);
+      if (e.empty()) e = device_memory()->to_device(device_workspace.pointer, host_workspace.data(), ws_bytes);
+      if (!e.empty()) {
         failures << "direct: workspace: " << e << "; ";
         return;
       }
       workspace = device_workspace.pointer;
     } else {
-      host_workspace.resize(ws_bytes);
       workspace = host_workspace.data();
     }
   }
