@@ -1,8 +1,9 @@
 /*! \file
     \brief Operand packing for the tiled GEMMs (host side, no CUDA): an operand stored the other way
     round from the layout a kernel reads fastest is transposed into a workspace first, and one whose
-    leading dimension is no whole number of 16-byte chunks is copied into one that is (seed 001's
-    padding idea), so the kernel runs its fastest instance, with 16-byte copies. The copy reads and
+    leading dimension is no whole number of 16-byte chunks is copied into one of whole 128-byte
+    lines (seed 001's padding idea), so the kernel runs its fastest instance, with 16-byte copies
+    from columns that start on a cache line. The copy reads and
     writes each element of that operand once; it pays where the other side of C is long enough to
     reuse it.
 */
@@ -20,7 +21,7 @@ namespace gemmkit::gemm {
 /// whose k-major tiles take 16-byte copies from an M-contiguous A and an N-contiguous B, and only
 /// 4-byte ones from K-contiguous operands (B in NN, A and B in TN, A in TT, which are transposed).
 /// In both, an operand whose leading dimension or batch stride is no whole number of 16-byte chunks
-/// is copied as it is into one that is (the kernels fall back to 8- or 4-byte copies there).
+/// is copied as it is into an aligned one (the kernels fall back to 8- or 4-byte copies there).
 enum class PackedLayout { kNN, kNT };
 
 /// One operand's copy: the operand is stored rows x cols, the copy cols x rows when `transpose`,
