@@ -141,9 +141,19 @@ void add_sgemm_simt_split_fixups(Registry& registry) {
 template <typename Cfg>
 void add_dgemm_tensorop_packed(Registry& registry) {
   add_with_workspace<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_packed",
-                             "FP64 tensor cores; NT and TN copy the transposed operand into NN's layout first",
+                             "FP64 tensor cores; NT and TN copy the transposed operand into NN's layout first, "
+                             "odd leading dimensions are copied into whole 128-byte lines",
                              gemm::dgemm_tensorop_can_implement<Cfg>, gemm::launch_dgemm_tensorop_packed<Cfg>,
                              gemm::dgemm_tensorop_packed_workspace<Cfg>);
+}
+
+template <typename Cfg>
+void add_dgemm_tensorop_packed_stream_k(Registry& registry) {
+  static_assert(gemm::kDgemmStreamK<Cfg>, "the stream-K instances of this config are not built");
+  add_with_workspace<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_packed_streamk",
+                             "FP64 tensor cores; the packed form's copies, then stream-K on them",
+                             gemm::dgemm_tensorop_can_implement<Cfg>, gemm::launch_dgemm_tensorop_packed_stream_k<Cfg>,
+                             gemm::dgemm_tensorop_packed_stream_k_workspace<Cfg>);
 }
 
 template <typename Cfg>
@@ -282,6 +292,7 @@ void register_cuda_variants(Registry& registry) {
   add_dgemm_tensorop_split_fixups<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
   add_dgemm_tensorop_split_fixups<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
   add_dgemm_tensorop_stream_k<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
+  add_dgemm_tensorop_packed_stream_k<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
   add_dgemm_tensorop_stream_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
   add_sgemm_simt_split_fixups<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);  // 128x128x16 s4 b2
   add_sgemm_simt_split_fixups<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);  // 64x64x16 s3 b5

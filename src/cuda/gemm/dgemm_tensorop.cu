@@ -120,6 +120,19 @@ cudaError_t launch_dgemm_tensorop_packed(KernelParams<double> const& p, double* 
   return launch_packed(p, workspace, PackedLayout::kNN, stream, launch_dgemm_tensorop<Cfg>);
 }
 
+template <typename Cfg>
+std::size_t dgemm_tensorop_packed_stream_k_workspace(GemmProblem const& problem) {
+  // Packing keeps m, n, k and whether both operands are transposed (NN's layout turns only NT and
+  // TN, into NN), so stream-K's workspace is the unpacked problem's.
+  return packed_prefix_bytes<double>(problem, PackedLayout::kNN) + dgemm_tensorop_stream_k_workspace<Cfg>(problem);
+}
+
+template <typename Cfg>
+cudaError_t launch_dgemm_tensorop_packed_stream_k(KernelParams<double> const& p, double* workspace,
+                                                  cudaStream_t stream) {
+  return launch_packed(p, workspace, PackedLayout::kNN, stream, launch_dgemm_tensorop_stream_k<Cfg>);
+}
+
 using InstanceConfig = std::tuple_element_t<GEMMKIT_DGEMM_CONFIG_INDEX, DgemmTensorOpConfigs>;
 template cudaError_t launch_dgemm_tensorop<InstanceConfig>(KernelParams<double> const&, cudaStream_t);
 template std::size_t dgemm_tensorop_split_k_workspace<InstanceConfig>(GemmProblem const&);
@@ -128,6 +141,9 @@ template std::size_t dgemm_tensorop_packed_workspace<InstanceConfig>(GemmProblem
 template cudaError_t launch_dgemm_tensorop_packed<InstanceConfig>(KernelParams<double> const&, double*, cudaStream_t);
 template std::size_t dgemm_tensorop_stream_k_workspace<InstanceConfig>(GemmProblem const&);
 template cudaError_t launch_dgemm_tensorop_stream_k<InstanceConfig>(KernelParams<double> const&, double*, cudaStream_t);
+template std::size_t dgemm_tensorop_packed_stream_k_workspace<InstanceConfig>(GemmProblem const&);
+template cudaError_t launch_dgemm_tensorop_packed_stream_k<InstanceConfig>(KernelParams<double> const&, double*,
+                                                                           cudaStream_t);
 template std::size_t dgemm_tensorop_split_fixup_workspace<InstanceConfig>(GemmProblem const&, int);
 template cudaError_t launch_dgemm_tensorop_split_fixup<InstanceConfig>(KernelParams<double> const&, int, double*,
                                                                        cudaStream_t);

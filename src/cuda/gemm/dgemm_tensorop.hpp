@@ -89,6 +89,14 @@ std::size_t dgemm_tensorop_stream_k_workspace(GemmProblem const& problem);
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop_stream_k(KernelParams<double> const& params, double* workspace, cudaStream_t stream);
 
+/// The stream-K form on packed operands (the packed form's copies, then stream-K on them): for odd
+/// leading dimensions where 128x64 tiles leave the last wave mostly empty (4097).
+template <typename Cfg>
+std::size_t dgemm_tensorop_packed_stream_k_workspace(GemmProblem const& problem);
+template <typename Cfg>
+cudaError_t launch_dgemm_tensorop_packed_stream_k(KernelParams<double> const& params, double* workspace,
+                                                  cudaStream_t stream);
+
 /// True when the grid for this config fits (tiles of one problem index a 31-bit grid.x).
 template <typename Cfg>
 bool dgemm_tensorop_can_implement(GemmProblem const& problem) {

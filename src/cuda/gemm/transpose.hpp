@@ -34,15 +34,41 @@ std::size_t packed_workspace_bytes(GemmProblem const& problem, PackedLayout layo
   return plan_packed_operands(problem, sizeof(T), layout).bytes();
 }
 
+/// The same rounded up to 256 bytes: where the workspace of a form run after the copies (stream-K)
+/// starts.
+template <typename T>
+std::size_t packed_prefix_bytes(GemmProblem const& problem, PackedLayout layout) {
+  constexpr std::size_t kAlign = 256;
+  return (packed_workspace_bytes<T>(problem, layout) + kAlign - 1) / kAlign * kAlign;
+}
+
+/// Copies the operands `layout` packs into `workspace` and returns in `packed` the parameters that
+/// read the copies.
+template <typename T>
+cudaError_t pack_operands(KernelParams<T> const& p, T* workspace, PackedLayout layout, cudaStream_t stream,
+                          KernelParams<T>& packed) {
+  packed = p;
+  return launch_packed_operands(plan_packed_operands(problem_shape(p), sizeof(T), layout), workspace, packed, stream);
+}
+
 /// A tiled kernel's packed form: the operands `layout` packs are copied into `workspace`, then
 /// `launch` runs on the copies.
 template <typename T>
 cudaError_t launch_packed(KernelParams<T> const& p, T* workspace, PackedLayout layout, cudaStream_t stream,
                           cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t)) {
-  PackedOperands const plan = plan_packed_operands(problem_shape(p), sizeof(T), layout);
-  KernelParams<T> packed = p;
-  if (cudaError_t e = launch_packed_operands(plan, workspace, packed, stream); e != cudaSuccess) return e;
+  KernelParams<T> packed;
+  if (cudaError_t e = pack_operands(p, workspace, layout, stream, packed); e != cudaSuccess) return e;
   return launch(packed, stream);
+}
+
+/// The packed form of a form with a workspace of its own (stream-K): the copies first, then `launch`
+/// on them with the workspace past packed_prefix_bytes.
+template <typename T>
+cudaError_t launch_packed(KernelParams<T> const& p, T* workspace, PackedLayout layout, cudaStream_t stream,
+                          cudaError_t (*launch)(KernelParams<T> const&, T*, cudaStream_t)) {
+  KernelParams<T> packed;
+  if (cudaError_t e = pack_operands(p, workspace, layout, stream, packed); e != cudaSuccess) return e;
+  return launch(packed, workspace + packed_prefix_bytes<T>(problem_shape(p), layout) / sizeof(T), stream);
 }
 
 }  // namespace gemmkit::gemm
