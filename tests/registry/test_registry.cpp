@@ -97,6 +97,31 @@ TEST(SelectionTable, CompiledInTableNamesRegisteredVariants) {
   EXPECT_TRUE(cpu_f32);
 }
 
+#if defined(GEMMKIT_WITH_CUDA)
+/// The compiled-in table's picks for odd leading dimensions on the H100 (132 SMs), where the packed
+/// stream-K form and the unpacked 64x128 tiles take turns by size and by how full 64x128's waves are.
+TEST(SelectionTable, OddLeadingDimensionsOnTheH100) {
+  constexpr int kSm90 = 90, kH100Multiprocessors = 132;
+  std::string const packed_stream_k = "dgemm_tensorop_128x64x16_w64x32_s3_b2_k8_packed_streamk";
+  std::string const unpacked_64x128 = "dgemm_tensorop_64x128x16_w32x32_s4_b2";
+  struct Case {
+    gk_op ta, tb;
+    std::int64_t n;
+    std::string const& expected;
+  };
+  for (Case const& c : {Case{GK_OP_N, GK_OP_N, 1023, unpacked_64x128}, Case{GK_OP_N, GK_OP_N, 1535, packed_stream_k},
+                        Case{GK_OP_N, GK_OP_N, 2047, unpacked_64x128}, Case{GK_OP_N, GK_OP_N, 2049, packed_stream_k},
+                        Case{GK_OP_T, GK_OP_T, 2047, unpacked_64x128}, Case{GK_OP_N, GK_OP_N, 3071, packed_stream_k},
+                        Case{GK_OP_N, GK_OP_T, 4095, packed_stream_k}, Case{GK_OP_T, GK_OP_N, 4097, packed_stream_k},
+                        Case{GK_OP_N, GK_OP_N, 12345, packed_stream_k}}) {
+    GemmProblem const p = make_problem(Dtype::kF64, c.ta, c.tb, c.n, c.n, c.n);
+    GemmVariant const* v = Registry::instance().select(p, Platform::kCuda, kSm90, kH100Multiprocessors);
+    ASSERT_NE(v, nullptr) << c.n;
+    EXPECT_EQ(v->info().id, c.expected) << c.n << (c.ta == GK_OP_N ? " n" : " t") << (c.tb == GK_OP_N ? "n" : "t");
+  }
+}
+#endif
+
 // ---- the process registry -------------------------------------------------------------------------
 
 TEST(Registry, InstanceIsOneObject) { EXPECT_EQ(&Registry::instance(), &Registry::instance()); }
