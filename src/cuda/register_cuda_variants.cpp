@@ -157,6 +157,20 @@ void add_dgemm_tensorop_packed_stream_k(Registry& registry) {
 }
 
 template <typename Cfg>
+void add_sgemm_simt_stream_k(Registry& registry) {
+  static_assert(gemm::kSgemmStreamK<Cfg>, "the stream-K instances of this config are not built");
+  add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_streamk",
+                            "FP32 FFMA, stream-K: the last one to two waves of tiles shared k-tile by k-tile by one "
+                            "wave of blocks, partial tiles summed in order by the block ending the tile (deterministic)",
+                            gemm::sgemm_simt_can_implement<Cfg>, gemm::launch_sgemm_simt_stream_k<Cfg>,
+                            gemm::sgemm_simt_stream_k_workspace<Cfg>);
+  add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_packed_streamk",
+                            "FP32 FFMA; the packed form's copies, then stream-K on them",
+                            gemm::sgemm_simt_can_implement<Cfg>, gemm::launch_sgemm_simt_packed_stream_k<Cfg>,
+                            gemm::sgemm_simt_packed_stream_k_workspace<Cfg>);
+}
+
+template <typename Cfg>
 void add_sgemm_simt_packed(Registry& registry) {
   add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_packed",
                             "FP32 FFMA; K-contiguous operands (B in NN, A and B in TN, A in TT) are transposed "
@@ -295,6 +309,7 @@ void register_cuda_variants(Registry& registry) {
   add_dgemm_tensorop_packed_stream_k<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
   add_dgemm_tensorop_stream_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
   add_sgemm_simt_split_fixups<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);  // 128x128x16 s4 b2
+  add_sgemm_simt_stream_k<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);      // 128x128x16 s4 b2
   add_sgemm_simt_split_fixups<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);  // 64x64x16 s3 b5
   add_small_batched<double>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<float>(registry, small::SmallKernelFamily::kAuto);

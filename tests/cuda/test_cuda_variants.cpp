@@ -229,10 +229,10 @@ TEST(CudaRegistry, LadderAndPeerVariantsAreRegistered) {
 }
 
 /// Stream-K on the device at hand where it shares tiles behind whole waves (2200 x 2000 x 77: 1120
-/// tiles of 64x64 on the H100's 396 slots, 576 of 128x64 on its 264) and where every tile is cut in
-/// several parts (768 x 768 x 300); three transposes (TT runs as the product C^T = B A), beta read
-/// and beta = 0 on NaN C; the packed form copies NT's odd-ld B first. The registered-variant groups
-/// are too small to get past a whole wave.
+/// tiles of 64x64 on the H100's 396 slots, 576 of 128x64 and 288 of 128x128 on its 264) and where
+/// every tile is cut in several parts (768 x 768 x 300); three transposes (FP64's TT runs as the
+/// product C^T = B A), beta read and beta = 0 on NaN C; the packed forms copy NT's odd-ld B first.
+/// The registered-variant groups are too small to get past a whole wave.
 TEST(CudaStreamK, SharedTilesBehindWholeWaves) {
   if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
   int variants = 0;
@@ -244,12 +244,13 @@ TEST(CudaStreamK, SharedTilesBehindWholeWaves) {
     for (Shape const s : {Shape{2200, 2000, 77}, Shape{768, 768, 300}}) {
       for (auto const& [ta, tb] :
            {std::pair{GK_OP_N, GK_OP_N}, std::pair{GK_OP_T, GK_OP_T}, std::pair{GK_OP_N, GK_OP_T}}) {
-        GemmProblem const p = make_problem(Dtype::kF64, ta, tb, s.m, s.n, s.k, tb == GK_OP_T && ta == GK_OP_N ? 1 : 0);
+        GemmProblem const p =
+            make_problem(v->info().dtype, ta, tb, s.m, s.n, s.k, tb == GK_OP_T && ta == GK_OP_N ? 1 : 0);
         EXPECT_TRUE(check_variant(*v, p, -1.5, ta == GK_OP_N ? 0.25 : 0.0, /*on_device=*/true)) << id;
       }
     }
   }
-  EXPECT_EQ(variants, 3);  // 64x64 b3 k8, 128x64 k8 and 128x64 k8 packed
+  EXPECT_EQ(variants, 5);  // FP64 64x64 b3 k8, 128x64 k8 and its packed form; FP32 128x128 s4 and its packed form
 }
 
 /// The fixup and stream-K forms hand partial tiles over behind ready flags that no launch zeroes

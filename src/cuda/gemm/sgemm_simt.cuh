@@ -85,13 +85,14 @@ __device__ __forceinline__ void load_fragment(float const* row, float (&fragment
   }
 }
 
-/// Computes tile (tile_m, tile_n) of problem `batch_index`, over K slice `k_slice` under split K:
-/// the device routine the kernel wrapper maps the grid onto. kSplitFixup: the slices of a tile
-/// meet in split_k_fixup before the epilogue; fixup_tile numbers the tile there.
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kSplitFixup = false>
+/// Computes tile (tile_m, tile_n) of C entry `batch_index` from the A and B of `operand_batch` over
+/// `span` of K: the device routine the kernel wrappers map the grid onto. `finish(acc)` runs after
+/// the mainloop: where the tile is cut in parts (split K fixed up in the kernel, stream-K) it meets
+/// the other parts and says whether this block stores C.
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, typename Finish>
 __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std::int64_t tile_n,
-                          std::int64_t batch_index, std::int64_t k_slice, SplitKFixup<float> const& fixup,
-                          std::int64_t fixup_tile, float* smem) {
+                          std::int64_t batch_index, std::int64_t operand_batch, KSpan span, Finish const& finish,
+                          float* smem) {
   constexpr bool kAK = kTransA;    // A^T in memory is K-contiguous
   constexpr bool kBK_ = !kTransB;  // B untransposed is K-contiguous
   float* smem_a = smem;                                        // (STAGES, BK, BM + 4)
@@ -111,7 +112,7 @@ __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std
   std::int64_t const n_own = tile_n * Cfg::kBN;
   std::int64_t const m0 = edge_tile_origin<Cfg::kBM, kAK ? 1 : kVecA>(m_own, p.m);
   std::int64_t const n0 = edge_tile_origin<Cfg::kBN, kBK_ ? 1 : kVecB>(n_own, p.n);
-  BlockOperands<float> const operands = block_operands<kAK, kBK_, kSplitFixup>(p, m0, n0, batch_index, k_slice);
+  BlockOperands<float> const operands = block_operands<kAK, kBK_>(p, m0, n0, operand_batch, span);
   std::int64_t const k_count = operands.k_count;
   std::int64_t const k_tiles = (k_count + Cfg::kBK - 1) / Cfg::kBK;
 
@@ -174,9 +175,7 @@ __device__ void simt_tile(KernelParams<float> const& p, std::int64_t tile_m, std
     }
   }
   arch::cp_async_wait<0>();
-  if constexpr (kSplitFixup) {
-    if (!split_k_fixup<Cfg::kThreads>(fixup, acc, fixup_tile, int(k_slice))) return;
-  }
+  if (!finish(acc)) return;
 
   // Lane element (i, j) is row row0 + (i/4)*kSubStrideM + i%4, column col0 + (j/4)*kSubStrideN + j%4:
   // the four rows of a sub-block are adjacent in column-major C (one 16-byte store).
@@ -213,7 +212,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) sgemm_simt_k
   std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
   std::int64_t tile_m, tile_n;
   TileOrder::map(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
-  simt_tile<Cfg, kTransA, kTransB, kVecA, kVecB>(p, tile_m, tile_n, blockIdx.z, blockIdx.z, {}, 0, smem_f32);
+  std::int64_t const operand_batch = p.split_k_slice > 0 ? 0 : blockIdx.z;
+  simt_tile<Cfg, kTransA, kTransB, kVecA, kVecB>(p, tile_m, tile_n, blockIdx.z, operand_batch,
+                                                 slice_k_span(p, blockIdx.z), [](auto&) { return true; }, smem_f32);
 }
 
 /// One K slice of a tile per block (split_k_fixup.cuh); grid.z is the batch entry.
@@ -227,8 +228,33 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm)
   FixupBlock const block = fixup_block(fixup);
   std::int64_t tile_m, tile_n;
   TileOrder::map(block.tile, tiles_m, tiles_n, tile_m, tile_n);
-  simt_tile<Cfg, kTransA, kTransB, kVecA, kVecB, true>(p, tile_m, tile_n, blockIdx.z, block.slice, fixup,
-                                                       block.tile + blockIdx.z * tiles_m * tiles_n, smem_f32);
+  std::int64_t const fixup_tile = block.tile + blockIdx.z * tiles_m * tiles_n;
+  simt_tile<Cfg, kTransA, kTransB, kVecA, kVecB>(
+      p, tile_m, tile_n, blockIdx.z, blockIdx.z, slice_k_span(p, block.slice),
+      [&](auto& acc) { return split_k_fixup<Cfg::kThreads>(fixup, acc, fixup_tile, block.slice); }, smem_f32);
+}
+
+/// Stream-K (stream_k.hpp): blockIdx.x walks its segments, last tile first; one problem (grid.z = 1).
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm)
+    sgemm_simt_stream_k_kernel(KernelParams<float> const p, StreamKFixup<float> const sk) {
+  static_assert(Cfg::valid());
+  extern __shared__ __align__(16) float smem_f32[];
+  std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;
+  std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
+  int const block = int(blockIdx.x);
+  bool first = true;
+  walk_stream_k(sk.plan, block, [&](StreamKSegment const& segment) {
+    if (!first) __syncthreads();  // every warp is done reading the previous segment's stages
+    first = false;
+    std::int64_t tile_m, tile_n;
+    TileOrder::map(segment.tile, tiles_m, tiles_n, tile_m, tile_n);
+    std::int64_t const k_begin = std::int64_t(segment.k_tile_begin) * Cfg::kBK;
+    KSpan const span{k_begin, min(std::int64_t(segment.k_tile_end) * Cfg::kBK, p.k) - k_begin};
+    simt_tile<Cfg, kTransA, kTransB, kVecA, kVecB>(
+        p, tile_m, tile_n, 0, 0, span, [&](auto& acc) { return stream_k_fixup<Cfg::kThreads>(sk, acc, segment, block); },
+        smem_f32);
+  });
 }
 
 }  // namespace gemmkit::gemm

@@ -55,6 +55,20 @@ template <typename Cfg>
 cudaError_t launch_sgemm_simt_split_fixup(KernelParams<float> const& params, int slices, float* workspace,
                                           cudaStream_t stream);
 
+/// Stream-K form (stream_k.hpp, dgemm_tensorop.hpp says how), and the same on packed operands:
+/// built for the configs kSgemmStreamK names.
+template <typename Cfg>
+inline constexpr bool kSgemmStreamK = std::is_same_v<Cfg, std::tuple_element_t<1, SgemmSimtConfigs>>;  // 128x128 s4 b2
+template <typename Cfg>
+std::size_t sgemm_simt_stream_k_workspace(GemmProblem const& problem);
+template <typename Cfg>
+cudaError_t launch_sgemm_simt_stream_k(KernelParams<float> const& params, float* workspace, cudaStream_t stream);
+template <typename Cfg>
+std::size_t sgemm_simt_packed_stream_k_workspace(GemmProblem const& problem);
+template <typename Cfg>
+cudaError_t launch_sgemm_simt_packed_stream_k(KernelParams<float> const& params, float* workspace,
+                                              cudaStream_t stream);
+
 /// True when the grid for this config fits (tiles of one problem index a 31-bit grid.x).
 template <typename Cfg>
 bool sgemm_simt_can_implement(GemmProblem const& problem) {

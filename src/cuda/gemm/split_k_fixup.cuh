@@ -133,4 +133,12 @@ __device__ __forceinline__ bool split_k_fixup(SplitKFixup<T> const& fixup, T (&a
   return split_k_fixup<kThreads>(fixup, reinterpret_cast<T(&)[kM][kN / 2][2]>(acc), tile, slice);
 }
 
+/// The same for a stream-K segment.
+template <int kThreads, typename T, int kM, int kN>
+__device__ __forceinline__ bool stream_k_fixup(StreamKFixup<T> const& sk, T (&acc)[kM][kN],
+                                               StreamKSegment const& segment, int block) {
+  static_assert(kN % 2 == 0, "accumulators move in pairs");
+  return stream_k_fixup<kThreads>(sk, reinterpret_cast<T(&)[kM][kN / 2][2]>(acc), segment, block);
+}
+
 }  // namespace gemmkit::gemm
