@@ -120,6 +120,20 @@ TEST(SelectionTable, OddLeadingDimensionsOnTheH100) {
     EXPECT_EQ(v->info().id, c.expected) << c.n << (c.ta == GK_OP_N ? " n" : " t") << (c.tb == GK_OP_N ? "n" : "t");
   }
 }
+
+/// The FP32 picks where 128x128 tiles leave a last wave part empty: stream-K about 1536^3, K split
+/// in four at 1000^3 and 4097^3, unsplit where the waves are full (4095^3: 1024 tiles, 3.9 waves).
+TEST(SelectionTable, Fp32LastWavesOnTheH100) {
+  constexpr int kSm90 = 90, kH100Multiprocessors = 132;
+  std::string const tiles = "sgemm_simt_128x128x16_w32x64_t8x8_s4_b2";
+  for (auto const& [n, expected] : {std::pair{1000, tiles + "_splitk_x4"}, std::pair{1536, tiles + "_streamk"},
+                                    std::pair{4095, tiles}, std::pair{4097, tiles + "_splitk_x4"}}) {
+    GemmProblem const p = make_problem(Dtype::kF32, GK_OP_N, GK_OP_N, n, n, n);
+    GemmVariant const* v = Registry::instance().select(p, Platform::kCuda, kSm90, kH100Multiprocessors);
+    ASSERT_NE(v, nullptr) << n;
+    EXPECT_EQ(v->info().id, expected) << n;
+  }
+}
 #endif
 
 // ---- the process registry -------------------------------------------------------------------------
