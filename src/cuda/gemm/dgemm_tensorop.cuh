@@ -619,12 +619,21 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm)
     dgemm_tensorop_stream_k_kernel(KernelParams<double> const p, StreamKFixup<double> const sk) {
   static_assert(Cfg::valid());
   extern __shared__ __align__(16) double smem[];
-  for_each_stream_k_segment<Cfg::kThreads, Cfg::kBM, Cfg::kBN, Cfg::kBK>(
-      p, sk, int(blockIdx.x),
-      [&](std::int64_t tile_m, std::int64_t tile_n, KSpan span, bool stores_c, auto const& finish) {
-        tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kCTransposed>(p, tile_m, tile_n, 0, 0, span, stores_c,
-                                                                         finish, smem);
-      });
+  std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;
+  std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
+  int const block = int(blockIdx.x);
+  bool first = true;
+  walk_stream_k(sk.plan, block, [&](StreamKSegment const& segment) {
+    if (!first) __syncthreads();  // every warp is done reading the previous segment's stages
+    first = false;
+    std::int64_t tile_m, tile_n;
+    TileOrder::map(segment.tile, tiles_m, tiles_n, tile_m, tile_n);
+    std::int64_t const k_begin = std::int64_t(segment.k_tile_begin) * Cfg::kBK;
+    KSpan const span{k_begin, min(std::int64_t(segment.k_tile_end) * Cfg::kBK, p.k) - k_begin};
+    tensorop_tile<Cfg, kTransA, kTransB, kVecA, kVecB, kCTransposed>(
+        p, tile_m, tile_n, 0, 0, span, segment.stores_c(),
+        [&](TensorOpAccumulators<Cfg>& acc) { return stream_k_fixup<Cfg::kThreads>(sk, acc, segment, block); }, smem);
+  });
 }
 
 }  // namespace gemmkit::gemm

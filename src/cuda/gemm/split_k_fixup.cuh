@@ -125,27 +125,6 @@ __device__ __forceinline__ bool stream_k_fixup(StreamKFixup<T> const& sk, T (&ac
   return true;
 }
 
-/// Runs `tile(tile_m, tile_n, span, finish)` for each of block `block`'s stream-K segments, last
-/// tile first: the tile's place in C, its part of K, and the finish step that hands the partial
-/// tile over or collects the others. The body of every tiled kernel's stream-K form.
-template <int kThreads, int kBM, int kBN, int kBK, typename T, typename TileFn>
-__device__ __forceinline__ void for_each_stream_k_segment(KernelParams<T> const& p, StreamKFixup<T> const& sk,
-                                                          int block, TileFn const& tile) {
-  std::int64_t const tiles_m = (p.m + kBM - 1) / kBM;
-  std::int64_t const tiles_n = (p.n + kBN - 1) / kBN;
-  bool first = true;
-  walk_stream_k(sk.plan, block, [&](StreamKSegment const& segment) {
-    if (!first) __syncthreads();  // every warp is done reading the previous segment's stages
-    first = false;
-    std::int64_t tile_m, tile_n;
-    TileOrder::map(segment.tile, tiles_m, tiles_n, tile_m, tile_n);
-    std::int64_t const k_begin = std::int64_t(segment.k_tile_begin) * kBK;
-    KSpan const span{k_begin, min(std::int64_t(segment.k_tile_end) * kBK, p.k) - k_begin};
-    tile(tile_m, tile_n, span, segment.stores_c(),
-         [&](auto& acc) { return stream_k_fixup<kThreads>(sk, acc, segment, block); });
-  });
-}
-
 /// The same for accumulators held as (rows, columns) with an even number of columns.
 template <int kThreads, typename T, int kM, int kN>
 __device__ __forceinline__ bool split_k_fixup(SplitKFixup<T> const& fixup, T (&acc)[kM][kN], std::int64_t tile,
