@@ -6,6 +6,7 @@
 */
 #include "cuda/gemm/dgemm_tensorop.hpp"
 #include "cuda/gemm/stream_k.hpp"
+#include "cuda/gemm/transpose.hpp"
 
 #include <gtest/gtest.h>
 
@@ -159,6 +160,22 @@ TEST(StreamKPlan, WorkspaceHoldsFlagsAndOnePartialPerWorker) {
   EXPECT_GE(layout.partials_offset, std::size_t(plan.workers) * sizeof(std::uint64_t));
   EXPECT_EQ(layout.bytes - layout.partials_offset, std::size_t(plan.workers) * 64 * 64 * sizeof(double));
   EXPECT_EQ((stream_k_layout<Config64, double>(StreamKPlan{}).bytes), 0u);
+}
+
+/// The packed stream-K forms keep their flags and partial tiles past the copies, from the next
+/// 256-byte boundary: the flags' atomics and the partials' vector stores stay aligned.
+TEST(StreamKPlan, PackedFormsStartTheirStateOnA256ByteBoundaryPastTheCopies) {
+  for (std::int64_t n : {4095, 4097, 99, 1}) {
+    GemmProblem p = shape(n, n, n);
+    p.lda = p.ldb = p.ldc = n;
+    for (PackedLayout layout : {PackedLayout::kNN, PackedLayout::kNT}) {
+      std::size_t const copies = packed_workspace_bytes<double>(p, layout);
+      std::size_t const prefix = packed_prefix_bytes<double>(p, layout);
+      EXPECT_EQ(prefix % 256, 0u) << n;
+      EXPECT_GE(prefix, copies) << n;
+      EXPECT_LT(prefix, copies + 256) << n;
+    }
+  }
 }
 
 }  // namespace
