@@ -30,35 +30,48 @@ __device__ __forceinline__ FixupBlock fixup_block(SplitKFixup<T> const& fixup) {
 }
 
 /// A block's accumulators (kThreads threads, the same register shape in each) as a partial tile in
-/// global memory, laid out by register pair, then thread: every store and load is coalesced.
-template <int kThreads, typename T, int kM, int kN, int kE>
+/// global memory, laid out by access, then thread: every store and load is coalesced. An access
+/// moves kWidth accumulators adjacent in [i][j][e] order (1 or 2): a 2-wide one makes them an
+/// aligned register pair for the whole kernel, which the tensor-core fragments are anyway.
+template <int kThreads, typename T, int kM, int kN, int kE, int kWidth>
 struct PartialTile {
-  static_assert(kE % 2 == 0, "accumulators move in pairs");
-  using Pair = std::conditional_t<sizeof(T) == 8, double2, float2>;
-  static constexpr int kPairsPerThread = kM * kN * kE / 2;
-  static constexpr std::int64_t kPairs = std::int64_t(kPairsPerThread) * kThreads;  ///< per tile
+  static_assert((kWidth == 1 || kWidth == 2) && kE % kWidth == 0, "an access holds 1 or 2 accumulators of a row");
+  using Access = std::conditional_t<kWidth == 1, T, std::conditional_t<sizeof(T) == 8, double2, float2>>;
+  static constexpr int kAccessesPerThread = kM * kN * kE / kWidth;
+  static constexpr std::int64_t kAccesses = std::int64_t(kAccessesPerThread) * kThreads;  ///< per tile
 
-  template <int kQ>  // pair kQ = accumulators 2kQ, 2kQ + 1 in [i][j][e] order
-  static __device__ __forceinline__ T* pair(T (&acc)[kM][kN][kE]) {
-    constexpr int kFirst = 2 * kQ;
+  template <int kQ>  // access kQ = accumulators kWidth * kQ ... in [i][j][e] order
+  static __device__ __forceinline__ T* first(T (&acc)[kM][kN][kE]) {
+    constexpr int kFirst = kWidth * kQ;
     return &acc[kFirst / (kN * kE)][kFirst / kE % kN][kFirst % kE];
+  }
+  static __device__ __forceinline__ Access gather(T const* a) {
+    if constexpr (kWidth == 1) {
+      return a[0];
+    } else {
+      return Access{a[0], a[1]};
+    }
+  }
+  static __device__ __forceinline__ void scatter_add(T* a, Access const& v) {
+    if constexpr (kWidth == 1) {
+      a[0] += v;
+    } else {
+      a[0] += v.x;
+      a[1] += v.y;
+    }
   }
   /// Stores this thread's accumulators into tile `tile` of `partials`.
   static __device__ __forceinline__ void store(T* partials, std::int64_t tile, T (&acc)[kM][kN][kE]) {
-    Pair* const out = reinterpret_cast<Pair*>(partials) + tile * kPairs + threadIdx.x;
-    static_for<kPairsPerThread>([&](auto q) {
-      T const* a = pair<decltype(q)::value>(acc);
-      __stcg(out + decltype(q)::value * kThreads, Pair{a[0], a[1]});
+    Access* const out = reinterpret_cast<Access*>(partials) + tile * kAccesses + threadIdx.x;
+    static_for<kAccessesPerThread>([&](auto q) {
+      __stcg(out + decltype(q)::value * kThreads, gather(first<decltype(q)::value>(acc)));
     });
   }
   /// Adds tile `tile` of `partials` (written on another SM: read from L2) to this thread's accumulators.
   static __device__ __forceinline__ void add(T const* partials, std::int64_t tile, T (&acc)[kM][kN][kE]) {
-    Pair const* const in = reinterpret_cast<Pair const*>(partials) + tile * kPairs + threadIdx.x;
-    static_for<kPairsPerThread>([&](auto q) {
-      T* a = pair<decltype(q)::value>(acc);
-      Pair const v = __ldcg(in + decltype(q)::value * kThreads);
-      a[0] += v.x;
-      a[1] += v.y;
+    Access const* const in = reinterpret_cast<Access const*>(partials) + tile * kAccesses + threadIdx.x;
+    static_for<kAccessesPerThread>([&](auto q) {
+      scatter_add(first<decltype(q)::value>(acc), __ldcg(in + decltype(q)::value * kThreads));
     });
   }
 };
@@ -91,10 +104,10 @@ __device__ __forceinline__ void await_partials(PartialFlags const& flags, std::i
 /// nothing more to do. The last slice waits until the other slices of its tile have published, adds
 /// their partials in slice order (the same order on every run: deterministic) and returns true: it
 /// goes on to the epilogue. `tile` numbers the tile across the launch's batch.
-template <int kThreads, typename T, int kM, int kN, int kE>
+template <int kThreads, int kWidth = 2, typename T, int kM, int kN, int kE>
 __device__ __forceinline__ bool split_k_fixup(SplitKFixup<T> const& fixup, T (&acc)[kM][kN][kE], std::int64_t tile,
                                               int slice) {
-  using Partial = PartialTile<kThreads, T, kM, kN, kE>;
+  using Partial = PartialTile<kThreads, T, kM, kN, kE, kWidth>;
   int const slices = fixup.slices;
   std::int64_t const first = tile * (slices - 1);  // the tile's partials
   if (slice + 1 < slices) {
@@ -110,10 +123,10 @@ __device__ __forceinline__ bool split_k_fixup(SplitKFixup<T> const& fixup, T (&a
 /// The same for a stream-K segment (stream_k.hpp) of block `block`: a publishing worker stores its
 /// partial in its own slot and returns false; the collector adds its contributors' partials in
 /// worker order and returns true, as does a whole tile.
-template <int kThreads, typename T, int kM, int kN, int kE>
+template <int kThreads, int kWidth = 2, typename T, int kM, int kN, int kE>
 __device__ __forceinline__ bool stream_k_fixup(StreamKFixup<T> const& sk, T (&acc)[kM][kN][kE],
                                                StreamKSegment const& segment, int block) {
-  using Partial = PartialTile<kThreads, T, kM, kN, kE>;
+  using Partial = PartialTile<kThreads, T, kM, kN, kE, kWidth>;
   if (segment.role == StreamKSegment::kWhole) return true;
   if (segment.role == StreamKSegment::kPublishes) {
     Partial::store(sk.partials, block, acc);
@@ -125,20 +138,22 @@ __device__ __forceinline__ bool stream_k_fixup(StreamKFixup<T> const& sk, T (&ac
   return true;
 }
 
-/// The same for accumulators held as (rows, columns) with an even number of columns.
+/// The same for accumulators held as (rows, columns), the FP32 SIMT kernel's, one at a time: pairs
+/// would tie each lane's accumulators to aligned register pairs along columns, while its fragments
+/// come as quads along rows and columns, and ptxas then gave the mainloop's FFMAs three to four
+/// times the plain kernel's register-bank conflicts (docs/dgemm.md, "Partial tiles one float at a
+/// time").
 template <int kThreads, typename T, int kM, int kN>
 __device__ __forceinline__ bool split_k_fixup(SplitKFixup<T> const& fixup, T (&acc)[kM][kN], std::int64_t tile,
                                               int slice) {
-  static_assert(kN % 2 == 0, "accumulators move in pairs");
-  return split_k_fixup<kThreads>(fixup, reinterpret_cast<T(&)[kM][kN / 2][2]>(acc), tile, slice);
+  return split_k_fixup<kThreads, 1>(fixup, reinterpret_cast<T(&)[kM][kN][1]>(acc), tile, slice);
 }
 
 /// The same for a stream-K segment.
 template <int kThreads, typename T, int kM, int kN>
 __device__ __forceinline__ bool stream_k_fixup(StreamKFixup<T> const& sk, T (&acc)[kM][kN],
                                                StreamKSegment const& segment, int block) {
-  static_assert(kN % 2 == 0, "accumulators move in pairs");
-  return stream_k_fixup<kThreads>(sk, reinterpret_cast<T(&)[kM][kN / 2][2]>(acc), segment, block);
+  return stream_k_fixup<kThreads, 1>(sk, reinterpret_cast<T(&)[kM][kN][1]>(acc), segment, block);
 }
 
 }  // namespace gemmkit::gemm

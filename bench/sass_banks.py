@@ -1,0 +1,76 @@
+"""Register-bank conflicts of the FFMAs in the FP32 SIMT kernels' main loops, read from the SASS.
+
+For each kernel in the object files, every loop (a backward branch) holding at least 256 FFMAs:
+its length, its FFMAs, the source operands they take from the reuse cache, and the FFMAs two of
+whose register sources outside the reuse cache fall in one bank, counting banks as the register
+number modulo 2 (Volta and later, as microbenchmarks report them) and modulo 4 (Maxwell).
+Needs cuobjdump (the CUDA toolkit on the device machine).
+  python3 bench/sass_banks.py build-device/CMakeFiles/gemmkit.dir/generated/cuda/sgemm_simt_1.cu.o
+"""
+import re
+import subprocess
+import sys
+
+
+def kernels(obj):
+    sass = subprocess.run(['cuobjdump', '-sass', '-arch', 'sm_90a', obj], capture_output=True, text=True).stdout
+    for text in re.split(r'\n\s+Function : ', sass)[1:]:
+        name = text.split('\n', 1)[0]
+        lines = []
+        for line in text.split('\n'):
+            m = re.match(r'\s+/\*([0-9a-f]{4,})\*/\s+(.*?);', line)
+            if m:
+                lines.append((int(m.group(1), 16), m.group(2)))
+        yield name, lines
+
+
+def loops(lines, min_ffma=256):
+    """Innermost loops only: the stream-K walk's loop holds the main loop."""
+    index = {address: i for i, (address, _) in enumerate(lines)}
+    spans = []
+    for i, (address, instruction) in enumerate(lines):
+        m = re.search(r'BRA\s.*?0x([0-9a-f]+)', instruction)
+        if m and int(m.group(1), 16) < address and int(m.group(1), 16) in index:
+            begin = index[int(m.group(1), 16)]
+            if sum(x.startswith('FFMA') for _, x in lines[begin:i + 1]) >= min_ffma:
+                spans.append((begin, i + 1))
+    for begin, end in spans:
+        if not any(begin <= b and e <= end and (b, e) != (begin, end) for b, e in spans):
+            yield [x for _, x in lines[begin:end]]
+
+
+def conflicts(body):
+    ffma = reused = 0
+    clashes = {2: 0, 4: 0}
+    for instruction in body:
+        if not instruction.startswith('FFMA'):
+            continue
+        ffma += 1
+        registers = []
+        for operand in instruction.split(None, 1)[1].split(',')[1:]:
+            if '.reuse' in operand:
+                reused += 1
+                continue
+            m = re.match(r'\s*-?\|?R(\d+)', operand)
+            if m:
+                registers.append(int(m.group(1)))
+        for banks in clashes:
+            in_banks = [r % banks for r in registers]
+            clashes[banks] += len(in_banks) != len(set(in_banks))
+    return len(body), ffma, reused, clashes[2], clashes[4]
+
+
+def short_name(name):
+    kind = 'stream_k' if 'stream_k' in name else 'fixup' if 'fixup' in name else 'plain'
+    config = re.search(r'SimtConfigI((?:Li\d+E)+)E', name)
+    case = re.search(r'EE(Lb\dELb\dELi\dELi\d)E', name)
+    dims = 'x'.join(re.findall(r'Li(\d+)E', config.group(1))) if config else '?'
+    return '%s %s %s' % (kind, dims, case.group(1) if case else '?')
+
+
+for obj in sys.argv[1:]:
+    for name, lines in kernels(obj):
+        for body in loops(lines):
+            length, ffma, reused, mod2, mod4 = conflicts(body)
+            print('%-60s loop %5d instr %5d FFMA %5d reused %5d clash mod2 %5d mod4' %
+                  (short_name(name), length, ffma, reused, mod2, mod4))
