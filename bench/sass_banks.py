@@ -1,8 +1,8 @@
 """Register-bank conflicts of the FFMAs in the FP32 SIMT kernels' main loops, read from the SASS.
 
-For each kernel in the object files, every loop (a backward branch) holding at least 256 FFMAs:
-its length, its FFMAs, the source operands they take from the reuse cache, and the FFMAs two of
-whose register sources outside the reuse cache fall in one bank, counting banks as the register
+For each kernel in the object files, every innermost loop (a backward branch) holding at least 256
+FFMAs: its length, its FFMAs, the source operands they read from the reuse cache, and the FFMAs two
+of whose register sources read from the register file fall in one bank, counting banks as the register
 number modulo 2 (Volta and later, as microbenchmarks report them) and modulo 4 (Maxwell).
 Needs cuobjdump (the CUDA toolkit on the device machine).
   python3 bench/sass_banks.py build-device/CMakeFiles/gemmkit.dir/generated/cuda/sgemm_simt_1.cu.o
@@ -40,24 +40,36 @@ def loops(lines, min_ffma=256):
 
 
 def conflicts(body):
-    ffma = reused = 0
+    """An operand flagged .reuse stays in its slot's reuse cache for the next instruction, which then
+    reads it from there: only operands not so cached are read from the register banks."""
+    ffma = cached_reads = 0
     clashes = {2: 0, 4: 0}
+    flagged = {}  # operand slot -> register the previous instruction left in the reuse cache
     for instruction in body:
+        fields = instruction.split(None, 1)
+        operands = fields[1].split(',') if len(fields) > 1 else []
+        sources = operands[1:] if instruction.startswith('FFMA') else []
+        now_flagged = {}
+        registers = []
+        for slot, operand in enumerate(sources):
+            m = re.match(r'\s*-?\|?R(\d+)', operand)
+            if not m:
+                continue
+            register = int(m.group(1))
+            if '.reuse' in operand:
+                now_flagged[slot] = register
+            if flagged.get(slot) == register:
+                cached_reads += 1
+            else:
+                registers.append(register)
+        flagged = now_flagged
         if not instruction.startswith('FFMA'):
             continue
         ffma += 1
-        registers = []
-        for operand in instruction.split(None, 1)[1].split(',')[1:]:
-            if '.reuse' in operand:
-                reused += 1
-                continue
-            m = re.match(r'\s*-?\|?R(\d+)', operand)
-            if m:
-                registers.append(int(m.group(1)))
         for banks in clashes:
             in_banks = [r % banks for r in registers]
             clashes[banks] += len(in_banks) != len(set(in_banks))
-    return len(body), ffma, reused, clashes[2], clashes[4]
+    return len(body), ffma, cached_reads, clashes[2], clashes[4]
 
 
 def short_name(name):
@@ -72,5 +84,5 @@ for obj in sys.argv[1:]:
     for name, lines in kernels(obj):
         for body in loops(lines):
             length, ffma, reused, mod2, mod4 = conflicts(body)
-            print('%-60s loop %5d instr %5d FFMA %5d reused %5d clash mod2 %5d mod4' %
+            print('%-60s loop %5d instr %5d FFMA %5d cached %5d clash mod2 %5d mod4' %
                   (short_name(name), length, ffma, reused, mod2, mod4))
