@@ -245,13 +245,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm)
   std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;
   std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
   int const block = int(blockIdx.x);
-  if (block >= sk.plan.workers) {  // a whole tile after the shared ones: the plain kernel's code
-    std::int64_t tile_m, tile_n;
-    TileOrder::map(sk.plan.sk_tiles + (block - sk.plan.workers), tiles_m, tiles_n, tile_m, tile_n);
-    simt_tile<Cfg, kTransA, kTransB, kVecA, kVecB>(p, tile_m, tile_n, 0, 0, KSpan{0, p.k}, [](auto&) { return true; },
-                                                   smem_f32);
-    return;
-  }
   bool first = true;
   walk_stream_k(sk.plan, block, [&](StreamKSegment const& segment) {
     if (!first) __syncthreads();  // every warp is done reading the previous segment's stages
