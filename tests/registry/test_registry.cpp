@@ -134,6 +134,28 @@ TEST(SelectionTable, Fp32LastWavesOnTheH100) {
     EXPECT_EQ(v->info().id, expected) << n;
   }
 }
+
+/// The FP32 picks on aligned squares from 4096: K split in two about 6144 to 8192, where 128x128
+/// tiles fill their waves to 0.97, but not for TN; the packed form at 4096 and from 10240, and where
+/// a leading dimension is odd.
+TEST(SelectionTable, Fp32AlignedSquaresOnTheH100) {
+  constexpr int kSm90 = 90, kH100Multiprocessors = 132;
+  std::string const tiles = "sgemm_simt_128x128x16_w32x64_t8x8_s4_b2";
+  struct Case {
+    gk_op ta, tb;
+    std::int64_t n;
+    std::string expected;
+  };
+  for (Case const& c : {Case{GK_OP_N, GK_OP_N, 4096, tiles + "_packed"}, Case{GK_OP_N, GK_OP_N, 6144, tiles + "_splitk_x2"},
+                        Case{GK_OP_N, GK_OP_N, 8192, tiles + "_splitk_x2"}, Case{GK_OP_N, GK_OP_T, 8192, tiles + "_splitk_x2"},
+                        Case{GK_OP_T, GK_OP_T, 8192, tiles + "_splitk_x2"}, Case{GK_OP_T, GK_OP_N, 8192, tiles + "_packed"},
+                        Case{GK_OP_N, GK_OP_N, 8191, tiles + "_packed"}, Case{GK_OP_N, GK_OP_N, 10240, tiles + "_packed"}}) {
+    GemmProblem const p = make_problem(Dtype::kF32, c.ta, c.tb, c.n, c.n, c.n);
+    GemmVariant const* v = Registry::instance().select(p, Platform::kCuda, kSm90, kH100Multiprocessors);
+    ASSERT_NE(v, nullptr) << c.n;
+    EXPECT_EQ(v->info().id, c.expected) << c.n << (c.ta == GK_OP_N ? " n" : " t") << (c.tb == GK_OP_N ? "n" : "t");
+  }
+}
 #endif
 
 // ---- the process registry -------------------------------------------------------------------------
