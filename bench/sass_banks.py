@@ -4,39 +4,13 @@ For each kernel in the object files, every innermost loop (a backward branch) ho
 FFMAs: its length, its FFMAs, the source operands they read from the reuse cache, and the FFMAs two
 of whose register sources read from the register file fall in one bank, counting banks as the register
 number modulo 2 (Volta and later, as microbenchmarks report them) and modulo 4 (Maxwell).
-Needs cuobjdump (the CUDA toolkit on the device machine).
+Needs cuobjdump (sass_read.py).
   python3 bench/sass_banks.py build-device/CMakeFiles/gemmkit.dir/generated/cuda/sgemm_simt_1.cu.o
 """
 import re
-import subprocess
 import sys
 
-
-def kernels(obj):
-    sass = subprocess.run(['cuobjdump', '-sass', '-arch', 'sm_90a', obj], capture_output=True, text=True).stdout
-    for text in re.split(r'\n\s+Function : ', sass)[1:]:
-        name = text.split('\n', 1)[0]
-        lines = []
-        for line in text.split('\n'):
-            m = re.match(r'\s+/\*([0-9a-f]{4,})\*/\s+(.*?);', line)
-            if m:
-                lines.append((int(m.group(1), 16), m.group(2)))
-        yield name, lines
-
-
-def loops(lines, min_ffma=256):
-    """Innermost loops only: the stream-K walk's loop holds the main loop."""
-    index = {address: i for i, (address, _) in enumerate(lines)}
-    spans = []
-    for i, (address, instruction) in enumerate(lines):
-        m = re.search(r'BRA\s.*?0x([0-9a-f]+)', instruction)
-        if m and int(m.group(1), 16) < address and int(m.group(1), 16) in index:
-            begin = index[int(m.group(1), 16)]
-            if sum(x.startswith('FFMA') for _, x in lines[begin:i + 1]) >= min_ffma:
-                spans.append((begin, i + 1))
-    for begin, end in spans:
-        if not any(begin <= b and e <= end and (b, e) != (begin, end) for b, e in spans):
-            yield [x for _, x in lines[begin:end]]
+from sass_read import kernels, loops
 
 
 def conflicts(body):
@@ -81,8 +55,9 @@ def short_name(name):
 
 
 for obj in sys.argv[1:]:
-    for name, lines in kernels(obj):
-        for body in loops(lines):
+    for name, lines in kernels(obj, 'sm_90a'):
+        # Innermost loops only: the stream-K walk's loop holds the main loop.
+        for body in loops(lines, lambda body: sum(x.startswith('FFMA') for x in body) >= 256, innermost=True):
             length, ffma, reused, mod2, mod4 = conflicts(body)
             print('%-60s loop %5d instr %5d FFMA %5d cached %5d clash mod2 %5d mod4' %
                   (short_name(name), length, ffma, reused, mod2, mod4))
