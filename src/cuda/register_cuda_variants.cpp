@@ -157,6 +157,16 @@ void add_dgemm_tensorop_packed_stream_k(Registry& registry) {
 }
 
 template <typename Cfg>
+void add_dgemm_tensorop_resident_b(Registry& registry) {
+  static_assert(gemm::kDgemmResidentB<Cfg>, "the B-resident instances of this config are not built");
+  add_kernel<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_residentb", VariantKind::kProduction,
+                     "FP64 tensor cores, persistent blocks each keeping a column panel of B (all of K) in shared "
+                     "memory and streaming row tiles of A through a ring that runs across tiles (tall and skinny "
+                     "shapes); the plain kernel where the panel does not fit",
+                     gemm::launch_dgemm_tensorop_resident_b<Cfg>, gemm::dgemm_tensorop_can_implement<Cfg>);
+}
+
+template <typename Cfg>
 void add_sgemm_simt_stream_k(Registry& registry) {
   static_assert(gemm::kSgemmStreamK<Cfg>, "the stream-K instances of this config are not built");
   add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_streamk",
@@ -308,6 +318,7 @@ void register_cuda_variants(Registry& registry) {
   add_dgemm_tensorop_stream_k<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
   add_dgemm_tensorop_packed_stream_k<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
   add_dgemm_tensorop_stream_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
+  add_dgemm_tensorop_resident_b<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
   add_sgemm_simt_split_fixups<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);  // 128x128x16 s4 b2
   add_sgemm_simt_stream_k<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);      // 128x128x16 s4 b2
   add_sgemm_simt_split_fixups<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);  // 64x64x16 s3 b5

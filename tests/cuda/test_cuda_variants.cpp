@@ -34,19 +34,6 @@ namespace {
 
 using CudaCase = VariantCase;
 
-/// All four N/T combos of one shape with (1, 0) on NaN C and (-1.5, 0.25), padding alternating.
-CaseGroup shape_group(std::string name, Shape s) {
-  CaseGroup g{std::move(name), {}};
-  int i = 0;
-  for (gk_op ta : {GK_OP_N, GK_OP_T}) {
-    for (gk_op tb : {GK_OP_N, GK_OP_T}) {
-      g.cases.push_back({s, ta, tb, 1.0, 0.0, (i++ % 2) * 3});
-      g.cases.push_back({s, ta, tb, -1.5, 0.25, (i++ % 2) * 5});
-    }
-  }
-  return g;
-}
-
 /// Sizes from a block-tile config: BM+-1 and BN+-1 (partial tiles), BK*(stages+1)-1 (a k that
 /// ends mid-ring after draining the pipeline), BK*stages+1 and BK-1 (one partial slice).
 template <typename Cfg>

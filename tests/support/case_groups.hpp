@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gemmkit::test {
@@ -40,6 +41,19 @@ inline void PrintTo(CaseGroup const& group, std::ostream* os) { *os << group.nam
 
 inline std::string shape_name(Shape const& s) {
   return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+/// All four N/T combos of one shape with (1, 0) on NaN C and (-1.5, 0.25), padding alternating.
+inline CaseGroup shape_group(std::string name, Shape s) {
+  CaseGroup g{std::move(name), {}};
+  int i = 0;
+  for (gk_op ta : {GK_OP_N, GK_OP_T}) {
+    for (gk_op tb : {GK_OP_N, GK_OP_T}) {
+      g.cases.push_back({s, ta, tb, 1.0, 0.0, (i++ % 2) * 3});
+      g.cases.push_back({s, ta, tb, -1.5, 0.25, (i++ % 2) * 5});
+    }
+  }
+  return g;
 }
 
 /// Strided batches of 3 of one shape, packed and with poisoned gaps between entries, both ops of A.

@@ -2,11 +2,14 @@
     \brief The launcher of the FP64 tensor-core GEMM for one configuration, the one at index
     GEMMKIT_DGEMM_CONFIG_INDEX of DgemmTensorOpConfigs; CMake compiles this file once per index.
 */
+#include "cuda/gemm/dgemm_resident_b.cuh"
 #include "cuda/gemm/dgemm_tensorop.cuh"
 #include "cuda/gemm/dgemm_tensorop.hpp"
+#include "cuda/gemm/resident_b.hpp"
 #include "cuda/gemm/tile_launch.cuh"
 #include "cuda/gemm/transpose.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -16,8 +19,10 @@ namespace gemmkit::gemm {
 namespace {
 
 /// What a launch form passes its kernel besides the params: nothing (the plain kernel), the split-K
-/// fixup or the stream-K plan.
+/// fixup or the stream-K plan; or which kernel it is (the B-resident form, whose grid comes from
+/// its occupancy).
 struct Plain {};
+struct ResidentB {};
 
 /// The kernel of the form `Extra` names, over its blocks.
 template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed, int kVec, typename Extra>
@@ -29,6 +34,20 @@ cudaError_t launch_instance(KernelParams<double> const& p, Extra const& extra, c
   } else if constexpr (std::is_same_v<Extra, StreamKFixup<double>>) {
     return launch_tiles<dgemm_tensorop_stream_k_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed>>(
         p, extra.plan.blocks(), Cfg::kThreads, Cfg::smem_bytes(), stream, extra);
+  } else if constexpr (std::is_same_v<Extra, ResidentB>) {
+    constexpr auto kKernel = dgemm_tensorop_resident_b_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed>;
+    std::size_t const smem_bytes = resident_b_smem_bytes<Cfg>(p.k);
+    if (cudaError_t e = opt_in_shared_memory<kKernel>(kResidentBMaxSmemBytes); e != cudaSuccess) return e;
+    int blocks_per_sm = 0;
+    if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kKernel, Cfg::kThreads, smem_bytes);
+        e != cudaSuccess) {
+      return e;
+    }
+    std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
+    std::int64_t const per_column = resident_b_blocks_per_column(
+        (p.m + Cfg::kBM - 1) / Cfg::kBM, tiles_n, std::min<std::int64_t>(p.batch, 65535),
+        std::int64_t(std::max(blocks_per_sm, 1)) * current_sm_count());
+    return launch_tiles<kKernel>(p, per_column * tiles_n, Cfg::kThreads, smem_bytes, stream);
   } else {
     return launch_tiles<dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed>>(
         p, tiles, Cfg::kThreads, Cfg::smem_bytes(), stream);
@@ -111,6 +130,16 @@ cudaError_t launch_dgemm_tensorop_stream_k(KernelParams<double> const& p, double
 }
 
 template <typename Cfg>
+cudaError_t launch_dgemm_tensorop_resident_b(KernelParams<double> const& p, cudaStream_t stream) {
+  if constexpr (!kDgemmResidentB<Cfg>) {
+    return cudaErrorNotSupported;  // not built for this config (dgemm_tensorop.hpp)
+  } else {
+    if (!resident_b_fits<Cfg>(p.k)) return launch_dgemm_tensorop<Cfg>(p, stream);
+    return launch_transposes<Cfg>(p, ResidentB{}, stream);
+  }
+}
+
+template <typename Cfg>
 std::size_t dgemm_tensorop_packed_workspace(GemmProblem const& problem) {
   return packed_workspace_bytes<double>(problem, PackedLayout::kNN);
 }
@@ -135,6 +164,7 @@ cudaError_t launch_dgemm_tensorop_packed_stream_k(KernelParams<double> const& p,
 
 using InstanceConfig = std::tuple_element_t<GEMMKIT_DGEMM_CONFIG_INDEX, DgemmTensorOpConfigs>;
 template cudaError_t launch_dgemm_tensorop<InstanceConfig>(KernelParams<double> const&, cudaStream_t);
+template cudaError_t launch_dgemm_tensorop_resident_b<InstanceConfig>(KernelParams<double> const&, cudaStream_t);
 template std::size_t dgemm_tensorop_split_k_workspace<InstanceConfig>(GemmProblem const&);
 template cudaError_t launch_dgemm_tensorop_split_k<InstanceConfig>(KernelParams<double> const&, double*, cudaStream_t);
 template std::size_t dgemm_tensorop_packed_workspace<InstanceConfig>(GemmProblem const&);

@@ -273,6 +273,77 @@ __device__ __forceinline__ void prefetch_c_tile(double const* C, std::int64_t ld
   }
 }
 
+/// Where a lane's fragments sit in the block tile: its warp's first row and column, its MMA group g
+/// and thread t within the group.
+struct LanePlace {
+  int warp_row, warp_col, g, t;
+};
+
+/// Stores a block's accumulators as alpha * acc + beta * C: the tile at (m0, n0), of which only
+/// rows from m_own and columns from n_own are this block's (a last tile shifted in to the edge).
+template <typename Cfg, bool kCTransposed>
+__device__ __forceinline__ void store_tile(KernelParams<double> const& p, std::int64_t batch_index,
+                                           double const (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], LanePlace const lane,
+                                           std::int64_t m0, std::int64_t n0, std::int64_t m_own, std::int64_t n_own) {
+  int const warp_row = lane.warp_row, warp_col = lane.warp_col, g = lane.g, t = lane.t;
+  // Each lane holds, per A fragment i and B pair p, rows 2g, 2g+1 by columns 4t .. 4t+3 of the
+  // 16 x 16 block: two elements adjacent in memory (the two rows; or, C transposed, the pair's two
+  // columns) store as one 16-byte access.
+  double* C = p.C + batch_index * p.stride_c;
+  // A shifted edge tile stores only rows from m_own and columns from n_own.
+  bool const c_pairs_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 2 == 0 &&
+                               (kCTransposed ? n0 : m0) % 2 == 0;
+  if constexpr (kCTransposed) {
+    static_assert(Cfg::kFragsN % 2 == 0, "a B pair's two columns store together");
+#pragma unroll
+    for (int i = 0; i < Cfg::kFragsM; ++i) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {  // row 2g + r: acc[i][j + h][2r + q] at column 4t + 2q + h
+        std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 2 * r);
+        if (row < m_own || row >= p.m) continue;
+        double* const c_row = C + row * p.ldc;
+#pragma unroll
+        for (int j = 0; j < Cfg::kFragsN; j += 2) {
+#pragma unroll
+          for (int q = 0; q < 2; ++q) {
+            std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, q, 0);
+            bool const first = col >= n_own && col < p.n;
+            bool const second = col + 1 >= n_own && col + 1 < p.n;
+            if (first && second && c_pairs_aligned) {
+              store_c_pair(p, c_row + col, acc[i][j][2 * r + q], acc[i][j + 1][2 * r + q]);
+            } else {
+              if (first) store_c(p, c_row + col, acc[i][j][2 * r + q]);
+              if (second) store_c(p, c_row + col + 1, acc[i][j + 1][2 * r + q]);
+            }
+          }
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < Cfg::kFragsM; ++i) {
+      std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 0);
+      bool const first_row = row >= m_own && row < p.m;
+      bool const second_row = row + 1 >= m_own && row + 1 < p.m;
+#pragma unroll
+      for (int j = 0; j < Cfg::kFragsN; ++j) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {  // e = 0, 1: row 2g; e + 2: row 2g + 1
+          std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, e, j % 2);
+          if (col < n_own || col >= p.n) continue;
+          double* c = C + row + col * p.ldc;
+          if (first_row && second_row && c_pairs_aligned) {
+            store_c_pair(p, c, acc[i][j][e], acc[i][j][e + 2]);
+          } else {
+            if (first_row) store_c(p, c, acc[i][j][e]);
+            if (second_row) store_c(p, c + 1, acc[i][j][e + 2]);
+          }
+        }
+      }
+    }
+  }
+}
+
 /// Computes tile (tile_m, tile_n) of problem `batch_index` over `span` of K, reading A and B of
 /// entry `operand_batch` (0 under two-pass split K, whose slices are grid.z): the device routine
 /// the kernel wrappers map onto. kCTransposed: C is stored row-major (element (i, j) at
@@ -515,63 +586,7 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   }
   arch::cp_async_wait<0>();
   if (!finish(acc)) return;
-
-  // Each lane holds, per A fragment i and B pair p, rows 2g, 2g+1 by columns 4t .. 4t+3 of the
-  // 16 x 16 block: two elements adjacent in memory (the two rows; or, C transposed, the pair's two
-  // columns) store as one 16-byte access.
-  double* C = p.C + batch_index * p.stride_c;
-  // A shifted edge tile stores only rows from m_own and columns from n_own.
-  bool const c_pairs_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 2 == 0 &&
-                               (kCTransposed ? n0 : m0) % 2 == 0;
-  if constexpr (kCTransposed) {
-    static_assert(Cfg::kFragsN % 2 == 0, "a B pair's two columns store together");
-#pragma unroll
-    for (int i = 0; i < Cfg::kFragsM; ++i) {
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {  // row 2g + r: acc[i][j + h][2r + q] at column 4t + 2q + h
-        std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 2 * r);
-        if (row < m_own || row >= p.m) continue;
-        double* const c_row = C + row * p.ldc;
-#pragma unroll
-        for (int j = 0; j < Cfg::kFragsN; j += 2) {
-#pragma unroll
-          for (int q = 0; q < 2; ++q) {
-            std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, q, 0);
-            bool const first = col >= n_own && col < p.n;
-            bool const second = col + 1 >= n_own && col + 1 < p.n;
-            if (first && second && c_pairs_aligned) {
-              store_c_pair(p, c_row + col, acc[i][j][2 * r + q], acc[i][j + 1][2 * r + q]);
-            } else {
-              if (first) store_c(p, c_row + col, acc[i][j][2 * r + q]);
-              if (second) store_c(p, c_row + col + 1, acc[i][j + 1][2 * r + q]);
-            }
-          }
-        }
-      }
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < Cfg::kFragsM; ++i) {
-      std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 0);
-      bool const first_row = row >= m_own && row < p.m;
-      bool const second_row = row + 1 >= m_own && row + 1 < p.m;
-#pragma unroll
-      for (int j = 0; j < Cfg::kFragsN; ++j) {
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {  // e = 0, 1: row 2g; e + 2: row 2g + 1
-          std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, e, j % 2);
-          if (col < n_own || col >= p.n) continue;
-          double* c = C + row + col * p.ldc;
-          if (first_row && second_row && c_pairs_aligned) {
-            store_c_pair(p, c, acc[i][j][e], acc[i][j][e + 2]);
-          } else {
-            if (first_row) store_c(p, c, acc[i][j][e]);
-            if (second_row) store_c(p, c + 1, acc[i][j][e + 2]);
-          }
-        }
-      }
-    }
-  }
+  store_tile<Cfg, kCTransposed>(p, batch_index, acc, {warp_row, warp_col, g, t}, m0, n0, m_own, n_own);
 }
 
 /// Accumulators of a tile config's block, per thread.

@@ -89,6 +89,14 @@ std::size_t dgemm_tensorop_stream_k_workspace(GemmProblem const& problem);
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop_stream_k(KernelParams<double> const& params, double* workspace, cudaStream_t stream);
 
+/// B-resident form (resident_b.hpp): persistent blocks, each keeping one column panel of B in
+/// shared memory and streaming its row tiles of A; the plain kernel where the panel does not fit.
+/// Built for the configs kDgemmResidentB names.
+template <typename Cfg>
+inline constexpr bool kDgemmResidentB = std::is_same_v<Cfg, std::tuple_element_t<8, DgemmTensorOpConfigs>>;  // 64x64 b3
+template <typename Cfg>
+cudaError_t launch_dgemm_tensorop_resident_b(KernelParams<double> const& params, cudaStream_t stream);
+
 /// The stream-K form on packed operands (the packed form's copies, then stream-K on them): for odd
 /// leading dimensions where 128x64 tiles leave the last wave mostly empty (4097).
 template <typename Cfg>

@@ -17,12 +17,11 @@
 
 namespace gemmkit::gemm {
 
-/// Launches kKernel over `tiles` blocks per problem (TileOrder maps blockIdx.x) and the batch in
-/// grid.z, with `extra` as the kernel's arguments after the params. Opting in to more than 48 KB
-/// of shared memory is per device and per kernel; the devices done are remembered per instance.
-template <auto kKernel, typename T, typename... Extra>
-cudaError_t launch_tiles(KernelParams<T> const& p, std::int64_t tiles, int threads, std::size_t smem_bytes,
-                         cudaStream_t stream, Extra const&... extra) {
+/// Lets kKernel use `smem_bytes` of dynamic shared memory on the current device. Opting in to more
+/// than 48 KB is per device and per kernel; the devices done are remembered per instance, so the
+/// first call's size holds (a kernel whose size varies asks for its largest first).
+template <auto kKernel>
+cudaError_t opt_in_shared_memory(std::size_t smem_bytes) {
   static std::atomic<std::uint64_t> configured_devices{0};
   int device = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
@@ -34,6 +33,15 @@ cudaError_t launch_tiles(KernelParams<T> const& p, std::int64_t tiles, int threa
     }
     configured_devices.fetch_or(bit, std::memory_order_relaxed);
   }
+  return cudaSuccess;
+}
+
+/// Launches kKernel over `tiles` blocks per problem (TileOrder maps blockIdx.x) and the batch in
+/// grid.z, with `extra` as the kernel's arguments after the params.
+template <auto kKernel, typename T, typename... Extra>
+cudaError_t launch_tiles(KernelParams<T> const& p, std::int64_t tiles, int threads, std::size_t smem_bytes,
+                         cudaStream_t stream, Extra const&... extra) {
+  if (cudaError_t e = opt_in_shared_memory<kKernel>(smem_bytes); e != cudaSuccess) return e;
   constexpr std::int64_t kMaxGridZ = 65535;
   for (std::int64_t first = 0; first < p.batch; first += kMaxGridZ) {
     KernelParams<T> part = p;
