@@ -1,7 +1,7 @@
 /*! \file
     \brief The B-resident FP64 tensor-core kernel (resident_b.hpp): one column panel of B, all of
-    K, loaded once per block; the block's row tiles of A stream through a kStages-deep cp.async
-    ring that runs across tile boundaries, so the next tile's first k-tiles are in flight while
+    K, loaded once per block; the block's row tiles of A stream through a kResidentBRing-deep
+    cp.async ring that runs across tile boundaries, so the next tile's first k-tiles are in flight while
     this tile's MMAs finish and its C is stored. Fragments, copies and the epilogue are the tiled
     kernel's (dgemm_tensorop.cuh).
 */
@@ -26,8 +26,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, kResidentBBlocksPerSm)
   using TileB = SwizzledTile<Cfg::kBN, Cfg::kBK, kBK_, Cfg::kMmaK>;
   using LoaderA = TileLoader<Cfg, Cfg::kBM, kAK, kVecA>;
   using LoaderB = TileLoader<Cfg, Cfg::kBN, kBK_, kVecB>;
-  double* const smem_a = smem;                                        // (STAGES, A tile): the ring
-  double* const smem_b = smem + Cfg::kStages * Cfg::kStageElementsA;  // (K tiles, B tile): the panel
+  constexpr int kRing = kResidentBRing;
+  double* const smem_a = smem;                                  // (RING, A tile)
+  double* const smem_b = smem + kRing * Cfg::kStageElementsA;  // (K tiles, B tile): the panel
 
   std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;
   std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
@@ -64,11 +65,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, kResidentBBlocksPerSm)
         if (load_tile < tiles_m) load_a = a_loader(load_tile);
       }
     }
-    load_stage = load_stage + 1 == Cfg::kStages ? 0 : load_stage + 1;
+    load_stage = load_stage + 1 == kRing ? 0 : load_stage + 1;
     arch::cp_async_commit();  // one group per ring slot, empty past the last tile: uniform counts
   };
 #pragma unroll
-  for (int s = 0; s < Cfg::kStages - 1; ++s) queue_next();
+  for (int s = 0; s < kRing - 1; ++s) queue_next();
 
   int const warp = thread / 32, g = thread % 32 / 4, t = thread % 4;
   int const warp_row = warp % Cfg::kWarpsM * Cfg::kWarpM;
@@ -92,7 +93,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, kResidentBBlocksPerSm)
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0;
     for (int kt = 0; kt < k_tiles; ++kt) {
-      arch::cp_async_wait<Cfg::kStages - 2>();
+      arch::cp_async_wait<kRing - 2>();
       __syncthreads();  // this k-tile visible to all; everyone is done reading the slot refilled next
       queue_next();
       std::uint32_t a_stage[2], b_stage[2];
@@ -102,7 +103,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, kResidentBBlocksPerSm)
         b_stage[l] = b_lane[l] + std::uint32_t(kt) * (8u * Cfg::kStageElementsB);
       }
       warp_tile_mma<Cfg, TileA, TileB>(acc, a_stage, b_stage);
-      read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
+      read_stage = read_stage + 1 == kRing ? 0 : read_stage + 1;
     }
     store_tile<Cfg, kCTransposed>(p, blockIdx.z, acc, {warp_row, warp_col, g, t}, row_origin(tile_m), n0, m_own, n_own);
   }

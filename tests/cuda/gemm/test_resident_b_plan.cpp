@@ -16,17 +16,19 @@ namespace {
 using Config = TensorOpConfig<64, 64, 16, 32, 32, 4, 3>;  // the config the form is built for (dgemm_tensorop.hpp)
 
 TEST(ResidentBPlan, SharedMemoryIsTheRingThenThePanel) {
-  // 4 stages of 64x16 doubles (8 KB each), then one 64x16 k-tile of B per 16 of K, the last partial.
-  EXPECT_EQ(resident_b_smem_bytes<Config>(64), std::size_t(4 * 8192 + 4 * 8192));
-  EXPECT_EQ(resident_b_smem_bytes<Config>(61), std::size_t(4 * 8192 + 4 * 8192));
-  EXPECT_EQ(resident_b_smem_bytes<Config>(1), std::size_t(4 * 8192 + 8192));
+  // The ring's 64x16 k-tiles of A (8 KB each), then one 64x16 k-tile of B per 16 of K, the last partial.
+  std::size_t const ring = std::size_t(kResidentBRing) * 8192;
+  EXPECT_EQ(resident_b_smem_bytes<Config>(64), ring + 4 * 8192);
+  EXPECT_EQ(resident_b_smem_bytes<Config>(61), ring + 4 * 8192);
+  EXPECT_EQ(resident_b_smem_bytes<Config>(1), ring + 8192);
 }
 
 TEST(ResidentBPlan, FitsWhileTwoBlocksShareAnSm) {
+  static_assert(kResidentBRing == 8, "the depths below are for an 8-deep ring (64 KB)");
   EXPECT_FALSE(resident_b_fits<Config>(0));
   EXPECT_TRUE(resident_b_fits<Config>(1));
-  EXPECT_TRUE(resident_b_fits<Config>(160));   // 32 KB ring + 80 KB panel = 112 KB
-  EXPECT_FALSE(resident_b_fits<Config>(161));  // 120 KB
+  EXPECT_TRUE(resident_b_fits<Config>(96));   // 64 KB ring + 48 KB panel = 112 KB
+  EXPECT_FALSE(resident_b_fits<Config>(97));  // 120 KB
   EXPECT_LE(kResidentBBlocksPerSm * (kResidentBMaxSmemBytes + 1024), std::size_t(228 * 1024));
 }
 
