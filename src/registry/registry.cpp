@@ -99,6 +99,7 @@ bool SelectionRule::admits(GemmProblem const& p) const {
   if (trans != "*" && (trans[0] == 't') != is_transposed(p.trans_a)) return false;
   if (trans != "*" && (trans[1] == 't') != is_transposed(p.trans_b)) return false;
   if (min_k != 0 && double(p.k) < min_k) return false;
+  if (max_k != 0 && double(p.k) > max_k) return false;
   if (min_side != 0 && double(std::min(p.m, p.n)) < min_side) return false;
   if (alignment != Alignment::kAny) {
     std::int64_t const per_16_bytes = p.dtype == Dtype::kF32 ? 4 : 2;  // elements in one 16-byte copy
@@ -143,7 +144,7 @@ std::vector<SelectionRule> parse_selection_table(std::string_view csv) {
       }
       for (std::string const& c : columns) {
         if (c != "backend" && c != "dtype" && c != "variant" && c != "max_work" && c != "max_mn" && c != "min_k" &&
-            c != "min_side" && c != "min_wave_eff" && c != "aligned" && c != "trans") {
+            c != "max_k" && c != "min_side" && c != "min_wave_eff" && c != "aligned" && c != "trans") {
           throw bad("unknown column '" + c + "'");
         }
       }
@@ -172,6 +173,8 @@ std::vector<SelectionRule> parse_selection_table(std::string_view csv) {
         rule.max_mn = bound(f[i], "max_mn");
       } else if (c == "min_k") {
         rule.min_k = bound(f[i], "min_k");
+      } else if (c == "max_k") {
+        rule.max_k = bound(f[i], "max_k");
       } else if (c == "min_side") {
         rule.min_side = bound(f[i], "min_side");
       } else if (c == "min_wave_eff") {

@@ -24,6 +24,7 @@ struct SelectionRule {
   double max_work = 0;  ///< m*n*k*batch at most
   double max_mn = 0;    ///< m*n at most
   double min_k = 0;     ///< k at least
+  double max_k = 0;     ///< k at most
   double min_side = 0;  ///< min(m, n) at least
   Alignment alignment = Alignment::kAny;
   double min_wave_eff = 0;  ///< the variant's wave_efficiency on the selecting GPU at least

@@ -156,6 +156,28 @@ TEST(SelectionTable, Fp32AlignedSquaresOnTheH100) {
     EXPECT_EQ(v->info().id, c.expected) << c.n << (c.ta == GK_OP_N ? " n" : " t") << (c.tb == GK_OP_N ? "n" : "t");
   }
 }
+
+/// The FP64 picks for rank-k updates: the B-resident form where K is at most 64 and both sides of C
+/// are long and A is not transposed, stream-K over 128x64 from K = 128, and the tiled 64x64 kernel
+/// for C 64 wide.
+TEST(SelectionTable, Fp64ShortKOnTheH100) {
+  constexpr int kSm90 = 90, kH100Multiprocessors = 132;
+  struct Case {
+    std::int64_t m, n, k;
+    gk_op ta;
+    char const* expected;
+  };
+  for (Case const& c : {Case{16384, 16384, 64, GK_OP_N, "dgemm_tensorop_64x64x16_w32x32_s4_b3_residentb"},
+                        Case{16384, 8192, 32, GK_OP_N, "dgemm_tensorop_64x64x16_w32x32_s4_b3_residentb"},
+                        Case{16384, 16384, 128, GK_OP_N, "dgemm_tensorop_128x64x16_w64x32_s3_b2_k8_streamk"},
+                        Case{16384, 16384, 64, GK_OP_T, "dgemm_tensorop_64x64x16_w32x32_s4_b3_k8_packed"},
+                        Case{262144, 64, 64, GK_OP_N, "dgemm_tensorop_64x64x16_w32x32_s4_b3_k8"}}) {
+    GemmProblem const p = make_problem(Dtype::kF64, c.ta, GK_OP_N, c.m, c.n, c.k);
+    GemmVariant const* v = Registry::instance().select(p, Platform::kCuda, kSm90, kH100Multiprocessors);
+    ASSERT_NE(v, nullptr) << c.m << "x" << c.n << "x" << c.k;
+    EXPECT_EQ(v->info().id, c.expected) << c.m << "x" << c.n << "x" << c.k;
+  }
+}
 #endif
 
 // ---- the process registry -------------------------------------------------------------------------
@@ -291,6 +313,15 @@ TEST(RegistrySelect, ShapeAndAlignmentColumnsBoundTheRule) {
   EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_any");
   p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 10, 10, 48, 1);  // padding makes lda = 11: odd
   EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_any");
+}
+
+TEST(RegistrySelect, MaxKBoundsTheDepth) {
+  Registry r;
+  r.add(toy_variant("dgemm_short_k", 1 << 30));
+  r.add(toy_variant("dgemm_any", 1 << 30));
+  r.set_rules(parse_selection_table("backend,dtype,max_k,variant\ncpu,f64,64,dgemm_short_k\ncpu,f64,*,dgemm_any\n"));
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 10, 10, 64), Platform::kCpu)->info().id, "dgemm_short_k");
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 10, 10, 65), Platform::kCpu)->info().id, "dgemm_any");
 }
 
 TEST(RegistrySelect, MinSideBoundsTheShorterSideOfC) {

@@ -14,11 +14,11 @@
 
 namespace gemmkit::gemm {
 
-/// Depth of the A ring in k-tiles, deeper than the tiled kernels' (their config's kStages): with two
-/// blocks an SM, what one SM has in flight is 2 x (ring - 1) k-tiles; at the config's 4 stages
-/// (48 KB an SM, half of what three tiled blocks' prologues have out) 262144 x 64 x 64 read A at
-/// 2388 GB/s against the tiled kernel's 2528 (sweep at 768e12c).
-inline constexpr int kResidentBRing = 8;
+/// Depth of the A ring in k-tiles. With two blocks an SM, what one SM has in flight is 2 x (ring - 1)
+/// k-tiles; 8 deep was no faster than 4 (sweeps at 768e12c and 1f759c6 over
+/// bench/shapes/resident-b.txt: 262144x64x64 2351 against 2388 GB/s, 1048576x16x16 2448 / 2424,
+/// 16384^2 x 64 29.2 / 29.4 TFLOP/s), so what holds the form back there is not bytes in flight.
+inline constexpr int kResidentBRing = 4;
 
 /// Shared memory of one block that keeps a kBN x K panel of B: the A ring, then the panel's k-tiles.
 template <typename Cfg>

@@ -24,11 +24,11 @@ TEST(ResidentBPlan, SharedMemoryIsTheRingThenThePanel) {
 }
 
 TEST(ResidentBPlan, FitsWhileTwoBlocksShareAnSm) {
-  static_assert(kResidentBRing == 8, "the depths below are for an 8-deep ring (64 KB)");
+  static_assert(kResidentBRing == 4, "the depths below are for a 4-deep ring (32 KB)");
   EXPECT_FALSE(resident_b_fits<Config>(0));
   EXPECT_TRUE(resident_b_fits<Config>(1));
-  EXPECT_TRUE(resident_b_fits<Config>(96));   // 64 KB ring + 48 KB panel = 112 KB
-  EXPECT_FALSE(resident_b_fits<Config>(97));  // 120 KB
+  EXPECT_TRUE(resident_b_fits<Config>(160));   // 32 KB ring + 80 KB panel = 112 KB
+  EXPECT_FALSE(resident_b_fits<Config>(161));  // 120 KB
   EXPECT_LE(kResidentBBlocksPerSm * (kResidentBMaxSmemBytes + 1024), std::size_t(228 * 1024));
 }
 
