@@ -86,12 +86,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, kResidentBBlocksPerSm)
     std::int64_t const m_own = tile_m * Cfg::kBM;
     if (p.beta != 0.0) prefetch_c_tile<Cfg, kCTransposed>(p.C + blockIdx.z * p.stride_c, p.ldc, m_own, n_own, p.m, p.n);
     double acc[Cfg::kFragsM][Cfg::kFragsN][4];
-#pragma unroll
-    for (int i = 0; i < Cfg::kFragsM; ++i)
-#pragma unroll
-      for (int j = 0; j < Cfg::kFragsN; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0;
+    zero_accumulators<Cfg>(acc);
     for (int kt = 0; kt < k_tiles; ++kt) {
       arch::cp_async_wait<kRing - 2>();
       __syncthreads();  // this k-tile visible to all; everyone is done reading the slot refilled next

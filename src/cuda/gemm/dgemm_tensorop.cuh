@@ -273,6 +273,17 @@ __device__ __forceinline__ void prefetch_c_tile(double const* C, std::int64_t ld
   }
 }
 
+/// A block's accumulators (FRAGS_M, FRAGS_N, 4) per thread, zeroed.
+template <typename Cfg>
+__device__ __forceinline__ void zero_accumulators(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4]) {
+#pragma unroll
+  for (int i = 0; i < Cfg::kFragsM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::kFragsN; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0;
+}
+
 /// Where a lane's fragments sit in the block tile: its warp's first row and column, its MMA group g
 /// and thread t within the group.
 struct LanePlace {
@@ -390,12 +401,7 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   };
 
   double acc[Cfg::kFragsM][Cfg::kFragsN][4];  // (FRAGS_M, FRAGS_N, 4)
-#pragma unroll
-  for (int i = 0; i < Cfg::kFragsM; ++i)
-#pragma unroll
-    for (int j = 0; j < Cfg::kFragsN; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0;
+  zero_accumulators<Cfg>(acc);
 
   int const warp_row = warp_m * Cfg::kWarpM;
   int const warp_col = warp_n * Cfg::kWarpN;
