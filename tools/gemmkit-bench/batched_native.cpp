@@ -29,13 +29,13 @@ char const* native_peer_flags() { return GEMMKIT_BENCH_NATIVE_FLAGS; }
 
 namespace {
 
+#if GEMMKIT_BENCH_HAVE_EIGEN
+
 /// How C is updated: beta = 1 and beta = 0 have their own code in every peer, anything else scales.
 enum class BetaKind { kOne, kZero, kOther };
 BetaKind beta_kind(double beta) {
   return beta == 1.0 ? BetaKind::kOne : (beta == 0.0 ? BetaKind::kZero : BetaKind::kOther);
 }
-
-#if GEMMKIT_BENCH_HAVE_EIGEN
 
 struct FixedShape {
   int m, n, k;
