@@ -10,6 +10,7 @@
 #include "cuda/gemm/transpose.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -38,15 +39,26 @@ cudaError_t launch_instance(KernelParams<double> const& p, Extra const& extra, c
     constexpr auto kKernel = dgemm_tensorop_resident_b_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed>;
     std::size_t const smem_bytes = resident_b_smem_bytes<Cfg>(p.k);
     if (cudaError_t e = opt_in_shared_memory<kKernel>(kResidentBMaxSmemBytes); e != cudaSuccess) return e;
-    int blocks_per_sm = 0;
-    if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kKernel, Cfg::kThreads, smem_bytes);
-        e != cudaSuccess) {
-      return e;
+    // Blocks per SM by device and panel depth, asked once: the occupancy query is host time per call.
+    constexpr int kDepths = int(kResidentBMaxSmemBytes / (Cfg::kStageElementsB * sizeof(double))) + 1;
+    static std::atomic<int> blocks_per_sm_known[64][kDepths] = {};
+    int device = 0;
+    if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+    std::atomic<int>& known = blocks_per_sm_known[device % 64][std::min<std::int64_t>(
+        (p.k + Cfg::kBK - 1) / Cfg::kBK, kDepths - 1)];
+    int blocks_per_sm = known.load(std::memory_order_relaxed);
+    if (blocks_per_sm == 0) {
+      if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kKernel, Cfg::kThreads, smem_bytes);
+          e != cudaSuccess) {
+        return e;
+      }
+      blocks_per_sm = std::max(blocks_per_sm, 1);
+      known.store(blocks_per_sm, std::memory_order_relaxed);
     }
     std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
     std::int64_t const per_column = resident_b_blocks_per_column(
         (p.m + Cfg::kBM - 1) / Cfg::kBM, tiles_n, std::min<std::int64_t>(p.batch, 65535),
-        std::int64_t(std::max(blocks_per_sm, 1)) * current_sm_count());
+        std::int64_t(blocks_per_sm) * current_sm_count());
     return launch_tiles<kKernel>(p, per_column * tiles_n, Cfg::kThreads, smem_bytes, stream);
   } else {
     return launch_tiles<dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed>>(
