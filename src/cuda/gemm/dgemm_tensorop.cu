@@ -10,7 +10,6 @@
 #include "cuda/gemm/transpose.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -24,26 +23,6 @@ namespace {
 /// its occupancy).
 struct Plain {};
 struct ResidentB {};
-
-/// Blocks of the B-resident kernel kKernel an SM holds at depth k, asked of the runtime once per
-/// device and panel depth (the occupancy query is host time per call).
-template <auto kKernel, typename Cfg>
-cudaError_t resident_b_blocks_per_sm(std::int64_t k, std::size_t smem_bytes, int* blocks_per_sm) {
-  constexpr int kDepths = int(kResidentBMaxSmemBytes / (Cfg::kStageElementsB * sizeof(double))) + 1;
-  static std::atomic<int> known_by_device[64][kDepths] = {};
-  int device = 0;
-  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  std::atomic<int>& known = known_by_device[device % 64][std::min<std::int64_t>((k + Cfg::kBK - 1) / Cfg::kBK, kDepths - 1)];
-  *blocks_per_sm = known.load(std::memory_order_relaxed);
-  if (*blocks_per_sm > 0) return cudaSuccess;
-  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kKernel, Cfg::kThreads, smem_bytes);
-      e != cudaSuccess) {
-    return e;
-  }
-  *blocks_per_sm = std::max(*blocks_per_sm, 1);
-  known.store(*blocks_per_sm, std::memory_order_relaxed);
-  return cudaSuccess;
-}
 
 /// The kernel of the form `Extra` names, over its blocks.
 template <typename Cfg, bool kTransA, bool kTransB, bool kCTransposed, int kVec, typename Extra>
@@ -60,11 +39,14 @@ cudaError_t launch_instance(KernelParams<double> const& p, Extra const& extra, c
     std::size_t const smem_bytes = resident_b_smem_bytes<Cfg>(p.k);
     if (cudaError_t e = opt_in_shared_memory<kKernel>(kResidentBMaxSmemBytes); e != cudaSuccess) return e;
     int blocks_per_sm = 0;
-    if (cudaError_t e = resident_b_blocks_per_sm<kKernel, Cfg>(p.k, smem_bytes, &blocks_per_sm); e != cudaSuccess) return e;
+    if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kKernel, Cfg::kThreads, smem_bytes);
+        e != cudaSuccess) {
+      return e;
+    }
     std::int64_t const tiles_n = (p.n + Cfg::kBN - 1) / Cfg::kBN;
     std::int64_t const per_column = resident_b_blocks_per_column(
         (p.m + Cfg::kBM - 1) / Cfg::kBM, tiles_n, std::min<std::int64_t>(p.batch, 65535),
-        std::int64_t(blocks_per_sm) * current_sm_count());
+        std::int64_t(std::max(blocks_per_sm, 1)) * current_sm_count());
     return launch_tiles<kKernel>(p, per_column * tiles_n, Cfg::kThreads, smem_bytes, stream);
   } else {
     return launch_tiles<dgemm_tensorop_kernel<Cfg, kTransA, kTransB, kVec, kVec, kCTransposed>>(
