@@ -98,10 +98,15 @@ TEST(SelectionTable, CompiledInTableNamesRegisteredVariants) {
 }
 
 #if defined(GEMMKIT_WITH_CUDA)
+/// What the compiled-in table picks for `p` on the H100 (sm_90, 132 SMs).
+GemmVariant const* h100_pick(GemmProblem const& p) {
+  constexpr int kSm90 = 90, kH100Multiprocessors = 132;
+  return Registry::instance().select(p, Platform::kCuda, kSm90, kH100Multiprocessors);
+}
+
 /// The compiled-in table's picks for odd leading dimensions on the H100 (132 SMs), where the packed
 /// stream-K form and the unpacked 64x128 tiles take turns by size and by how full 64x128's waves are.
 TEST(SelectionTable, OddLeadingDimensionsOnTheH100) {
-  constexpr int kSm90 = 90, kH100Multiprocessors = 132;
   std::string const packed_stream_k = "dgemm_tensorop_128x64x16_w64x32_s3_b2_k8_packed_streamk";
   std::string const unpacked_64x128 = "dgemm_tensorop_64x128x16_w32x32_s4_b2";
   struct Case {
@@ -115,7 +120,7 @@ TEST(SelectionTable, OddLeadingDimensionsOnTheH100) {
                         Case{GK_OP_N, GK_OP_T, 4095, packed_stream_k}, Case{GK_OP_T, GK_OP_N, 4097, packed_stream_k},
                         Case{GK_OP_N, GK_OP_N, 12345, packed_stream_k}}) {
     GemmProblem const p = make_problem(Dtype::kF64, c.ta, c.tb, c.n, c.n, c.n);
-    GemmVariant const* v = Registry::instance().select(p, Platform::kCuda, kSm90, kH100Multiprocessors);
+    GemmVariant const* v = h100_pick(p);
     ASSERT_NE(v, nullptr) << c.n;
     EXPECT_EQ(v->info().id, c.expected) << c.n << (c.ta == GK_OP_N ? " n" : " t") << (c.tb == GK_OP_N ? "n" : "t");
   }
@@ -124,12 +129,11 @@ TEST(SelectionTable, OddLeadingDimensionsOnTheH100) {
 /// The FP32 picks where 128x128 tiles leave a last wave part empty: stream-K about 1536^3, K split
 /// in four at 1000^3 and 4097^3, unsplit where the waves are full (4095^3: 1024 tiles, 3.9 waves).
 TEST(SelectionTable, Fp32LastWavesOnTheH100) {
-  constexpr int kSm90 = 90, kH100Multiprocessors = 132;
   std::string const tiles = "sgemm_simt_128x128x16_w32x64_t8x8_s4_b2";
   for (auto const& [n, expected] : {std::pair{1000, tiles + "_splitk_x4"}, std::pair{1536, tiles + "_streamk"},
                                     std::pair{4095, tiles}, std::pair{4097, tiles + "_splitk_x4"}}) {
     GemmProblem const p = make_problem(Dtype::kF32, GK_OP_N, GK_OP_N, n, n, n);
-    GemmVariant const* v = Registry::instance().select(p, Platform::kCuda, kSm90, kH100Multiprocessors);
+    GemmVariant const* v = h100_pick(p);
     ASSERT_NE(v, nullptr) << n;
     EXPECT_EQ(v->info().id, expected) << n;
   }
@@ -139,7 +143,6 @@ TEST(SelectionTable, Fp32LastWavesOnTheH100) {
 /// tiles fill their waves to 0.97, but not for TN; the packed form at 4096 and from 10240, and where
 /// a leading dimension is odd.
 TEST(SelectionTable, Fp32AlignedSquaresOnTheH100) {
-  constexpr int kSm90 = 90, kH100Multiprocessors = 132;
   std::string const tiles = "sgemm_simt_128x128x16_w32x64_t8x8_s4_b2";
   struct Case {
     gk_op ta, tb;
@@ -151,7 +154,7 @@ TEST(SelectionTable, Fp32AlignedSquaresOnTheH100) {
                         Case{GK_OP_T, GK_OP_T, 8192, tiles + "_splitk_x2"}, Case{GK_OP_T, GK_OP_N, 8192, tiles + "_packed"},
                         Case{GK_OP_N, GK_OP_N, 8191, tiles + "_packed"}, Case{GK_OP_N, GK_OP_N, 10240, tiles + "_packed"}}) {
     GemmProblem const p = make_problem(Dtype::kF32, c.ta, c.tb, c.n, c.n, c.n);
-    GemmVariant const* v = Registry::instance().select(p, Platform::kCuda, kSm90, kH100Multiprocessors);
+    GemmVariant const* v = h100_pick(p);
     ASSERT_NE(v, nullptr) << c.n;
     EXPECT_EQ(v->info().id, c.expected) << c.n << (c.ta == GK_OP_N ? " n" : " t") << (c.tb == GK_OP_N ? "n" : "t");
   }
@@ -161,7 +164,6 @@ TEST(SelectionTable, Fp32AlignedSquaresOnTheH100) {
 /// are long and A is not transposed, stream-K over 128x64 from K = 128, and the tiled 64x64 kernel
 /// for C 64 wide.
 TEST(SelectionTable, Fp64ShortKOnTheH100) {
-  constexpr int kSm90 = 90, kH100Multiprocessors = 132;
   struct Case {
     std::int64_t m, n, k;
     gk_op ta;
@@ -173,7 +175,7 @@ TEST(SelectionTable, Fp64ShortKOnTheH100) {
                         Case{16384, 16384, 64, GK_OP_T, "dgemm_tensorop_64x64x16_w32x32_s4_b3_k8_packed"},
                         Case{262144, 64, 64, GK_OP_N, "dgemm_tensorop_64x64x16_w32x32_s4_b3_k8"}}) {
     GemmProblem const p = make_problem(Dtype::kF64, c.ta, GK_OP_N, c.m, c.n, c.k);
-    GemmVariant const* v = Registry::instance().select(p, Platform::kCuda, kSm90, kH100Multiprocessors);
+    GemmVariant const* v = h100_pick(p);
     ASSERT_NE(v, nullptr) << c.m << "x" << c.n << "x" << c.k;
     EXPECT_EQ(v->info().id, c.expected) << c.m << "x" << c.n << "x" << c.k;
   }
