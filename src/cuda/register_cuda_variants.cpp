@@ -5,6 +5,7 @@
 #include "core/device.hpp"
 #include "cuda/gemm/dgemm_tensorop.hpp"
 #include "cuda/gemm/sgemm_simt.hpp"
+#include "cuda/gemm/sgemm_tensorop.hpp"
 #include "cuda/ladder/ladder.hpp"
 #include "cuda/peers/cublas_gemm.hpp"
 #include "cuda/batched/small_batched.hpp"
@@ -57,6 +58,15 @@ void add_sgemm_simt(Registry& registry) {
   add_kernel<float>(registry, "sgemm_simt_" + Cfg::name(), VariantKind::kProduction,
                     "FP32 FFMA (exact single precision), cp.async ring, 128-bit fragments double-buffered",
                     gemm::launch_sgemm_simt<Cfg>, gemm::sgemm_simt_can_implement<Cfg>,
+                    TileGeometry{Cfg::kBM, Cfg::kBN, Cfg::kBlocksPerSm});
+}
+
+template <typename Cfg>
+void add_sgemm_tensorop(Registry& registry) {
+  add_kernel<float>(registry, "sgemm_tensorop_" + Cfg::name(), VariantKind::kProduction,
+                    "FP64 tensor cores on FP32 data (m16n8k8 on sm_90, m8n8k4 on sm_80): floats converted exactly "
+                    "in shared memory, exact products, FP64 sums, C rounded once",
+                    gemm::launch_sgemm_tensorop<Cfg>, gemm::sgemm_tensorop_can_implement<Cfg>,
                     TileGeometry{Cfg::kBM, Cfg::kBN, Cfg::kBlocksPerSm});
 }
 
@@ -302,6 +312,9 @@ void register_cuda_variants(Registry& registry) {
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (add_sgemm_simt<std::tuple_element_t<I, gemm::SgemmSimtConfigs>>(registry), ...);
   }(std::make_index_sequence<gemm::kSgemmSimtConfigCount>{});
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (add_sgemm_tensorop<std::tuple_element_t<I, gemm::SgemmTensorOpConfigs>>(registry), ...);
+  }(std::make_index_sequence<gemm::kSgemmTensorOpConfigCount>{});
   add_dgemm_tensorop_split_k<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
   add_dgemm_tensorop_split_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
   add_dgemm_tensorop_split_k<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8

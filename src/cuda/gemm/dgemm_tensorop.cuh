@@ -1,12 +1,17 @@
 /*! \file
     \brief The FP64 tensor-core GEMM: multistage cp.async mainloop, 16x8x16 or 16x8x8 MMAs, grouped
-    tile order.
+    tile order; on double operands, or on float ones converted to double in shared memory.
 
     Template parameters say everything that changes the code: the tile config, whether each operand
     is K-contiguous in memory (A transposed, B not transposed) and the copy width (16 bytes when the
     operand's base and leading dimension allow it, else 8). A last tile shifts in to end at the
     matrix edge (edge_tile_origin), so it copies whole chunks; what stays partial (a matrix side
     under a tile, a partial k-tile) zero-fills with cp.async, so the mainloop has no tail case.
+
+    The element type T of A, B and C in memory is double, or float (the m16n8k8 configs): float
+    k-tiles land by cp.async in a ring the copying thread alone reads (each thread's chunks side by
+    side), and each thread converts its own chunks into one of two double tiles a tile ahead of the
+    MMAs. Products of floats are exact in double and the sums run in double, so C is rounded once.
 */
 #pragma once
 
@@ -31,7 +36,7 @@ namespace gemmkit::gemm {
 /// pointer stepped per pass (a pointer per chunk held live spilled). Passes step across runs
 /// (K-contiguous tiles) or along a run (MN-contiguous), whichever keeps a pass a fixed shared
 /// offset apart under the swizzle; partial chunks zero-fill.
-template <typename Cfg, int kMn, bool kKContiguous, int kVec>
+template <typename Cfg, int kMn, bool kKContiguous, int kVec, typename T = double>
 struct TileLoader {
   using Tile = SwizzledTile<kMn, Cfg::kBK, kKContiguous, Cfg::kMmaK>;
   static constexpr int kRunLength = kKContiguous ? Cfg::kBK : kMn;  // contiguous extent in global
@@ -52,15 +57,20 @@ struct TileLoader {
   static constexpr bool kFixedPassOffset = kKContiguous ? kRunStep % 4 == 0 : kAlongStep % 16 == 0;
   static constexpr int kPassOffset =
       kKContiguous ? Tile::offset(kRunStep, 0) : Tile::offset(kAlongStep, 0) - Tile::offset(0, 0);
+  /// Float chunks land in the copying thread's own slots of a staging ring, pass after pass, and
+  /// convert() writes them into the double tile.
+  static constexpr bool kStaged = !std::is_same_v<T, double>;
+  static_assert(!kStaged || kVec == 1 || kVec == 4, "float chunks are 4 or 16 bytes");
 
-  double const* origin;     ///< this thread's first chunk in k-tile 0
+  T const* origin;          ///< this thread's first chunk in k-tile 0
   std::int64_t ld;
   std::int64_t k_tile_step; ///< elements between consecutive k-tiles
   std::int64_t mn_left;     ///< rows of C's side left in the matrix from this tile's origin
   int run0, along0;         ///< this thread's first run and position within a run
+  int staging0;             ///< this thread's first staging slot (kStaged)
 
-  __device__ TileLoader(double const* tile_origin, std::int64_t ld_, std::int64_t mn_left_, int thread)
-      : ld(ld_), mn_left(mn_left_) {
+  __device__ TileLoader(T const* tile_origin, std::int64_t ld_, std::int64_t mn_left_, int thread)
+      : ld(ld_), mn_left(mn_left_), staging0(thread * kVec) {
     int const threads_per_run = kThreadsPerRun ? kThreadsPerRun : kChunksPerRun;
     run0 = thread / threads_per_run;
     along0 = (thread % threads_per_run) * kVec;
@@ -69,6 +79,7 @@ struct TileLoader {
   }
 
   __device__ __forceinline__ int smem_offset(int pass) const {
+    if constexpr (kStaged) return staging0 + pass * Cfg::kThreads * kVec;
     int const run = run0 + pass * kRunStep;
     int const along = along0 + pass * kAlongStep;
     if constexpr (kFixedPassOffset) {
@@ -79,20 +90,41 @@ struct TileLoader {
   }
 
   /// Queues the k-tile at `src` (this thread's first chunk), known to lie wholly inside the matrix.
-  __device__ __forceinline__ void load_whole(double* stage_smem, double const* src) const {
+  __device__ __forceinline__ void load_whole(T* stage_smem, T const* src) const {
     std::int64_t const pass_step = std::int64_t(kRunStep) * ld + kAlongStep;
 #pragma unroll
     for (int pass = 0; pass < kPasses; ++pass) {
-      arch::cp_async<kVec * 8>(stage_smem + smem_offset(pass), src, kVec * 8);
+      arch::cp_async<kVec * sizeof(T)>(stage_smem + smem_offset(pass), src, kVec * sizeof(T));
       src += pass_step;
+    }
+  }
+
+  /// Writes this thread's staged chunks of one k-tile (`staging`, landed: cp_async_wait) into the
+  /// double tile `tile`, each float converted exactly. Only this thread reads its staging slots, so
+  /// no barrier comes before; the barrier before the tile's MMAs publishes the tile.
+  __device__ __forceinline__ void convert(T const* staging, double* tile) const {
+    static_assert(kStaged);
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      int const run = run0 + pass * kRunStep;
+      int const along = along0 + pass * kAlongStep;
+      auto at = [&](int e) { return kKContiguous ? Tile::offset(run, along + e) : Tile::offset(along + e, run); };
+      T const* chunk = staging + smem_offset(pass);
+      if constexpr (kVec == 4) {
+        float4 const v = *reinterpret_cast<float4 const*>(chunk);  // elements along + 0..3: two pairs
+        *reinterpret_cast<double2*>(tile + at(0)) = double2{v.x, v.y};
+        *reinterpret_cast<double2*>(tile + at(2)) = double2{v.z, v.w};
+      } else {
+        tile[at(0)] = *chunk;
+      }
     }
   }
 
   /// Queues k-tile `k_tile` into `stage_smem`; k_left = elements of K left from the tile start.
   /// A tile wholly inside the matrix copies whole chunks unchecked: the per-chunk bounds were most
   /// of the mainloop's integer instructions (ncu SASS at 8192); edge tiles take the checked path.
-  __device__ __forceinline__ void load(double* stage_smem, std::int64_t k_tile, std::int64_t k_left) const {
-    double const* src = origin + k_tile * k_tile_step;
+  __device__ __forceinline__ void load(T* stage_smem, std::int64_t k_tile, std::int64_t k_left) const {
+    T const* src = origin + k_tile * k_tile_step;
     if (mn_left >= kMn && k_left >= Cfg::kBK) {
       load_whole(stage_smem, src);
       return;
@@ -102,7 +134,7 @@ struct TileLoader {
 
   /// Queues a partial k-tile (k_left < BK elements from `src`) of a tile whose rows of C's side all
   /// lie inside the matrix.
-  __device__ __forceinline__ void load_k_part(double* stage_smem, double const* src, std::int64_t k_left) const {
+  __device__ __forceinline__ void load_k_part(T* stage_smem, T const* src, std::int64_t k_left) const {
     load_checked(stage_smem, src, kMn, k_left);
   }
 
@@ -111,7 +143,7 @@ struct TileLoader {
 
   /// Queues the k-tile at `src` chunk by chunk: whole, partial or zero-filled against the rows of
   /// C's side (mn_left_) and the elements of K (k_left) left in the matrix.
-  __device__ __forceinline__ void load_checked(double* stage_smem, double const* src, std::int64_t mn_left_,
+  __device__ __forceinline__ void load_checked(T* stage_smem, T const* src, std::int64_t mn_left_,
                                                std::int64_t k_left) const {
     std::int64_t const pass_step = std::int64_t(kRunStep) * ld + kAlongStep;
     std::int64_t const run_limit = kKContiguous ? mn_left_ : k_left;
@@ -122,7 +154,7 @@ struct TileLoader {
       std::int64_t const along_left = along_limit - (along0 + pass * kAlongStep);
       int const along_valid = along_left <= 0 ? 0 : (along_left >= kVec ? kVec : int(along_left));
       int const valid = run < run_limit ? along_valid : 0;
-      arch::cp_async<kVec * 8>(stage_smem + smem_offset(pass), valid > 0 ? src : origin, valid * 8);
+      arch::cp_async<kVec * sizeof(T)>(stage_smem + smem_offset(pass), valid > 0 ? src : origin, valid * int(sizeof(T)));
       src += pass_step;
     }
   }
@@ -254,10 +286,10 @@ inline constexpr std::int64_t kPrefetchCMaxKTiles = 32;
 /// instead of the epilogue waiting on memory after a mainloop too short to hide it. One prefetch
 /// per 128-byte line of each contiguous run the tile stores (columns, or rows of a transposed C),
 /// spread over the block.
-template <typename Cfg, bool kCTransposed>
-__device__ __forceinline__ void prefetch_c_tile(double const* C, std::int64_t ldc, std::int64_t m_own, std::int64_t n_own,
+template <typename Cfg, bool kCTransposed, typename T>
+__device__ __forceinline__ void prefetch_c_tile(T const* C, std::int64_t ldc, std::int64_t m_own, std::int64_t n_own,
                                                 std::int64_t m, std::int64_t n) {
-  constexpr int kLineElements = 128 / sizeof(double);
+  constexpr int kLineElements = 128 / sizeof(T);
   constexpr int kRunLength = kCTransposed ? Cfg::kBN : Cfg::kBM;  // the tile's extent along memory
   constexpr int kRuns = kCTransposed ? Cfg::kBM : Cfg::kBN;
   // One more than a run needs: a run need not start on a line (its last element ends it).
@@ -292,17 +324,17 @@ struct LanePlace {
 
 /// Stores a block's accumulators as alpha * acc + beta * C: the tile at (m0, n0), of which only
 /// rows from m_own and columns from n_own are this block's (a last tile shifted in to the edge).
-template <typename Cfg, bool kCTransposed>
-__device__ __forceinline__ void store_tile(KernelParams<double> const& p, std::int64_t batch_index,
+template <typename Cfg, bool kCTransposed, typename T>
+__device__ __forceinline__ void store_tile(KernelParams<T> const& p, std::int64_t batch_index,
                                            double const (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], LanePlace const lane,
                                            std::int64_t m0, std::int64_t n0, std::int64_t m_own, std::int64_t n_own) {
   int const warp_row = lane.warp_row, warp_col = lane.warp_col, g = lane.g, t = lane.t;
   // Each lane holds, per A fragment i and B pair p, rows 2g, 2g+1 by columns 4t .. 4t+3 of the
   // 16 x 16 block: two elements adjacent in memory (the two rows; or, C transposed, the pair's two
-  // columns) store as one 16-byte access.
-  double* C = p.C + batch_index * p.stride_c;
+  // columns) store as one access.
+  T* C = p.C + batch_index * p.stride_c;
   // A shifted edge tile stores only rows from m_own and columns from n_own.
-  bool const c_pairs_aligned = reinterpret_cast<std::uintptr_t>(C) % 16 == 0 && p.ldc % 2 == 0 &&
+  bool const c_pairs_aligned = reinterpret_cast<std::uintptr_t>(C) % (2 * sizeof(T)) == 0 && p.ldc % 2 == 0 &&
                                (kCTransposed ? n0 : m0) % 2 == 0;
   if constexpr (kCTransposed) {
     static_assert(Cfg::kFragsN % 2 == 0, "a B pair's two columns store together");
@@ -312,7 +344,7 @@ __device__ __forceinline__ void store_tile(KernelParams<double> const& p, std::i
       for (int r = 0; r < 2; ++r) {  // row 2g + r: acc[i][j + h][2r + q] at column 4t + 2q + h
         std::int64_t const row = m0 + warp_row + 16 * i + FragmentMap::c_row(g, 2 * r);
         if (row < m_own || row >= p.m) continue;
-        double* const c_row = C + row * p.ldc;
+        T* const c_row = C + row * p.ldc;
 #pragma unroll
         for (int j = 0; j < Cfg::kFragsN; j += 2) {
 #pragma unroll
@@ -342,7 +374,7 @@ __device__ __forceinline__ void store_tile(KernelParams<double> const& p, std::i
         for (int e = 0; e < 2; ++e) {  // e = 0, 1: row 2g; e + 2: row 2g + 1
           std::int64_t const col = n0 + warp_col + 16 * (j / 2) + FragmentMap::c_column(t, e, j % 2);
           if (col < n_own || col >= p.n) continue;
-          double* c = C + row + col * p.ldc;
+          T* c = C + row + col * p.ldc;
           if (first_row && second_row && c_pairs_aligned) {
             store_c_pair(p, c, acc[i][j][e], acc[i][j][e + 2]);
           } else {
@@ -362,16 +394,24 @@ __device__ __forceinline__ void store_tile(KernelParams<double> const& p, std::i
 /// `finish(acc)` runs after the mainloop: where the tile is cut in parts (split K fixed up in the
 /// kernel, stream-K) it meets the other parts and says whether this block stores C, which
 /// `stores_c` told in advance (for the C prefetch).
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed, typename Finish>
-__device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m, std::int64_t tile_n,
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed, typename T,
+          typename Finish>
+__device__ void tensorop_tile(KernelParams<T> const& p, std::int64_t tile_m, std::int64_t tile_n,
                               std::int64_t batch_index, std::int64_t operand_batch, KSpan span, bool stores_c,
                               Finish const& finish, double* smem) {
   constexpr bool kAK = kTransA;   // A^T in memory is K-contiguous
   constexpr bool kBK_ = !kTransB; // B untransposed is K-contiguous
   using TileA = SwizzledTile<Cfg::kBM, Cfg::kBK, kAK, Cfg::kMmaK>;
   using TileB = SwizzledTile<Cfg::kBN, Cfg::kBK, kBK_, Cfg::kMmaK>;
-  double* smem_a = smem;                                                // (STAGES, A tile)
-  double* smem_b = smem + Cfg::kStages * Cfg::kStageElementsA;          // (STAGES, B tile)
+  // Float operands: two double tiles the MMAs read, then the float staging ring (kStages deep).
+  constexpr bool kStaged = !std::is_same_v<T, double>;
+  static_assert(!kStaged || Cfg::kMmaK == 8, "float operands run the m16n8k8 mainloop");
+  constexpr int kTileBuffers = kStaged ? 2 : Cfg::kStages;
+  double* smem_a = smem;                                                // (kTileBuffers, A tile)
+  double* smem_b = smem + kTileBuffers * Cfg::kStageElementsA;          // (kTileBuffers, B tile)
+  T* staging_a = reinterpret_cast<T*>(smem);                            // (STAGES, A tile) of T
+  if constexpr (kStaged) staging_a = reinterpret_cast<T*>(smem + kTileBuffers * (Cfg::kStageElementsA + Cfg::kStageElementsB));
+  T* staging_b = staging_a + Cfg::kStages * Cfg::kStageElementsA;
 
   int const thread = threadIdx.x;
   int const warp = thread / 32;
@@ -385,19 +425,27 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
   std::int64_t const n_own = tile_n * Cfg::kBN;
   std::int64_t const m0 = edge_tile_origin<Cfg::kBM, kAK ? 1 : kVecA>(m_own, p.m);
   std::int64_t const n0 = edge_tile_origin<Cfg::kBN, kBK_ ? 1 : kVecB>(n_own, p.n);
-  BlockOperands<double> const operands = block_operands<kAK, kBK_>(p, m0, n0, operand_batch, span);
+  BlockOperands<T> const operands = block_operands<kAK, kBK_>(p, m0, n0, operand_batch, span);
   std::int64_t const k_count = operands.k_count;
   std::int64_t const k_tiles = (k_count + Cfg::kBK - 1) / Cfg::kBK;
   if (p.beta != 0.0 && k_tiles <= kPrefetchCMaxKTiles && stores_c) {
     prefetch_c_tile<Cfg, kCTransposed>(p.C + batch_index * p.stride_c, p.ldc, m_own, n_own, p.m, p.n);
   }
 
-  TileLoader<Cfg, Cfg::kBM, kAK, kVecA> const load_a(operands.A, p.lda, p.m - m0, thread);
-  TileLoader<Cfg, Cfg::kBN, kBK_, kVecB> const load_b(operands.B, p.ldb, p.n - n0, thread);
+  TileLoader<Cfg, Cfg::kBM, kAK, kVecA, T> const load_a(operands.A, p.lda, p.m - m0, thread);
+  TileLoader<Cfg, Cfg::kBN, kBK_, kVecB, T> const load_b(operands.B, p.ldb, p.n - n0, thread);
   auto load_stage = [&](std::int64_t k_tile, int stage) {
     std::int64_t const k_left = k_count - k_tile * Cfg::kBK;
-    load_a.load(smem_a + stage * Cfg::kStageElementsA, k_tile, k_left);
-    load_b.load(smem_b + stage * Cfg::kStageElementsB, k_tile, k_left);
+    load_a.load(staging_a + stage * Cfg::kStageElementsA, k_tile, k_left);
+    load_b.load(staging_b + stage * Cfg::kStageElementsB, k_tile, k_left);
+  };
+  // Float operands: this thread's chunks of the k-tile in staging slot `stage` into double tile
+  // `buffer`.
+  auto convert_stage = [&](int stage, int buffer) {
+    if constexpr (kStaged) {
+      load_a.convert(staging_a + stage * Cfg::kStageElementsA, smem_a + buffer * Cfg::kStageElementsA);
+      load_b.convert(staging_b + stage * Cfg::kStageElementsB, smem_b + buffer * Cfg::kStageElementsB);
+    }
   };
 
   double acc[Cfg::kFragsM][Cfg::kFragsN][4];  // (FRAGS_M, FRAGS_N, 4)
@@ -439,14 +487,14 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
     static_assert(kRows >= 2, "row blocks 1.. carry the next step's loads");
     auto mainloop = [&](auto checked) {
       constexpr bool kChecked = decltype(checked)::value;
-      double const* a_src = load_a.origin;  // the next k-tile's chunks, unchecked loop only
-      double const* b_src = load_b.origin;
+      T const* a_src = load_a.origin;  // the next k-tile's chunks, unchecked loop only
+      T const* b_src = load_b.origin;
       auto queue = [&](std::int64_t k_tile, int stage) {
         if constexpr (kChecked) {
           load_stage(k_tile, stage);
         } else {
-          load_a.load_whole(smem_a + stage * Cfg::kStageElementsA, a_src);
-          load_b.load_whole(smem_b + stage * Cfg::kStageElementsB, b_src);
+          load_a.load_whole(staging_a + stage * Cfg::kStageElementsA, a_src);
+          load_b.load_whole(staging_b + stage * Cfg::kStageElementsB, b_src);
           a_src += load_a.k_tile_step;
           b_src += load_b.k_tile_step;
         }
@@ -455,8 +503,8 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
 #pragma unroll
       for (int s = 0; s < Cfg::kStages; ++s) {
         if (!kChecked && s == 0 && k_first < Cfg::kBK) {
-          load_a.load_k_part(smem_a, a_src, k_first);
-          load_b.load_k_part(smem_b, b_src, k_first);
+          load_a.load_k_part(staging_a, a_src, k_first);
+          load_b.load_k_part(staging_b, b_src, k_first);
           a_src += load_a.k_step(k_first);
           b_src += load_b.k_step(k_first);
         } else if (s < k_tiles) {
@@ -465,6 +513,17 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
         arch::cp_async_commit();
       }
       arch::cp_async_wait<Cfg::kStages - 1>();
+      // Float operands: slot `fill` holds the next k-tile to convert, then takes the one kStages on.
+      int fill = 0;
+      auto convert_next = [&](std::int64_t k_tile) {
+        if constexpr (kStaged) {
+          if (k_tile < k_tiles) convert_stage(fill, int(k_tile % 2));
+          if (k_tile + Cfg::kStages < k_tiles) queue(k_tile + Cfg::kStages, fill);
+          arch::cp_async_commit();
+          fill = fill + 1 == Cfg::kStages ? 0 : fill + 1;
+        }
+      };
+      convert_next(0);
       __syncthreads();
       Fragments f;
       // Step 0 of tile 0: every row block but the last (loaded after row block 0's MMAs), all pairs.
@@ -478,13 +537,23 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
           constexpr int kNextStep = (kS + 1) % kSteps * 8;  // k offset of the next step in its tile
           f.template mma_row<kNow, 0>(acc);
           f.template load_a<kRows - 1, kS * 8>(a_stage);  // this step's last row block
+          if constexpr (kStaged && kS == 0) {
+            // Tile kt+1 into the double tile tile kt-1 used (its reads were issued before the
+            // last barrier), while this step's MMAs run; the barrier below publishes it.
+            arch::cp_async_wait<Cfg::kStages - 1>();
+            convert_next(kt + 1);
+          }
           bool more = true;
           if constexpr (kS + 1 == kSteps) {
-            arch::cp_async_wait<Cfg::kStages - 2>();
-            __syncthreads();  // tile kt+1 visible; every lane has issued its reads of tile kt
-            if (kt + Cfg::kStages < k_tiles) queue(kt + Cfg::kStages, read_stage);
-            arch::cp_async_commit();
-            read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
+            if constexpr (kStaged) {
+              __syncthreads();  // tile kt+1 converted by every thread; every lane has read tile kt
+            } else {
+              arch::cp_async_wait<Cfg::kStages - 2>();
+              __syncthreads();  // tile kt+1 visible; every lane has issued its reads of tile kt
+              if (kt + Cfg::kStages < k_tiles) queue(kt + Cfg::kStages, read_stage);
+              arch::cp_async_commit();
+            }
+            read_stage = read_stage + 1 == kTileBuffers ? 0 : read_stage + 1;
             for (int l = 0; l < 2; ++l) {
               a_stage[l] = a_lane[l] + std::uint32_t(read_stage) * (8u * Cfg::kStageElementsA);
               b_stage[l] = b_lane[l] + std::uint32_t(read_stage) * (8u * Cfg::kStageElementsB);
@@ -508,9 +577,11 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
         });
       }
     };
-    constexpr bool kEvenKStart = (kAK && kVecA == 2) || (kBK_ && kVecB == 2);
+    // Later k-tiles start k_part into K: whole chunks of a K-contiguous operand if it divides k_part.
+    constexpr bool kEvenKStart = (kAK && kVecA > 1) || (kBK_ && kVecB > 1);
+    constexpr int kKChunk = std::max(kAK ? kVecA : 1, kBK_ ? kVecB : 1);
     std::int64_t const k_part = k_count % Cfg::kBK;
-    if (p.m - m0 >= Cfg::kBM && p.n - n0 >= Cfg::kBN && (!kEvenKStart || k_part % 2 == 0)) {
+    if (p.m - m0 >= Cfg::kBM && p.n - n0 >= Cfg::kBN && (!kEvenKStart || k_part % kKChunk == 0)) {
       mainloop(std::false_type{});
     } else {
       mainloop(std::true_type{});
@@ -599,9 +670,20 @@ __device__ void tensorop_tile(KernelParams<double> const& p, std::int64_t tile_m
 template <typename Cfg>
 using TensorOpAccumulators = double[Cfg::kFragsM][Cfg::kFragsN][4];
 
+/// Dynamic shared memory of a block: kStages tiles of each operand, or for float operands two
+/// double tiles and the float staging ring.
+template <typename Cfg, typename T>
+constexpr std::size_t tensorop_smem_bytes() {
+  if constexpr (std::is_same_v<T, double>) {
+    return Cfg::smem_bytes();
+  } else {
+    return (2 * sizeof(double) + Cfg::kStages * sizeof(T)) * (Cfg::kStageElementsA + Cfg::kStageElementsB);
+  }
+}
+
 /// One tile per block; grid.z is the batch entry, or under two-pass split K the slice.
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensorop_kernel(KernelParams<double> const p) {
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed, typename T = double>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm) dgemm_tensorop_kernel(KernelParams<T> const p) {
   static_assert(Cfg::valid());
   extern __shared__ __align__(16) double smem[];
   std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;

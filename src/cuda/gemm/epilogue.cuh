@@ -24,6 +24,24 @@ __device__ __forceinline__ void store_c_pair(KernelParams<double> const& p, doub
   *reinterpret_cast<double2*>(c) = out;
 }
 
+/// FP32 C from FP64 accumulators (float operands on the FP64 tensor cores): alpha*acc + beta*C in
+/// double, so C is rounded once.
+__device__ __forceinline__ void store_c(KernelParams<float> const& p, float* c, double acc) {
+  double const scaled = double(p.alpha) * acc;
+  *c = float(p.beta == 0.0f ? scaled : scaled + double(p.beta) * double(*c));
+}
+
+/// The same for two vertically adjacent floats at an 8-byte aligned address.
+__device__ __forceinline__ void store_c_pair(KernelParams<float> const& p, float* c, double first, double second) {
+  double x = double(p.alpha) * first, y = double(p.alpha) * second;
+  if (p.beta != 0.0f) {
+    float2 const old = *reinterpret_cast<float2 const*>(c);
+    x += double(p.beta) * double(old.x);
+    y += double(p.beta) * double(old.y);
+  }
+  *reinterpret_cast<float2*>(c) = float2{float(x), float(y)};
+}
+
 /// The same for four vertically adjacent floats of column-major C at a 16-byte aligned address.
 __device__ __forceinline__ void store_c_quad(KernelParams<float> const& p, float* c, float x, float y, float z,
                                              float w) {

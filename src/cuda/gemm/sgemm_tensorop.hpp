@@ -1,0 +1,39 @@
+/*! \file
+    \brief Host side of the FP32 GEMM on the FP64 tensor cores: float operands converted exactly to
+    double in shared memory, m16n8k8 FP64 MMAs, C rounded to float once.
+*/
+#pragma once
+
+#include "core/problem.hpp"
+#include "cuda/gemm/tensorop_config.hpp"
+#include "cuda/kernel_params.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <tuple>
+
+namespace gemmkit::gemm {
+
+/// Every registered configuration, as data (the m16n8k8 configs of the FP64 kernel that lead its
+/// sweeps); CMake compiles one instance file per entry, and the registry adds one variant each.
+/// BM, BN, BK, warp M, warp N, stages, blocks per SM, two-level prefetch (off), MMA depth 8.
+using SgemmTensorOpConfigs = std::tuple<TensorOpConfig<128, 64, 16, 64, 32, 3, 2, false, 8>,  //
+                                        TensorOpConfig<128, 64, 16, 64, 32, 4, 2, false, 8>,  //
+                                        TensorOpConfig<128, 64, 16, 32, 32, 4, 1, false, 8>,  //
+                                        TensorOpConfig<64, 64, 16, 32, 32, 4, 3, false, 8>>;
+inline constexpr int kSgemmTensorOpConfigCount = std::tuple_size_v<SgemmTensorOpConfigs>;
+
+/// Launches the instance for the problem's transposes and operand alignment (16-byte copies when
+/// both operands allow them, else 4-byte ones).
+template <typename Cfg>
+cudaError_t launch_sgemm_tensorop(KernelParams<float> const& params, cudaStream_t stream);
+
+/// True for FP32 problems whose tiles of one problem fit a 31-bit grid.x.
+template <typename Cfg>
+bool sgemm_tensorop_can_implement(GemmProblem const& problem) {
+  std::int64_t const tiles = ((problem.m + Cfg::kBM - 1) / Cfg::kBM) * ((problem.n + Cfg::kBN - 1) / Cfg::kBN);
+  return problem.dtype == Dtype::kF32 && tiles <= 2147483647;
+}
+
+}  // namespace gemmkit::gemm
