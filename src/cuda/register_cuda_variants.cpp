@@ -61,15 +61,6 @@ void add_sgemm_simt(Registry& registry) {
                     TileGeometry{Cfg::kBM, Cfg::kBN, Cfg::kBlocksPerSm});
 }
 
-template <typename Cfg>
-void add_sgemm_tensorop(Registry& registry) {
-  add_kernel<float>(registry, "sgemm_tensorop_" + Cfg::name(), VariantKind::kProduction,
-                    "FP64 tensor cores on FP32 data (m16n8k8 on sm_90, m8n8k4 on sm_80): floats converted exactly "
-                    "in shared memory, exact products, FP64 sums, C rounded once",
-                    gemm::launch_sgemm_tensorop<Cfg>, gemm::sgemm_tensorop_can_implement<Cfg>,
-                    TileGeometry{Cfg::kBM, Cfg::kBN, Cfg::kBlocksPerSm});
-}
-
 /// A tiled kernel's form that runs with a device workspace: split K (one partial m x n result per
 /// slice; batch entries run in turn and reuse it) or a packed operand.
 template <typename T>
@@ -91,6 +82,20 @@ void add_with_workspace(Registry& registry, std::string id, std::string summary,
         return compute_capability(exec.device) >= kMinSm ? GK_SUCCESS : GK_NOT_SUPPORTED;
       },
       workspace_bytes));
+}
+
+template <typename Cfg>
+void add_sgemm_tensorop(Registry& registry) {
+  add_kernel<float>(registry, "sgemm_tensorop_" + Cfg::name(), VariantKind::kProduction,
+                    "FP64 tensor cores on FP32 data (m16n8k8 on sm_90, m8n8k4 on sm_80): floats converted exactly "
+                    "in shared memory, exact products, FP64 sums, C rounded once",
+                    gemm::launch_sgemm_tensorop<Cfg>, gemm::sgemm_tensorop_can_implement<Cfg>,
+                    TileGeometry{Cfg::kBM, Cfg::kBN, Cfg::kBlocksPerSm});
+  add_with_workspace<float>(registry, "sgemm_tensorop_" + Cfg::name() + "_packed",
+                            "FP64 tensor cores on FP32 data, NT and TN transposed and odd leading dimensions copied "
+                            "aligned first",
+                            gemm::sgemm_tensorop_can_implement<Cfg>, gemm::launch_sgemm_tensorop_packed<Cfg>,
+                            gemm::sgemm_tensorop_packed_workspace<Cfg>);
 }
 
 template <typename Cfg>

@@ -514,7 +514,7 @@ __device__ void tensorop_tile(KernelParams<T> const& p, std::int64_t tile_m, std
       }
       arch::cp_async_wait<Cfg::kStages - 1>();
       // Float operands: slot `fill` holds the next k-tile to convert, then takes the one kStages on.
-      int fill = 0;
+      [[maybe_unused]] int fill = 0;
       auto convert_next = [&](std::int64_t k_tile) {
         if constexpr (kStaged) {
           if (k_tile < k_tiles) convert_stage(fill, int(k_tile % 2));

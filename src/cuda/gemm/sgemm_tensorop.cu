@@ -6,6 +6,7 @@
 #include "cuda/gemm/dgemm_tensorop.cuh"
 #include "cuda/gemm/sgemm_tensorop.hpp"
 #include "cuda/gemm/tile_launch.cuh"
+#include "cuda/gemm/transpose.hpp"
 
 namespace gemmkit::gemm {
 
@@ -33,7 +34,19 @@ cudaError_t launch_sgemm_tensorop(KernelParams<float> const& p, cudaStream_t str
   return launch_aligned_or_not<Cfg, false, false, true>(transposed_product(p), stream);
 }
 
+template <typename Cfg>
+std::size_t sgemm_tensorop_packed_workspace(GemmProblem const& problem) {
+  return packed_workspace_bytes<float>(problem, PackedLayout::kNN);
+}
+
+template <typename Cfg>
+cudaError_t launch_sgemm_tensorop_packed(KernelParams<float> const& p, float* workspace, cudaStream_t stream) {
+  return launch_packed(p, workspace, PackedLayout::kNN, stream, launch_sgemm_tensorop<Cfg>);
+}
+
 using InstanceConfig = std::tuple_element_t<GEMMKIT_SGEMM_TENSOROP_CONFIG_INDEX, SgemmTensorOpConfigs>;
 template cudaError_t launch_sgemm_tensorop<InstanceConfig>(KernelParams<float> const&, cudaStream_t);
+template std::size_t sgemm_tensorop_packed_workspace<InstanceConfig>(GemmProblem const&);
+template cudaError_t launch_sgemm_tensorop_packed<InstanceConfig>(KernelParams<float> const&, float*, cudaStream_t);
 
 }  // namespace gemmkit::gemm

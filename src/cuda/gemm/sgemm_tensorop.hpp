@@ -10,17 +10,18 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <tuple>
 
 namespace gemmkit::gemm {
 
-/// Every registered configuration, as data (the m16n8k8 configs of the FP64 kernel that lead its
-/// sweeps); CMake compiles one instance file per entry, and the registry adds one variant each.
-/// BM, BN, BK, warp M, warp N, stages, blocks per SM, two-level prefetch (off), MMA depth 8.
-using SgemmTensorOpConfigs = std::tuple<TensorOpConfig<128, 64, 16, 64, 32, 3, 2, false, 8>,  //
-                                        TensorOpConfig<128, 64, 16, 64, 32, 4, 2, false, 8>,  //
-                                        TensorOpConfig<128, 64, 16, 32, 32, 4, 1, false, 8>,  //
+/// Every registered configuration, as data; CMake compiles one instance file per entry, and the
+/// registry adds one variant each. BM, BN, BK, warp M, warp N, stages, blocks per SM, two-level
+/// prefetch (off), MMA depth 8. Swept at 2d36712 (bench/results/h100/logs/sgemm-sweep-tensorop-
+/// 2d36712.jsonl) with two more of the FP64 kernel's m16n8k8 configs: 128x64 w64x32 s3 b2 ran within
+/// 1 % of s4, and 128x64 w32x32 s4 at one block per SM 15-25 % behind.
+using SgemmTensorOpConfigs = std::tuple<TensorOpConfig<128, 64, 16, 64, 32, 4, 2, false, 8>,  //
                                         TensorOpConfig<64, 64, 16, 32, 32, 4, 3, false, 8>>;
 inline constexpr int kSgemmTensorOpConfigCount = std::tuple_size_v<SgemmTensorOpConfigs>;
 
@@ -28,6 +29,14 @@ inline constexpr int kSgemmTensorOpConfigCount = std::tuple_size_v<SgemmTensorOp
 /// both operands allow them, else 4-byte ones).
 template <typename Cfg>
 cudaError_t launch_sgemm_tensorop(KernelParams<float> const& params, cudaStream_t stream);
+
+/// Packed form (packed_operand.hpp, NN's layout as for the FP64 kernel): NT and TN transpose their
+/// transposed operand into `workspace`, and an operand whose leading dimension is no whole number of
+/// 16-byte chunks is copied into one that is; then the 16-byte instance runs on the copies.
+template <typename Cfg>
+std::size_t sgemm_tensorop_packed_workspace(GemmProblem const& problem);
+template <typename Cfg>
+cudaError_t launch_sgemm_tensorop_packed(KernelParams<float> const& params, float* workspace, cudaStream_t stream);
 
 /// True for FP32 problems whose tiles of one problem fit a 31-bit grid.x.
 template <typename Cfg>
