@@ -1,7 +1,8 @@
 /*! \file
     \brief The FP32 GEMM on the FP64 tensor cores rounds C once: every element equals the float
     nearest alpha * sum(a * b) + beta * c computed in long double, within one unit in the last
-    place, where an FP32 FFMA sum over this K is off by several. The registered-variant suite
+    place, where an FP32 FFMA sum over this K is off by several; the packed forms with their
+    copies (this K leaves whole 16-byte chunks in no column of A^T). The registered-variant suite
     checks the usual cases (edges, transposes, NaN C, batches).
 */
 #include "core/device.hpp"
@@ -49,7 +50,9 @@ TEST_P(SgemmTensorOp, RoundsCOnce) {
     ASSERT_EQ(da.error() + db.error() + dc.error(), "");
     float const alpha = 1.5f, beta = -0.5f;
     GemmArguments const args{p, alpha, beta, da.get(), db.get(), dc.get()};
-    ASSERT_EQ(v->run(args, nullptr, ExecutionContext{}), GK_SUCCESS);
+    DeviceBuffer<char> workspace(v->workspace_bytes(p));  // the packed forms' copies
+    ASSERT_EQ(workspace.error(), "");
+    ASSERT_EQ(v->run(args, workspace.get(), ExecutionContext{}), GK_SUCCESS);
     ASSERT_EQ(cuda_text(cudaDeviceSynchronize(), "kernel"), "");
     std::vector<float> const out = dc.download();
     ASSERT_EQ(dc.error(), "");
