@@ -139,24 +139,27 @@ TEST(SelectionTable, Fp32LastWavesOnTheH100) {
   }
 }
 
-/// The FP32 picks on aligned squares from 4096: K split in two about 6144 to 8192, where 128x128
-/// tiles fill their waves to 0.97, but not for TN; the packed form at 4096 and from 10240, and where
-/// a leading dimension is odd.
+/// The FP32 picks on aligned squares from 2048: the FP64 tensor cores on the floats (NT and TN through
+/// the packed form, from 4096); odd leading dimensions and rank-k updates stay on the SIMT kernel.
 TEST(SelectionTable, Fp32AlignedSquaresOnTheH100) {
-  std::string const tiles = "sgemm_simt_128x128x16_w32x64_t8x8_s4_b2";
+  std::string const simt = "sgemm_simt_128x128x16_w32x64_t8x8_s4_b2";
+  std::string const tensorop = "sgemm_tensorop_128x64x16_w64x32_s4_b2_k8";
   struct Case {
     gk_op ta, tb;
-    std::int64_t n;
+    std::int64_t n, k;
     std::string expected;
   };
-  for (Case const& c : {Case{GK_OP_N, GK_OP_N, 4096, tiles + "_packed"}, Case{GK_OP_N, GK_OP_N, 6144, tiles + "_splitk_x2"},
-                        Case{GK_OP_N, GK_OP_N, 8192, tiles + "_splitk_x2"}, Case{GK_OP_N, GK_OP_T, 8192, tiles + "_splitk_x2"},
-                        Case{GK_OP_T, GK_OP_T, 8192, tiles + "_splitk_x2"}, Case{GK_OP_T, GK_OP_N, 8192, tiles + "_packed"},
-                        Case{GK_OP_N, GK_OP_N, 8191, tiles + "_packed"}, Case{GK_OP_N, GK_OP_N, 10240, tiles + "_packed"}}) {
-    GemmProblem const p = make_problem(Dtype::kF32, c.ta, c.tb, c.n, c.n, c.n);
+  for (Case const& c : {Case{GK_OP_N, GK_OP_N, 2048, 2048, tensorop}, Case{GK_OP_N, GK_OP_N, 4096, 4096, tensorop},
+                        Case{GK_OP_N, GK_OP_N, 8192, 8192, tensorop}, Case{GK_OP_T, GK_OP_T, 8192, 8192, tensorop},
+                        Case{GK_OP_N, GK_OP_T, 8192, 8192, tensorop + "_packed"},
+                        Case{GK_OP_T, GK_OP_N, 8192, 8192, tensorop + "_packed"},
+                        Case{GK_OP_N, GK_OP_T, 2048, 2048, simt}, Case{GK_OP_N, GK_OP_N, 8191, 8191, simt + "_packed"},
+                        Case{GK_OP_N, GK_OP_N, 16384, 128, simt + "_packed"}}) {
+    GemmProblem const p = make_problem(Dtype::kF32, c.ta, c.tb, c.n, c.n, c.k);
     GemmVariant const* v = h100_pick(p);
     ASSERT_NE(v, nullptr) << c.n;
-    EXPECT_EQ(v->info().id, c.expected) << c.n << (c.ta == GK_OP_N ? " n" : " t") << (c.tb == GK_OP_N ? "n" : "t");
+    EXPECT_EQ(v->info().id, c.expected) << c.n << "x" << c.k << (c.ta == GK_OP_N ? " n" : " t")
+                                        << (c.tb == GK_OP_N ? "n" : "t");
   }
 }
 

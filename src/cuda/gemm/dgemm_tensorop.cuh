@@ -489,28 +489,20 @@ __device__ void tensorop_tile(KernelParams<T> const& p, std::int64_t tile_m, std
       constexpr bool kChecked = decltype(checked)::value;
       T const* a_src = load_a.origin;  // the next k-tile's chunks, unchecked loop only
       T const* b_src = load_b.origin;
-      // K of the partial k-tile, if any: the first (double operands) or the last (float ones,
-      // whose 16-byte copies along K would not stay aligned behind a first tile of K % 4 != 0; their
-      // queue costs a test per k-tile anyway, beside the conversion).
-      std::int64_t const k_first = k_count - (k_tiles - 1) * Cfg::kBK;
       auto queue = [&](std::int64_t k_tile, int stage) {
         if constexpr (kChecked) {
           load_stage(k_tile, stage);
         } else {
-          if (kStaged && k_tile + 1 == k_tiles && k_first < Cfg::kBK) {
-            load_a.load_k_part(staging_a + stage * Cfg::kStageElementsA, a_src, k_first);
-            load_b.load_k_part(staging_b + stage * Cfg::kStageElementsB, b_src, k_first);
-          } else {
-            load_a.load_whole(staging_a + stage * Cfg::kStageElementsA, a_src);
-            load_b.load_whole(staging_b + stage * Cfg::kStageElementsB, b_src);
-          }
+          load_a.load_whole(staging_a + stage * Cfg::kStageElementsA, a_src);
+          load_b.load_whole(staging_b + stage * Cfg::kStageElementsB, b_src);
           a_src += load_a.k_tile_step;
           b_src += load_b.k_tile_step;
         }
       };
+      std::int64_t const k_first = k_count - (k_tiles - 1) * Cfg::kBK;  // K of the first k-tile
 #pragma unroll
       for (int s = 0; s < Cfg::kStages; ++s) {
-        if (!kChecked && !kStaged && s == 0 && k_first < Cfg::kBK) {
+        if (!kChecked && s == 0 && k_first < Cfg::kBK) {
           load_a.load_k_part(staging_a, a_src, k_first);
           load_b.load_k_part(staging_b, b_src, k_first);
           a_src += load_a.k_step(k_first);
@@ -589,7 +581,7 @@ __device__ void tensorop_tile(KernelParams<T> const& p, std::int64_t tile_m, std
     constexpr bool kEvenKStart = (kAK && kVecA > 1) || (kBK_ && kVecB > 1);
     constexpr int kKChunk = std::max(kAK ? kVecA : 1, kBK_ ? kVecB : 1);
     std::int64_t const k_part = k_count % Cfg::kBK;
-    if (p.m - m0 >= Cfg::kBM && p.n - n0 >= Cfg::kBN && (kStaged || !kEvenKStart || k_part % kKChunk == 0)) {
+    if (p.m - m0 >= Cfg::kBM && p.n - n0 >= Cfg::kBN && (!kEvenKStart || k_part % kKChunk == 0)) {
       mainloop(std::false_type{});
     } else {
       mainloop(std::true_type{});
