@@ -75,4 +75,14 @@ inline std::vector<std::string> variant_ids(Platform platform) {
   return ids;
 }
 
+/// The same, only the ids that `keep` accepts (the forms one test file covers).
+template <typename Keep>
+std::vector<std::string> variant_ids(Platform platform, Keep const& keep) {
+  std::vector<std::string> ids;
+  for (std::string const& id : variant_ids(platform)) {
+    if (keep(id)) ids.push_back(id);
+  }
+  return ids;
+}
+
 }  // namespace gemmkit::test

@@ -18,11 +18,7 @@ namespace gemmkit::test {
 namespace {
 
 std::vector<std::string> resident_b_ids() {
-  std::vector<std::string> ids;
-  for (std::string const& id : variant_ids(Platform::kCuda)) {
-    if (id.ends_with("_residentb")) ids.push_back(id);
-  }
-  return ids;
+  return variant_ids(Platform::kCuda, [](std::string const& id) { return id.ends_with("_residentb"); });
 }
 
 class ResidentB : public ::testing::TestWithParam<std::string> {};

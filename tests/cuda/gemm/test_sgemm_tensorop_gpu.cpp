@@ -23,11 +23,7 @@ namespace gemmkit::test {
 namespace {
 
 std::vector<std::string> sgemm_tensorop_ids() {
-  std::vector<std::string> ids;
-  for (std::string const& id : variant_ids(Platform::kCuda)) {
-    if (id.starts_with("sgemm_tensorop_")) ids.push_back(id);
-  }
-  return ids;
+  return variant_ids(Platform::kCuda, [](std::string const& id) { return id.starts_with("sgemm_tensorop_"); });
 }
 
 class SgemmTensorOp : public ::testing::TestWithParam<std::string> {};
