@@ -96,6 +96,11 @@ void add_sgemm_tensorop(Registry& registry) {
                             "aligned first",
                             gemm::sgemm_tensorop_can_implement<Cfg>, gemm::launch_sgemm_tensorop_packed<Cfg>,
                             gemm::sgemm_tensorop_packed_workspace<Cfg>);
+  add_with_workspace<float>(registry, "sgemm_tensorop_" + Cfg::name() + "_splitk",
+                            "FP64 tensor cores on FP32 data, K split across blocks, float partials reduced in order "
+                            "(deterministic)",
+                            gemm::sgemm_tensorop_can_implement<Cfg>, gemm::launch_sgemm_tensorop_split_k<Cfg>,
+                            gemm::sgemm_tensorop_split_k_workspace<Cfg>);
 }
 
 template <typename Cfg>

@@ -44,9 +44,21 @@ cudaError_t launch_sgemm_tensorop_packed(KernelParams<float> const& p, float* wo
   return launch_packed(p, workspace, PackedLayout::kNN, stream, launch_sgemm_tensorop<Cfg>);
 }
 
+template <typename Cfg>
+std::size_t sgemm_tensorop_split_k_workspace(GemmProblem const& problem) {
+  return split_k_workspace_bytes<Cfg, float>(problem);
+}
+
+template <typename Cfg>
+cudaError_t launch_sgemm_tensorop_split_k(KernelParams<float> const& p, float* workspace, cudaStream_t stream) {
+  return launch_split_k<Cfg>(p, workspace, stream, launch_sgemm_tensorop<Cfg>);
+}
+
 using InstanceConfig = std::tuple_element_t<GEMMKIT_SGEMM_TENSOROP_CONFIG_INDEX, SgemmTensorOpConfigs>;
 template cudaError_t launch_sgemm_tensorop<InstanceConfig>(KernelParams<float> const&, cudaStream_t);
 template std::size_t sgemm_tensorop_packed_workspace<InstanceConfig>(GemmProblem const&);
+template std::size_t sgemm_tensorop_split_k_workspace<InstanceConfig>(GemmProblem const&);
+template cudaError_t launch_sgemm_tensorop_split_k<InstanceConfig>(KernelParams<float> const&, float*, cudaStream_t);
 template cudaError_t launch_sgemm_tensorop_packed<InstanceConfig>(KernelParams<float> const&, float*, cudaStream_t);
 
 }  // namespace gemmkit::gemm

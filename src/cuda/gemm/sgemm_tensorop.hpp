@@ -38,6 +38,14 @@ std::size_t sgemm_tensorop_packed_workspace(GemmProblem const& problem);
 template <typename Cfg>
 cudaError_t launch_sgemm_tensorop_packed(KernelParams<float> const& params, float* workspace, cudaStream_t stream);
 
+/// Split-K form (two passes): each K slice's partial product, summed in double and rounded to float,
+/// into `workspace`, then the slices added in order in float with alpha and beta (so C is rounded
+/// once per slice, as the FP32 kernels' splits do).
+template <typename Cfg>
+std::size_t sgemm_tensorop_split_k_workspace(GemmProblem const& problem);
+template <typename Cfg>
+cudaError_t launch_sgemm_tensorop_split_k(KernelParams<float> const& params, float* workspace, cudaStream_t stream);
+
 /// True for FP32 problems whose tiles of one problem fit a 31-bit grid.x.
 template <typename Cfg>
 bool sgemm_tensorop_can_implement(GemmProblem const& problem) {
