@@ -9,6 +9,7 @@
 
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 namespace gemmkit::test {
 namespace {
@@ -160,6 +161,15 @@ TEST(SelectionTable, Fp32AlignedSquaresOnTheH100) {
     ASSERT_NE(v, nullptr) << c.n;
     EXPECT_EQ(v->info().id, c.expected) << c.n << "x" << c.k << (c.ta == GK_OP_N ? " n" : " t")
                                         << (c.tb == GK_OP_N ? "n" : "t");
+  }
+}
+
+/// The FP32 pick for few tiles of C over a long K: the FP64 tensor cores' two-pass split.
+TEST(SelectionTable, Fp32LongKOnTheH100) {
+  for (auto const& [m, n, k] : {std::tuple{256, 256, 262144}, std::tuple{1000, 500, 8192}}) {
+    GemmVariant const* v = h100_pick(make_problem(Dtype::kF32, GK_OP_N, GK_OP_N, m, n, k));
+    ASSERT_NE(v, nullptr) << m << "x" << n << "x" << k;
+    EXPECT_EQ(v->info().id, "sgemm_tensorop_128x64x16_w64x32_s4_b2_k8_splitk") << m << "x" << n << "x" << k;
   }
 }
 
