@@ -4,7 +4,7 @@
 
     Template parameters say everything that changes the code: the tile config, whether each operand
     is K-contiguous in memory (A transposed, B not transposed) and the copy width (16 bytes when the
-    operand's base and leading dimension allow it, else 8). A last tile shifts in to end at the
+    operand's base and leading dimension allow it, else one element). A last tile shifts in to end at the
     matrix edge (edge_tile_origin), so it copies whole chunks; what stays partial (a matrix side
     under a tile, a partial k-tile) zero-fills with cp.async, so the mainloop has no tail case.
 
@@ -387,6 +387,19 @@ __device__ __forceinline__ void store_tile(KernelParams<T> const& p, std::int64_
   }
 }
 
+/// Double tiles the MMAs read, per operand: the whole cp.async ring for double operands; two for
+/// float ones, whose ring (kStages deep, after the double tiles) holds the floats as copied.
+template <typename Cfg, typename T>
+inline constexpr int kTensorOpTileBuffers = std::is_same_v<T, double> ? Cfg::kStages : 2;
+
+/// Dynamic shared memory of a block: the double tiles, then for float operands the float ring.
+template <typename Cfg, typename T>
+constexpr std::size_t tensorop_smem_bytes() {
+  constexpr std::size_t kTileElements = Cfg::kStageElementsA + Cfg::kStageElementsB;
+  constexpr std::size_t kRingBytes = std::is_same_v<T, double> ? 0 : Cfg::kStages * sizeof(T) * kTileElements;
+  return kTensorOpTileBuffers<Cfg, T> * sizeof(double) * kTileElements + kRingBytes;
+}
+
 /// Computes tile (tile_m, tile_n) of problem `batch_index` over `span` of K, reading A and B of
 /// entry `operand_batch` (0 under two-pass split K, whose slices are grid.z): the device routine
 /// the kernel wrappers map onto. kCTransposed: C is stored row-major (element (i, j) at
@@ -403,15 +416,16 @@ __device__ void tensorop_tile(KernelParams<T> const& p, std::int64_t tile_m, std
   constexpr bool kBK_ = !kTransB; // B untransposed is K-contiguous
   using TileA = SwizzledTile<Cfg::kBM, Cfg::kBK, kAK, Cfg::kMmaK>;
   using TileB = SwizzledTile<Cfg::kBN, Cfg::kBK, kBK_, Cfg::kMmaK>;
-  // Float operands: two double tiles the MMAs read, then the float staging ring (kStages deep).
+  // Shared memory (tensorop_smem_bytes): the double tiles, then for float operands their ring; for
+  // double operands the ring is the double tiles.
   constexpr bool kStaged = !std::is_same_v<T, double>;
   static_assert(!kStaged || Cfg::kMmaK == 8, "float operands run the m16n8k8 mainloop");
-  constexpr int kTileBuffers = kStaged ? 2 : Cfg::kStages;
+  constexpr int kTileBuffers = kTensorOpTileBuffers<Cfg, T>;
   double* smem_a = smem;                                                // (kTileBuffers, A tile)
   double* smem_b = smem + kTileBuffers * Cfg::kStageElementsA;          // (kTileBuffers, B tile)
-  T* staging_a = reinterpret_cast<T*>(smem);                            // (STAGES, A tile) of T
-  if constexpr (kStaged) staging_a = reinterpret_cast<T*>(smem + kTileBuffers * (Cfg::kStageElementsA + Cfg::kStageElementsB));
-  T* staging_b = staging_a + Cfg::kStages * Cfg::kStageElementsA;
+  T* const staging_a =                                                  // (STAGES, A tile) of T
+      reinterpret_cast<T*>(smem + (kStaged ? kTileBuffers * (Cfg::kStageElementsA + Cfg::kStageElementsB) : 0));
+  T* const staging_b = staging_a + Cfg::kStages * Cfg::kStageElementsA;
 
   int const thread = threadIdx.x;
   int const warp = thread / 32;
@@ -669,17 +683,6 @@ __device__ void tensorop_tile(KernelParams<T> const& p, std::int64_t tile_m, std
 /// Accumulators of a tile config's block, per thread.
 template <typename Cfg>
 using TensorOpAccumulators = double[Cfg::kFragsM][Cfg::kFragsN][4];
-
-/// Dynamic shared memory of a block: kStages tiles of each operand, or for float operands two
-/// double tiles and the float staging ring.
-template <typename Cfg, typename T>
-constexpr std::size_t tensorop_smem_bytes() {
-  if constexpr (std::is_same_v<T, double>) {
-    return Cfg::smem_bytes();
-  } else {
-    return (2 * sizeof(double) + Cfg::kStages * sizeof(T)) * (Cfg::kStageElementsA + Cfg::kStageElementsB);
-  }
-}
 
 /// One tile per block; grid.z is the batch entry, or under two-pass split K the slice.
 template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed, typename T = double>
