@@ -345,6 +345,7 @@ void register_cuda_variants(Registry& registry) {
   add_sgemm_simt_split_fixups<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);  // 128x128x16 s4 b2
   add_sgemm_simt_stream_k<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);      // 128x128x16 s4 b2
   add_sgemm_simt_split_fixups<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);  // 64x64x16 s3 b5
+  add_sgemm_simt_split_fixups<std::tuple_element_t<6, gemm::SgemmSimtConfigs>>(registry);  // 32x32x16 s3 b8
   add_small_batched<double>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<float>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<double>(registry, small::SmallKernelFamily::kFlat);

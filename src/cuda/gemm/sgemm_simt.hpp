@@ -23,7 +23,9 @@ using SgemmSimtConfigs = std::tuple<SimtConfig<128, 128, 16, 32, 64, 8, 8, 3, 2>
                                     SimtConfig<128, 128, 32, 32, 64, 8, 8, 3, 2>, //
                                     SimtConfig<128, 64, 16, 32, 32, 8, 4, 3, 3>,  //
                                     SimtConfig<64, 64, 16, 32, 32, 8, 4, 3, 5>,   //
-                                    SimtConfig<256, 128, 16, 64, 64, 16, 8, 3, 1>>;
+                                    SimtConfig<256, 128, 16, 64, 64, 16, 8, 3, 1>, //
+                                    SimtConfig<32, 32, 16, 32, 16, 4, 4, 3, 8>,   //
+                                    SimtConfig<64, 32, 16, 32, 16, 4, 4, 3, 6>>;
 inline constexpr int kSgemmSimtConfigCount = std::tuple_size_v<SgemmSimtConfigs>;
 
 /// Launches the kernel instance matching the problem's transposes and operand alignment.
@@ -48,7 +50,8 @@ cudaError_t launch_sgemm_simt_packed(KernelParams<float> const& params, float* w
 /// kSgemmSplitFixup names.
 template <typename Cfg>
 inline constexpr bool kSgemmSplitFixup = std::is_same_v<Cfg, std::tuple_element_t<1, SgemmSimtConfigs>> ||  // 128x128 s4 b2
-                                         std::is_same_v<Cfg, std::tuple_element_t<4, SgemmSimtConfigs>>;    // 64x64 b5
+                                         std::is_same_v<Cfg, std::tuple_element_t<4, SgemmSimtConfigs>> ||  // 64x64 b5
+                                         std::is_same_v<Cfg, std::tuple_element_t<6, SgemmSimtConfigs>>;    // 32x32 b8
 template <typename Cfg>
 std::size_t sgemm_simt_split_fixup_workspace(GemmProblem const& problem, int slices);
 template <typename Cfg>

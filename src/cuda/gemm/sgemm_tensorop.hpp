@@ -22,7 +22,8 @@ namespace gemmkit::gemm {
 /// 2d36712.jsonl) with two more of the FP64 kernel's m16n8k8 configs: 128x64 w64x32 s3 b2 ran within
 /// 1 % of s4, and 128x64 w32x32 s4 at one block per SM 15-25 % behind.
 using SgemmTensorOpConfigs = std::tuple<TensorOpConfig<128, 64, 16, 64, 32, 4, 2, false, 8>,  //
-                                        TensorOpConfig<64, 64, 16, 32, 32, 4, 3, false, 8>>;
+                                        TensorOpConfig<64, 64, 16, 32, 32, 4, 3, false, 8>,  //
+                                        TensorOpConfig<32, 32, 32, 32, 16, 3, 4, false, 8>>;
 inline constexpr int kSgemmTensorOpConfigCount = std::tuple_size_v<SgemmTensorOpConfigs>;
 
 /// Launches the instance for the problem's transposes and operand alignment (16-byte copies when
