@@ -127,22 +127,25 @@ TEST(SelectionTable, OddLeadingDimensionsOnTheH100) {
   }
 }
 
-/// The FP32 picks below 1024^3, by work: 32x32 tiles split in four about 256^3 (not for a wide C with a
-/// short K), the FP64 tensor cores' two-pass split at 512^3 aligned NN only, 64x64 split in four at 768^3.
+/// The FP32 picks below 1024^3, by work: 32x32 tiles split in four up to about 448^3 (not for a wide C
+/// with a short K, nor a long K), the FP64 tensor cores' two-pass split from 512^3 where the operands
+/// are aligned, except 768^3, whose 64x64 tiles split in four fill one wave.
 TEST(SelectionTable, Fp32SmallSquaresOnTheH100) {
+  std::string const split32 = "sgemm_simt_32x32x16_w32x16_t4x4_s3_b8_splitk_x4";
   std::string const simt64 = "sgemm_simt_64x64x16_w32x32_t8x4_s3_b5";
+  std::string const tensorop_split = "sgemm_tensorop_64x64x16_w32x32_s4_b3_k8_splitk";
   struct Case {
     gk_op ta, tb;
     std::int64_t m, n, k;
     std::string expected;
   };
-  for (Case const& c : {Case{GK_OP_N, GK_OP_N, 256, 256, 256, "sgemm_simt_32x32x16_w32x16_t4x4_s3_b8_splitk_x4"},
-                        Case{GK_OP_N, GK_OP_N, 1024, 1024, 16, simt64},
-                        Case{GK_OP_N, GK_OP_N, 384, 384, 384, simt64 + "_splitk"},
-                        Case{GK_OP_N, GK_OP_N, 512, 512, 512, "sgemm_tensorop_64x64x16_w32x32_s4_b3_k8_splitk"},
-                        Case{GK_OP_N, GK_OP_T, 512, 512, 512, simt64 + "_splitk"},
-                        Case{GK_OP_N, GK_OP_N, 640, 640, 640, simt64 + "_splitk"},
-                        Case{GK_OP_N, GK_OP_N, 768, 768, 768, simt64 + "_splitk_x4"}}) {
+  for (Case const& c : {Case{GK_OP_N, GK_OP_N, 128, 128, 128, split32}, Case{GK_OP_N, GK_OP_N, 256, 256, 256, split32},
+                        Case{GK_OP_N, GK_OP_N, 448, 448, 448, split32}, Case{GK_OP_N, GK_OP_N, 1024, 1024, 16, simt64},
+                        Case{GK_OP_N, GK_OP_N, 256, 256, 2048, tensorop_split},
+                        Case{GK_OP_N, GK_OP_N, 512, 512, 512, tensorop_split},
+                        Case{GK_OP_N, GK_OP_T, 512, 512, 512, tensorop_split},
+                        Case{GK_OP_N, GK_OP_N, 768, 768, 768, simt64 + "_splitk_x4"},
+                        Case{GK_OP_N, GK_OP_N, 896, 896, 896, tensorop_split}}) {
     GemmVariant const* v = h100_pick(make_problem(Dtype::kF32, c.ta, c.tb, c.m, c.n, c.k));
     ASSERT_NE(v, nullptr) << c.m << "x" << c.n << "x" << c.k;
     EXPECT_EQ(v->info().id, c.expected) << c.m << "x" << c.n << "x" << c.k << (c.tb == GK_OP_N ? " nn" : " nt");
