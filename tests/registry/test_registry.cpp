@@ -152,12 +152,15 @@ TEST(SelectionTable, Fp32SmallSquaresOnTheH100) {
   }
 }
 
-/// The FP32 picks where 128x128 tiles leave a last wave part empty: stream-K about 1536^3, K split
-/// in four at 1000^3 and 4097^3, unsplit where the waves are full (4095^3: 1024 tiles, 3.9 waves).
+/// The FP32 picks where 128x128 tiles leave a last wave part empty: stream-K about 1536^3 (and 1152^3),
+/// K split in four at 1000^3 and 4097^3, unsplit where the waves are full (4095^3: 1024 tiles, 3.9
+/// waves); the tensor cores' 64x64 tiles where they fill their own last wave (1200^3: 361 of 396).
 TEST(SelectionTable, Fp32LastWavesOnTheH100) {
   std::string const tiles = "sgemm_simt_128x128x16_w32x64_t8x8_s4_b2";
-  for (auto const& [n, expected] : {std::pair{1000, tiles + "_splitk_x4"}, std::pair{1536, tiles + "_streamk"},
-                                    std::pair{4095, tiles}, std::pair{4097, tiles + "_splitk_x4"}}) {
+  for (auto const& [n, expected] :
+       {std::pair{1000, tiles + "_splitk_x4"}, std::pair{1152, tiles + "_streamk"},
+        std::pair{1200, std::string("sgemm_tensorop_64x64x16_w32x32_s4_b3_k8")}, std::pair{1536, tiles + "_streamk"},
+        std::pair{4095, tiles}, std::pair{4097, tiles + "_splitk_x4"}}) {
     GemmProblem const p = make_problem(Dtype::kF32, GK_OP_N, GK_OP_N, n, n, n);
     GemmVariant const* v = h100_pick(p);
     ASSERT_NE(v, nullptr) << n;

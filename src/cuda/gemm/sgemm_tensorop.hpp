@@ -21,10 +21,10 @@ namespace gemmkit::gemm {
 /// prefetch (off), MMA depth 8. Swept at 2d36712 (bench/results/h100/logs/sgemm-sweep-tensorop-
 /// 2d36712.jsonl) with two more of the FP64 kernel's m16n8k8 configs: 128x64 w64x32 s3 b2 ran within
 /// 1 % of s4, and 128x64 w32x32 s4 at one block per SM 15-25 % behind; 32x32x32 w32x16 s3 b4 was behind
-/// the SIMT 32x32 split below 1024^3 (docs/dgemm.md, "FP32 below 1024^3").
+/// the SIMT 32x32 split below 1024^3, and the FP64 kernel's 1024^3 pick (128x64 w32x32 s4, one block
+/// per SM) behind 64x64 b3 and the SIMT splits from 896^3 to 2048^3 (docs/dgemm.md, "FP32 below 1024^3").
 using SgemmTensorOpConfigs = std::tuple<TensorOpConfig<128, 64, 16, 64, 32, 4, 2, false, 8>,  //
-                                        TensorOpConfig<64, 64, 16, 32, 32, 4, 3, false, 8>,  //
-                                        TensorOpConfig<128, 64, 16, 32, 32, 4, 1, false, 8>>;
+                                        TensorOpConfig<64, 64, 16, 32, 32, 4, 3, false, 8>>;
 inline constexpr int kSgemmTensorOpConfigCount = std::tuple_size_v<SgemmTensorOpConfigs>;
 
 /// Launches the instance for the problem's transposes and operand alignment (16-byte copies when
