@@ -187,6 +187,21 @@ void add_dgemm_tensorop_resident_b(Registry& registry) {
 }
 
 template <typename Cfg>
+void add_sgemm_tensorop_stream_k(Registry& registry) {
+  static_assert(gemm::kSgemmTensorOpStreamK<Cfg>, "the stream-K instances of this config are not built");
+  add_with_workspace<float>(registry, "sgemm_tensorop_" + Cfg::name() + "_streamk",
+                            "FP64 tensor cores on FP32 data, stream-K: the last one to two waves of tiles shared "
+                            "k-tile by k-tile by one wave of blocks, double partial tiles summed in order by the "
+                            "block ending the tile (deterministic, C rounded once)",
+                            gemm::sgemm_tensorop_can_implement<Cfg>, gemm::launch_sgemm_tensorop_stream_k<Cfg>,
+                            gemm::sgemm_tensorop_stream_k_workspace<Cfg>);
+  add_with_workspace<float>(registry, "sgemm_tensorop_" + Cfg::name() + "_packed_streamk",
+                            "FP64 tensor cores on FP32 data; the packed form's copies, then stream-K on them",
+                            gemm::sgemm_tensorop_can_implement<Cfg>, gemm::launch_sgemm_tensorop_packed_stream_k<Cfg>,
+                            gemm::sgemm_tensorop_packed_stream_k_workspace<Cfg>);
+}
+
+template <typename Cfg>
 void add_sgemm_simt_stream_k(Registry& registry) {
   static_assert(gemm::kSgemmStreamK<Cfg>, "the stream-K instances of this config are not built");
   add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_streamk",
@@ -346,6 +361,7 @@ void register_cuda_variants(Registry& registry) {
   add_sgemm_simt_stream_k<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);      // 128x128x16 s4 b2
   add_sgemm_simt_split_fixups<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);  // 64x64x16 s3 b5
   add_sgemm_simt_split_fixups<std::tuple_element_t<6, gemm::SgemmSimtConfigs>>(registry);  // 32x32x16 s3 b8
+  add_sgemm_tensorop_stream_k<std::tuple_element_t<0, gemm::SgemmTensorOpConfigs>>(registry);  // 128x64x16 s4 b2 k8
   add_small_batched<double>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<float>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<double>(registry, small::SmallKernelFamily::kFlat);

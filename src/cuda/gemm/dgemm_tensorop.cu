@@ -72,13 +72,6 @@ cudaError_t launch_transposes(KernelParams<double> const& p, Extra const& extra,
   return launch_aligned_or_not<Cfg, false, false, true>(transposed_product(p), extra, stream);
 }
 
-/// The problem whose m x n a launch tiles: A^T B^T launches as the NN product C^T = B A
-/// (launch_transposes), over n x m.
-GemmProblem launched_shape(GemmProblem shape, bool both_transposed) {
-  if (both_transposed) std::swap(shape.m, shape.n);
-  return shape;
-}
-
 }  // namespace
 
 template <typename Cfg>

@@ -720,9 +720,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm)
 }
 
 /// Stream-K (stream_k.hpp): blockIdx.x walks its segments, last tile first; one problem (grid.z = 1).
-template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed>
+/// Partial tiles are the accumulators, in double for float operands too, so C is still rounded once.
+template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB, bool kCTransposed, typename T = double>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm)
-    dgemm_tensorop_stream_k_kernel(KernelParams<double> const p, StreamKFixup<double> const sk) {
+    dgemm_tensorop_stream_k_kernel(KernelParams<T> const p, StreamKFixup<double> const sk) {
   static_assert(Cfg::valid());
   extern __shared__ __align__(16) double smem[];
   std::int64_t const tiles_m = (p.m + Cfg::kBM - 1) / Cfg::kBM;

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
 
 namespace gemmkit::gemm {
 
@@ -47,6 +48,21 @@ template <typename Cfg>
 std::size_t sgemm_tensorop_split_k_workspace(GemmProblem const& problem);
 template <typename Cfg>
 cudaError_t launch_sgemm_tensorop_split_k(KernelParams<float> const& params, float* workspace, cudaStream_t stream);
+
+/// Stream-K form (stream_k.hpp, as the FP64 kernel's), and the same on packed operands: partial tiles
+/// kept in double, so C is rounded once as in the plain form. Built for the configs
+/// kSgemmTensorOpStreamK names.
+template <typename Cfg>
+inline constexpr bool kSgemmTensorOpStreamK = std::is_same_v<Cfg, std::tuple_element_t<0, SgemmTensorOpConfigs>>;  // 128x64 b2
+template <typename Cfg>
+std::size_t sgemm_tensorop_stream_k_workspace(GemmProblem const& problem);
+template <typename Cfg>
+cudaError_t launch_sgemm_tensorop_stream_k(KernelParams<float> const& params, float* workspace, cudaStream_t stream);
+template <typename Cfg>
+std::size_t sgemm_tensorop_packed_stream_k_workspace(GemmProblem const& problem);
+template <typename Cfg>
+cudaError_t launch_sgemm_tensorop_packed_stream_k(KernelParams<float> const& params, float* workspace,
+                                                  cudaStream_t stream);
 
 /// True for FP32 problems whose tiles of one problem fit a 31-bit grid.x.
 template <typename Cfg>

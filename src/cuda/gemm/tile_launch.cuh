@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <utility>
 
 namespace gemmkit::gemm {
 
@@ -115,17 +116,26 @@ cudaError_t launch_split_fixup(KernelParams<T> const& p, GemmProblem const& tile
 
 /// The stream-K form of a tiled kernel (stream_k.hpp) in one launch of `launch_streamed`, or
 /// `launch` plainly where the plan has no stream-K part. `tiles_shape` as for launch_split_fixup.
-template <typename Cfg, typename T>
+/// Partial tiles are of type `Partial` (the FP64 tensor cores keep double ones for float operands;
+/// stream_k_workspace_bytes<Cfg, Partial> sizes the workspace).
+template <typename Cfg, typename T, typename Partial>
 cudaError_t launch_stream_k(KernelParams<T> const& p, GemmProblem const& tiles_shape, T* workspace, cudaStream_t stream,
                             cudaError_t (*launch)(KernelParams<T> const&, cudaStream_t),
-                            cudaError_t (*launch_streamed)(KernelParams<T> const&, StreamKFixup<T> const&,
+                            cudaError_t (*launch_streamed)(KernelParams<T> const&, StreamKFixup<Partial> const&,
                                                            cudaStream_t)) {
   StreamKPlan const plan = plan_stream_k<Cfg>(tiles_shape, current_sm_count());
   if (plan.workers == 0) return launch(p, stream);
-  StreamKLayout const layout = stream_k_layout<Cfg, T>(plan);
-  StreamKFixup<T> const sk{plan, partial_flags(workspace),
-                           reinterpret_cast<T*>(reinterpret_cast<char*>(workspace) + layout.partials_offset)};
+  StreamKLayout const layout = stream_k_layout<Cfg, Partial>(plan);
+  StreamKFixup<Partial> const sk{plan, partial_flags(workspace),
+                                 reinterpret_cast<Partial*>(reinterpret_cast<char*>(workspace) + layout.partials_offset)};
   return launch_streamed(p, sk, stream);
+}
+
+/// The problem whose m x n a launch tiles: A^T B^T launches as the NN product C^T = B A (the
+/// tensor-core launchers' transposes), over n x m.
+inline GemmProblem launched_shape(GemmProblem shape, bool both_transposed) {
+  if (both_transposed) std::swap(shape.m, shape.n);
+  return shape;
 }
 
 /// Workspace of the stream-K form for the problem whose m x n the launch tiles.
