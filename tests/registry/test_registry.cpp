@@ -152,15 +152,18 @@ TEST(SelectionTable, Fp32SmallSquaresOnTheH100) {
   }
 }
 
-/// The FP32 picks where 128x128 tiles leave a last wave part empty: stream-K about 1536^3 (and 1152^3),
-/// K split in four at 1000^3 and 4097^3, unsplit where the waves are full (4095^3: 1024 tiles, 3.9
-/// waves); the tensor cores' 64x64 tiles where they fill their own last wave (1200^3: 361 of 396).
+/// The FP32 picks where 128x128 tiles leave a last wave part empty: stream-K about 1152^3 (over the
+/// tensor cores' 128x64 tiles about 1536^3), K split in four at 1000^3 and 4097^3, unsplit where the
+/// waves are full (4095^3: 1024 tiles, 3.9 waves); the tensor cores' 64x64 tiles where they fill their
+/// own last wave (1200^3: 361 of 396).
 TEST(SelectionTable, Fp32LastWavesOnTheH100) {
   std::string const tiles = "sgemm_simt_128x128x16_w32x64_t8x8_s4_b2";
+  std::string const tensorop = "sgemm_tensorop_";
   for (auto const& [n, expected] :
        {std::pair{1000, tiles + "_splitk_x4"}, std::pair{1152, tiles + "_streamk"},
-        std::pair{1200, std::string("sgemm_tensorop_64x64x16_w32x32_s4_b3_k8")}, std::pair{1536, tiles + "_streamk"},
-        std::pair{4095, tiles}, std::pair{4097, tiles + "_splitk_x4"}}) {
+        std::pair{1200, tensorop + "64x64x16_w32x32_s4_b3_k8"},
+        std::pair{1536, tensorop + "128x64x16_w64x32_s4_b2_k8_streamk"}, std::pair{4095, tiles},
+        std::pair{4097, tiles + "_splitk_x4"}}) {
     GemmProblem const p = make_problem(Dtype::kF32, GK_OP_N, GK_OP_N, n, n, n);
     GemmVariant const* v = h100_pick(p);
     ASSERT_NE(v, nullptr) << n;
@@ -169,7 +172,8 @@ TEST(SelectionTable, Fp32LastWavesOnTheH100) {
 }
 
 /// The FP32 picks on aligned squares from 2048: the FP64 tensor cores on the floats (NT and TN through
-/// the packed form, from 4096); odd leading dimensions and rank-k updates stay on the SIMT kernel.
+/// the packed form, from 4096); odd leading dimensions from 8000 on their packed
+/// stream-K form; rank-k updates stay on the SIMT kernel.
 TEST(SelectionTable, Fp32AlignedSquaresOnTheH100) {
   std::string const simt = "sgemm_simt_128x128x16_w32x64_t8x8_s4_b2";
   std::string const tensorop = "sgemm_tensorop_128x64x16_w64x32_s4_b2_k8";
@@ -182,7 +186,9 @@ TEST(SelectionTable, Fp32AlignedSquaresOnTheH100) {
                         Case{GK_OP_N, GK_OP_N, 8192, 8192, tensorop}, Case{GK_OP_T, GK_OP_T, 8192, 8192, tensorop},
                         Case{GK_OP_N, GK_OP_T, 8192, 8192, tensorop + "_packed"},
                         Case{GK_OP_T, GK_OP_N, 8192, 8192, tensorop + "_packed"},
-                        Case{GK_OP_N, GK_OP_T, 2048, 2048, simt}, Case{GK_OP_N, GK_OP_N, 8191, 8191, simt + "_packed"},
+                        Case{GK_OP_N, GK_OP_T, 2048, 2048, simt},
+                        Case{GK_OP_N, GK_OP_N, 8191, 8191, tensorop + "_packed_streamk"},
+                        Case{GK_OP_T, GK_OP_N, 8191, 8191, tensorop + "_packed_streamk"},
                         Case{GK_OP_N, GK_OP_N, 16384, 128, simt + "_packed"}}) {
     GemmProblem const p = make_problem(Dtype::kF32, c.ta, c.tb, c.n, c.n, c.k);
     GemmVariant const* v = h100_pick(p);
