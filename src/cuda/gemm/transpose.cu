@@ -11,13 +11,13 @@ namespace {
 
 constexpr int kTile = 32;
 constexpr int kRowsPerPass = 8;  // a block is kTile x kRowsPerPass threads
+constexpr int kPerThread = kTile / kRowsPerPass;
 
 template <typename T, bool kTranspose>
-__global__ void __launch_bounds__(kTile * kRowsPerPass) repack_kernel(T const* src, std::int64_t rows,
-                                                                       std::int64_t cols, std::int64_t ld_src,
-                                                                       std::int64_t stride_src, T* dst,
-                                                                       std::int64_t ld_dst, std::int64_t stride_dst,
-                                                                       std::int64_t batch) {
+__global__ void __launch_bounds__(kTile * kRowsPerPass)
+    repack_kernel(T const* __restrict__ src, std::int64_t rows, std::int64_t cols, std::int64_t ld_src,
+                  std::int64_t stride_src, T* __restrict__ dst, std::int64_t ld_dst, std::int64_t stride_dst,
+                  std::int64_t batch) {
   // One padding column: a warp reading a tile column touches 32 rows 33 elements apart, every
   // bank once (floats) or every bank pair once per half-warp (doubles).
   __shared__ T tile[kTile][kTile + 1];
@@ -29,15 +29,24 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) repack_kernel(T const* s
     for (std::int64_t tc = blockIdx.y; tc < tiles_c; tc += gridDim.y) {
       for (std::int64_t tr = blockIdx.x; tr < tiles_r; tr += gridDim.x) {
         std::int64_t const r0 = tr * kTile, c0 = tc * kTile;
-        if constexpr (!kTranspose) {  // a copy: lane x walks the rows of column c0 + j in both
-          for (int j = y; j < kTile; j += kRowsPerPass) {
-            if (r0 + x < rows && c0 + j < cols) d[(r0 + x) + (c0 + j) * ld_dst] = s[(r0 + x) + (c0 + j) * ld_src];
+        // Read: lane x walks src's rows within column c0 + j (contiguous). Every load of the pass
+        // is issued before the first store (src and dst do not alias), so a thread keeps
+        // kPerThread loads in flight rather than one.
+        T v[kPerThread];
+#pragma unroll
+        for (int i = 0; i < kPerThread; ++i) {
+          int const j = y + i * kRowsPerPass;
+          v[i] = r0 + x < rows && c0 + j < cols ? s[(r0 + x) + (c0 + j) * ld_src] : T(0);
+        }
+        if constexpr (!kTranspose) {  // a copy: lane x walks the same rows of dst's column c0 + j
+#pragma unroll
+          for (int i = 0; i < kPerThread; ++i) {
+            int const j = y + i * kRowsPerPass;
+            if (r0 + x < rows && c0 + j < cols) d[(r0 + x) + (c0 + j) * ld_dst] = v[i];
           }
         } else {
-          // Read: lane x walks src's rows within column c0 + j (contiguous).
-          for (int j = y; j < kTile; j += kRowsPerPass) {
-            if (r0 + x < rows && c0 + j < cols) tile[j][x] = s[(r0 + x) + (c0 + j) * ld_src];
-          }
+#pragma unroll
+          for (int i = 0; i < kPerThread; ++i) tile[y + i * kRowsPerPass][x] = v[i];
           __syncthreads();
           // Write: lane x walks dst's rows (src's columns) within dst column r0 + j.
           for (int j = y; j < kTile; j += kRowsPerPass) {
