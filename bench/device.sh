@@ -58,6 +58,10 @@ steps="${GEMMKIT_DEVICE_STEPS:-build test memcheck racecheck tour dgemm overhead
 sanitizer_limit_s="${GEMMKIT_SANITIZER_LIMIT_S:-240}"
 build=build-device
 log="$out/device.log"
+# scripts/stage-device-deps.sh packs the runtimes with xz (the tree travels under 64 MiB): unpack once.
+for packed in .deps/openblas/lib/*.xz; do
+  [[ -e "$packed" && ! -e "${packed%.xz}" ]] && xz -dk "$packed"
+done
 export LD_LIBRARY_PATH="$PWD/.deps/openblas/lib:${LD_LIBRARY_PATH:-}"
 export PATH="/usr/local/cuda/bin:$PATH"
 # OpenBLAS 0.3.21's DYNAMIC_ARCH does not know the H100 hosts' Xeon model and falls back to its SSE
