@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <vector>
 
 namespace gemmkit::ooc {
 
@@ -32,14 +33,30 @@ Plan plan_with_tile(PlanRequest const& r, std::int64_t tile_rows, std::int64_t t
   plan.device_bytes = device_bytes_for(r, plan.tile_rows, plan.tile_cols, plan.tile_depth);
   plan.units.reserve(std::size_t(plan.block_rows * plan.block_cols * plan.k_chunks));
 
+  // Each worker's links: its own, or its share of what the host moves for all of them.
+  std::int64_t const blocks = plan.block_rows * plan.block_cols;
+  std::int64_t const workers = std::clamp<std::int64_t>(r.workers, 1, blocks);
+  double const h2d_rate = std::min(r.rates.h2d_bytes_per_s, r.rates.host_h2d_bytes_per_s / double(workers));
+  double const d2h_rate = std::min(r.rates.d2h_bytes_per_s, r.rates.host_d2h_bytes_per_s / double(workers));
   double const e = r.element_bytes;
-  double h2d_s = 0, d2h_s = 0, compute_s = 0, first_load_s = -1, last_store_s = 0;
+
+  // One worker's run: copy in, compute and copy back overlap (separate engines); its first unit's
+  // loads and its last block's copy-back do not.
+  struct Run {
+    double h2d_s = 0, d2h_s = 0, compute_s = 0, first_load_s = -1, last_store_s = 0;
+    double seconds() const { return std::max({h2d_s, d2h_s, compute_s}) + std::max(first_load_s, 0.0) + last_store_s; }
+  };
+  std::vector<Run> runs(static_cast<std::size_t>(workers));
+  std::int64_t block = 0, run = 0;
   WorkUnit const* previous = nullptr;
   for (std::int64_t i = 0; i < plan.block_rows; ++i) {
-    for (std::int64_t step = 0; step < plan.block_cols; ++step) {
+    for (std::int64_t step = 0; step < plan.block_cols; ++step, ++block) {
       // Serpentine: even block rows left to right, odd ones right to left, so a row keeps its A
       // panel and the turn keeps the B panel.
       std::int64_t const j = i % 2 == 0 ? step : plan.block_cols - 1 - step;
+      // Runs are cut as BlockQueue cuts them: blocks * w / workers onwards.
+      if (run + 1 < workers && block >= blocks * (run + 1) / workers) ++run, previous = nullptr;
+      Run& cost = runs[std::size_t(run)];
       for (std::int64_t c = 0; c < plan.k_chunks; ++c) {
         WorkUnit u;
         u.block_row = i, u.block_col = j, u.chunk = c;
@@ -49,7 +66,7 @@ Plan plan_with_tile(PlanRequest const& r, std::int64_t tile_rows, std::int64_t t
         u.first_chunk = c == 0;
         u.last_chunk = c == plan.k_chunks - 1;
         // A panel (block row, chunk) and B panel (chunk, block column) stay resident while the
-        // next unit needs the same one.
+        // next unit of the run needs the same one.
         u.loads_a = previous == nullptr || previous->block_row != i || previous->chunk != c;
         u.loads_b = previous == nullptr || previous->block_col != j || previous->chunk != c;
         double const in = ((u.loads_a ? double(u.rows) * double(u.depth) : 0.0) +
@@ -58,26 +75,24 @@ Plan plan_with_tile(PlanRequest const& r, std::int64_t tile_rows, std::int64_t t
         double const out = u.last_chunk ? double(u.rows) * double(u.cols) * e : 0.0;
         double const flops = 2.0 * double(u.rows) * double(u.cols) * double(u.depth);
         plan.h2d_bytes += in, plan.d2h_bytes += out, plan.flops += flops;
-        h2d_s += in / r.rates.h2d_bytes_per_s;
-        d2h_s += out / r.rates.d2h_bytes_per_s;
+        cost.h2d_s += in / h2d_rate;
+        cost.d2h_s += out / d2h_rate;
         double const depth = double(u.depth);
-        compute_s += flops / (r.rates.device_flops * depth / (depth + r.rates.depth_for_half_rate));
-        if (first_load_s < 0) {
+        cost.compute_s += flops / (r.rates.device_flops * depth / (depth + r.rates.depth_for_half_rate));
+        if (cost.first_load_s < 0) {
           // The pipeline's fill: what the first kernel waits for (with pieces, A, C and B's first piece).
           double const b_bytes = u.loads_b ? double(u.depth) * double(u.cols) * e : 0.0;
           int const pieces = u.last_chunk ? std::max(r.store_sub_blocks, 1) : 1;
-          first_load_s = (in - b_bytes + b_bytes / pieces) / r.rates.h2d_bytes_per_s;
+          cost.first_load_s = (in - b_bytes + b_bytes / pieces) / h2d_rate;
         }
         // The drain: the last piece's copy-back (the earlier pieces' overlap the later kernels).
-        if (u.last_chunk) last_store_s = out / std::max(r.store_sub_blocks, 1) / r.rates.d2h_bytes_per_s;
+        if (u.last_chunk) cost.last_store_s = out / std::max(r.store_sub_blocks, 1) / d2h_rate;
         plan.units.push_back(u);
         previous = &plan.units.back();
       }
     }
   }
-  // Copy in, compute and copy back overlap (separate engines); the first unit's loads and the
-  // last block's copy-back do not.
-  plan.model_seconds = std::max({h2d_s, d2h_s, compute_s}) + std::max(first_load_s, 0.0) + last_store_s;
+  for (Run const& cost : runs) plan.model_seconds = std::max(plan.model_seconds, cost.seconds());
   return plan;
 }
 
@@ -138,7 +153,7 @@ std::string Plan::describe(int units_shown) const {
   std::snprintf(line, sizeof line, "device memory %.2f GiB; host->device %.2f GiB, device->host %.2f GiB; %.3g GFLOP\n",
                 double(device_bytes) / (1 << 30), h2d_bytes / (1 << 30), d2h_bytes / (1 << 30), flops / 1e9);
   s << line;
-  std::snprintf(line, sizeof line, "model: %.4f s, %.1f TFLOP/s\n", model_seconds,
+  std::snprintf(line, sizeof line, "model: %.4f s, %.1f TFLOP/s (the slowest worker's run)\n", model_seconds,
                 model_seconds > 0 ? flops / model_seconds / 1e12 : 0.0);
   s << line;
   for (std::size_t u = 0; u < units.size() && int(u) < units_shown; ++u) {

@@ -22,6 +22,12 @@ struct RateModel {
   /// Thin K chunks run the kernel below its rate: it is modelled as depth / (depth + this), which
   /// fits the H100 rank-k rows (k = 128 / 256 / 512 at 0.67 / 0.84 / 0.91 of the square rate).
   double depth_for_half_rate = 64;
+  /// What the host (its memory and root complex) moves to and from all devices together; each of
+  /// `workers` devices gets at most its share. Measured on the 4x H200 host (2026-11-27, n = 32768,
+  /// bench/results/h200-x4): 4 GPUs together 151 GB/s H2D and 133 D2H while both ran, each link 53
+  /// and 45 alone; 2 GPUs kept their single-link rates.
+  double host_h2d_bytes_per_s = 150e9;
+  double host_d2h_bytes_per_s = 130e9;
 };
 
 struct PlanRequest {
@@ -34,6 +40,9 @@ struct PlanRequest {
   /// Column pieces of a C block's last K chunk (pipeline level 4; 1 below it). Their B columns are
   /// loaded piece by piece, so the first kernel waits for A and one piece of B, not both panels.
   int store_sub_blocks = 1;
+  /// Devices sharing the blocks: the order is cut into one contiguous run each (as BlockQueue
+  /// hands them out), and each run pays its own fill, drain and panel loads.
+  int workers = 1;
   RateModel rates;
 };
 
@@ -44,8 +53,8 @@ struct WorkUnit {
   std::int64_t row0 = 0, rows = 0, col0 = 0, cols = 0, k0 = 0, depth = 0;
   bool first_chunk = false;  ///< C block enters here: beta applied (loaded first when reads_c)
   bool last_chunk = false;   ///< C block complete here: copied back to the host
-  bool loads_a = true;       ///< A panel not resident from the previous unit
-  bool loads_b = true;       ///< B panel not resident from the previous unit
+  bool loads_a = true;       ///< A panel not resident from the previous unit of the same worker's run
+  bool loads_b = true;       ///< B panel not resident from the previous unit of the same worker's run
 };
 
 struct Plan {
@@ -55,7 +64,7 @@ struct Plan {
   std::vector<WorkUnit> units;        ///< in execution order
   std::size_t device_bytes = 0;       ///< device memory the plan holds at peak
   double h2d_bytes = 0, d2h_bytes = 0, flops = 0;
-  double model_seconds = 0;           ///< the model's prediction of the pipelined run
+  double model_seconds = 0;           ///< the model's prediction of the pipelined run (its slowest worker)
 
   /// Several lines: tile, counts, memory, traffic, predicted rate, and the first `units_shown` units.
   std::string describe(int units_shown = 8) const;
@@ -65,7 +74,8 @@ struct Plan {
 /// being computed, one being copied back).
 std::size_t device_bytes_for(PlanRequest const& request, std::int64_t rows, std::int64_t cols, std::int64_t depth);
 
-/// The work units of one tile choice, in serpentine order, with traffic and the model's time.
+/// The work units of one tile choice, in serpentine order, with traffic and the model's time: each
+/// worker's run of blocks pipelines its loads, kernels and copy-back at its share of the links.
 Plan plan_with_tile(PlanRequest const& request, std::int64_t rows, std::int64_t cols, std::int64_t depth);
 
 /// Tries square tiles from `granule` up to what the budget allows (full K, else K in chunks) and

@@ -194,6 +194,66 @@ TEST(OocPlanner, GoalSizeAndTwiceItPlanWithinTheBudget) {
   }
 }
 
+TEST(OocPlanner, EachWorkersRunLoadsItsOwnPanels) {
+  // Runs cut as BlockQueue cuts them: a run's first block loads both panels, later ones reuse as
+  // in one worker's order; the cover is the same and only the traffic at the cuts grows.
+  PlanRequest one = request(20000, 30000, 8000, std::size_t(6) << 30);
+  PlanRequest three = one;
+  three.workers = 3;
+  Plan const a = make_plan(one);
+  Plan const b = plan_with_tile(three, a.tile_rows, a.tile_cols, a.tile_depth);
+  ASSERT_EQ(a.units.size(), b.units.size());
+  std::int64_t const blocks = b.block_rows * b.block_cols;
+  ASSERT_GE(blocks, 6);
+  double extra_bytes = 0;
+  for (std::size_t u = 0; u < b.units.size(); ++u) {
+    WorkUnit const& x = a.units[u];
+    WorkUnit const& y = b.units[u];
+    EXPECT_EQ(x.row0, y.row0);
+    EXPECT_EQ(x.col0, y.col0);
+    std::int64_t const block = std::int64_t(u) / b.k_chunks;  // units run block by block
+    bool const run_start = y.first_chunk && (block == blocks / 3 || block == 2 * blocks / 3);
+    EXPECT_EQ(y.loads_a, x.loads_a || run_start) << "unit " << u;
+    EXPECT_EQ(y.loads_b, x.loads_b || run_start) << "unit " << u;
+    extra_bytes += 8.0 * ((y.loads_a && !x.loads_a ? double(y.rows) * y.depth : 0.0) +
+                          (y.loads_b && !x.loads_b ? double(y.depth) * y.cols : 0.0));
+  }
+  EXPECT_DOUBLE_EQ(b.h2d_bytes, a.h2d_bytes + extra_bytes);
+  EXPECT_DOUBLE_EQ(b.flops, a.flops);
+  EXPECT_LT(b.model_seconds, a.model_seconds);
+}
+
+TEST(OocPlanner, FourWorkersShareTheHostLinksAndTakeWiderTiles) {
+  // The 4x H200 run of 2026-11-27 (n = 32768, pinned, level 4, 5632-wide tiles): each GPU copied at
+  // 37 GB/s, its share of the host's 150, and the call took 431 ms against 1434 on one GPU. The
+  // model sees the same share and so prefers a wider tile (fewer panel bytes per flop).
+  PlanRequest one = request(32768, 32768, 32768, std::size_t(120) << 30, false);
+  one.store_sub_blocks = 4;
+  one.rates.h2d_bytes_per_s = 49.4e9, one.rates.d2h_bytes_per_s = 54.6e9;  // the executor's FP64 rates
+  one.rates.device_flops = 60e12;
+  PlanRequest four = one;
+  four.workers = 4;
+  Plan const single = plan_with_tile(one, 5632, 5632, 32768);
+  Plan const shared = plan_with_tile(four, 5632, 5632, 32768);
+  // Per worker: the panels at 37.5 GB/s outweigh the kernels, so the four runs are H2D-bound.
+  double const share = four.rates.host_h2d_bytes_per_s / 4;
+  ASSERT_LT(share, four.rates.h2d_bytes_per_s);
+  EXPECT_GT(shared.model_seconds, single.model_seconds / 4 * 1.15);
+  PlanRequest unlimited = four;
+  unlimited.rates.host_h2d_bytes_per_s = unlimited.rates.host_d2h_bytes_per_s = 1e15;
+  EXPECT_LT(plan_with_tile(unlimited, 5632, 5632, 32768).model_seconds, shared.model_seconds);
+  Plan const chosen_one = make_plan(one), chosen_four = make_plan(four);
+  EXPECT_EQ(chosen_one.tile_rows, 5632);
+  EXPECT_GT(chosen_four.tile_rows, chosen_one.tile_rows);
+  EXPECT_LT(chosen_four.model_seconds, shared.model_seconds);
+  // More workers than blocks: the spare ones idle, the model is one block's run.
+  PlanRequest many = one;
+  many.workers = 64;
+  Plan const whole = plan_with_tile(many, 16384, 16384, 32768);
+  EXPECT_EQ(whole.block_rows * whole.block_cols, 4);
+  EXPECT_GT(whole.model_seconds, 0.0);
+}
+
 TEST(OocPlanner, RefusesWhatCannotFit) {
   Plan const tiny = make_plan(request(4096, 4096, 4096, 1 << 20));  // 1 MiB: no 256-wide tile fits
   EXPECT_FALSE(tiny.error.empty());

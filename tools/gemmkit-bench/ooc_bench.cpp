@@ -90,7 +90,8 @@ void print_ooc_usage() {
       "                         copies are timed one by one\n"
       "  --plan                 the planner's plan only (no GPU needed): --m M [--n N --k K] (default 32768;\n"
       "                         n and k follow m), --budget BYTES (default a quarter of the operands),\n"
-      "                         --dtype, --beta (default != 0: C is loaded)\n");
+      "                         --dtype, --beta (default != 0: C is loaded), --gpus G (default 1: the\n"
+      "                         workers sharing the host's links)\n");
 }
 
 std::string parse_ooc_options(int argc, char** argv, OocOptions* o, bool* help) {
@@ -203,11 +204,13 @@ int run_ooc_plan(OocOptions const& o) {
   r.reads_c = !o.beta_given || o.beta != 0.0;
   double const operands = double(r.element_bytes) * (double(r.m) * r.k + double(r.k) * r.n + double(r.m) * r.n);
   r.device_budget = o.budget > 0 ? std::size_t(o.budget) : std::size_t(operands / 4);
-  std::printf("host-resident plan: m=%lld n=%lld k=%lld %s, beta %s, device budget %.2f GiB (operands %.2f GiB)\n"
-              "model: H2D %.0f GB/s, D2H %.0f GB/s, %.0f TFLOP/s (DESIGN.md anchors)\n",
+  r.workers = o.gpus.empty() ? 1 : int(o.gpus.front());
+  std::printf("host-resident plan: m=%lld n=%lld k=%lld %s, beta %s, device budget %.2f GiB (operands %.2f GiB), %d GPU%s\n"
+              "model: H2D %.0f GB/s, D2H %.0f GB/s per GPU, the host %.0f / %.0f GB/s for all, %.0f TFLOP/s (DESIGN.md anchors)\n",
               (long long)r.m, (long long)r.n, (long long)r.k, r.element_bytes == 8 ? "f64" : "f32", r.reads_c ? "!= 0" : "= 0",
-              double(r.device_budget) / (1 << 30), operands / (1 << 30), r.rates.h2d_bytes_per_s / 1e9,
-              r.rates.d2h_bytes_per_s / 1e9, r.rates.device_flops / 1e12);
+              double(r.device_budget) / (1 << 30), operands / (1 << 30), r.workers, r.workers == 1 ? "" : "s",
+              r.rates.h2d_bytes_per_s / 1e9, r.rates.d2h_bytes_per_s / 1e9, r.rates.host_h2d_bytes_per_s / 1e9,
+              r.rates.host_d2h_bytes_per_s / 1e9, r.rates.device_flops / 1e12);
   ooc::Plan const plan = ooc::make_plan(r);
   std::printf("%s", plan.describe(12).c_str());
   return plan.error.empty() ? 0 : 1;
