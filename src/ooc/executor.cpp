@@ -948,16 +948,6 @@ std::size_t span_bytes(std::int64_t rows, std::int64_t cols, std::int64_t ld, st
   return (std::size_t(cols - 1) * std::size_t(ld) + std::size_t(rows)) * element;
 }
 
-/// Rates the planner weighs tiles with: DESIGN.md's H100 anchors (pinned PCIe 5; FP64 tensor-core
-/// and FP32 in-core rates); staged copies at the CPU packing rate a 16-core host sustains.
-RateModel rates_for(Dtype dtype, bool staged_inputs, bool staged_c) {
-  RateModel r;
-  r.h2d_bytes_per_s = staged_inputs ? 25e9 : 49.4e9;
-  r.d2h_bytes_per_s = staged_c ? 25e9 : 54.6e9;
-  r.device_flops = dtype == Dtype::kF64 ? 60e12 : 50e12;
-  return r;
-}
-
 /// Which operands go through the pinned ring: all when asked (kPageable), else those the runtime
 /// does not know as page-locked.
 struct Staging {
@@ -1058,7 +1048,7 @@ gk_status execute(GemmArguments const& args, ExecutorOptions const& options, Exe
   request.granule = options.granule;
   request.store_sub_blocks = level >= 4 ? std::max(options.store_sub_blocks, 1) : 1;
   request.workers = int(workers);
-  request.rates = rates_for(p.dtype, staged_a || staged_b, staged_c);
+  request.rates = executor_rates(int(e), staged_a || staged_b, staged_c);
   Plan const plan = options.forced_tile > 0 ? plan_forced_tile(request, options.forced_tile) : make_plan(request);
   if (!plan.error.empty()) return fail(GK_ALLOCATION_FAILED, "host-resident plan: " + plan.error);
 

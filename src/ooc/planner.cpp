@@ -16,6 +16,14 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 }  // namespace
 
+RateModel executor_rates(int element_bytes, bool staged_inputs, bool staged_c) {
+  RateModel r;
+  r.h2d_bytes_per_s = staged_inputs ? 25e9 : 49.4e9;
+  r.d2h_bytes_per_s = staged_c ? 25e9 : 54.6e9;
+  r.device_flops = element_bytes == 8 ? 60e12 : 50e12;
+  return r;
+}
+
 std::size_t device_bytes_for(PlanRequest const& r, std::int64_t rows, std::int64_t cols, std::int64_t depth) {
   double const panels = double(r.panel_buffers) * (double(rows) * double(depth) + double(depth) * double(cols));
   double const c_blocks = 2.0 * double(rows) * double(cols);

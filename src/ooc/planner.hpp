@@ -30,6 +30,10 @@ struct RateModel {
   double host_d2h_bytes_per_s = 130e9;
 };
 
+/// The rates the executor plans with: DESIGN.md's H100 anchors (pinned PCIe 5; FP64 tensor-core
+/// and FP32 in-core rates); staged (pageable) copies at the CPU packing rate a 16-core host sustains.
+RateModel executor_rates(int element_bytes, bool staged_inputs, bool staged_c);
+
 struct PlanRequest {
   std::int64_t m = 0, n = 0, k = 0;
   int element_bytes = 8;

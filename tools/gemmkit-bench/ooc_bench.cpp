@@ -205,8 +205,14 @@ int run_ooc_plan(OocOptions const& o) {
   double const operands = double(r.element_bytes) * (double(r.m) * r.k + double(r.k) * r.n + double(r.m) * r.n);
   r.device_budget = o.budget > 0 ? std::size_t(o.budget) : std::size_t(operands / 4);
   r.workers = o.gpus.empty() ? 1 : int(o.gpus.front());
+  // What the executor plans with at the highest --pipeline level: its rates (pinned unless only
+  // --memory pageable) and, at level 4, C stored in column pieces.
+  bool const staged = o.memory.size() == 1 && o.memory.front() == "pageable";
+  r.rates = ooc::executor_rates(r.element_bytes, staged, staged);
+  std::int64_t const level = o.levels.empty() ? 4 : *std::max_element(o.levels.begin(), o.levels.end());
+  r.store_sub_blocks = level >= 4 ? ooc::ExecutorOptions{}.store_sub_blocks : 1;
   std::printf("host-resident plan: m=%lld n=%lld k=%lld %s, beta %s, device budget %.2f GiB (operands %.2f GiB), %d GPU%s\n"
-              "model: H2D %.0f GB/s, D2H %.0f GB/s per GPU, the host %.0f / %.0f GB/s for all, %.0f TFLOP/s (DESIGN.md anchors)\n",
+              "model: H2D %.0f GB/s, D2H %.0f GB/s per GPU, the host %.0f / %.0f GB/s for all, %.0f TFLOP/s (the executor's rates)\n",
               (long long)r.m, (long long)r.n, (long long)r.k, r.element_bytes == 8 ? "f64" : "f32", r.reads_c ? "!= 0" : "= 0",
               double(r.device_budget) / (1 << 30), operands / (1 << 30), r.workers, r.workers == 1 ? "" : "s",
               r.rates.h2d_bytes_per_s / 1e9, r.rates.d2h_bytes_per_s / 1e9, r.rates.host_h2d_bytes_per_s / 1e9,
