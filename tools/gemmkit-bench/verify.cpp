@@ -10,6 +10,10 @@
 #include <random>
 #include <set>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace gemmkit::bench {
 
 namespace {
@@ -21,8 +25,17 @@ std::uint64_t splitmix64(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-/// Work (m*k*columns) the sampled reference may take: about a 600^3 GEMM in long double.
+/// Work (m*k*columns) the sampled reference may take per host thread: about a 600^3 GEMM in long
+/// double. The reference reads A once for all sampled columns, its row blocks in parallel.
 constexpr double kVerifyWork = 2.0e8;
+
+int host_threads() {
+#ifdef _OPENMP
+  return std::max(omp_get_max_threads(), 1);
+#else
+  return 1;
+#endif
+}
 constexpr std::int64_t kMinSampleColumns = 4;
 constexpr std::int64_t kMaxSampleColumns = 64;
 
@@ -56,7 +69,7 @@ std::vector<std::int64_t> pick_verify_columns(GemmProblem const& p, std::uint64_
   std::int64_t const wanted = std::min(
       p.n, std::clamp<std::int64_t>(std::int64_t(kVerifyWork / per_column), kMinSampleColumns, kMaxSampleColumns));
   std::vector<std::int64_t> cols;
-  if (per_column * double(wanted) > 20 * kVerifyWork) {
+  if (per_column * double(wanted) > 20 * kVerifyWork * host_threads()) {
     *why = "too large for the host reference (m*k = " + std::to_string(p.m * p.k) + ")";
     return cols;
   }
@@ -107,6 +120,8 @@ Verification verify_columns(GemmProblem const& p, double alpha, double beta, T c
     Acc const d = Acc(c_columns[i]) - ref[i];
     diff2 += d * d;
   }
+  bool const large = double(p.a_rows()) * double(p.a_cols()) >= double(1 << 24);
+#pragma omp parallel for reduction(+ : a2) schedule(static) if (large)
   for (std::int64_t j = 0; j < p.a_cols(); ++j) {
     for (std::int64_t i = 0; i < p.a_rows(); ++i) a2 += Acc(A[i + j * p.lda]) * Acc(A[i + j * p.lda]);
   }
