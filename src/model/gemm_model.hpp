@@ -12,6 +12,7 @@
 #include "model/machine.hpp"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,7 @@ struct Prediction {
   double l2_bytes_per_flop = 0, smem_bytes_per_flop = 0;
   int resident_blocks = 0;       ///< blocks per SM the resources allow
   int warps_per_sm = 0;
-  double wave_efficiency = 1;    ///< tiles / (waves x resident slots)
+  double wave_efficiency = 1;    ///< tiles / (SMs x the most tiles one SM runs), x the useful part of edge tiles
 };
 
 /// Blocks of `config` one SM holds: the least of threads, registers, shared memory, the block
@@ -53,5 +54,23 @@ Prediction predict(MachineDescription const& machine, TileConfig const& config, 
 std::vector<std::pair<TileConfig, Prediction>> rank(MachineDescription const& machine,
                                                     std::vector<TileConfig> const& configs, std::int64_t m,
                                                     std::int64_t n, std::int64_t k);
+
+/// The model's ranking held against measured rates for one shape (the check: does the
+/// model's top choice match the measured one?).
+struct RankingCheck {
+  int configs = 0;                 ///< configs both ranked and measured
+  std::string model_top;           ///< the first of the model's ranking among those measured
+  std::string measured_top;        ///< the fastest measured
+  int model_top_tier = 0;          ///< configs whose predicted bound is within `tier` of the best
+  bool measured_top_in_tier = false;  ///< the measured best is one the model ranks (tied) first
+  double model_top_fraction = 0;   ///< measured rate of model_top over the measured best
+  double spearman = 0;             ///< rank correlation of prediction and measurement (ties averaged)
+};
+
+/// Compares `ranked` (rank's output) with `measured` (config name -> measured flop/s); configs
+/// missing on either side are left out. `tier`: predictions within this fraction of the best
+/// count as the model's first choice too (the model gives many configs the same bound).
+RankingCheck check_ranking(std::vector<std::pair<TileConfig, Prediction>> const& ranked,
+                           std::map<std::string, double> const& measured, double tier = 0.005);
 
 }  // namespace gemmkit::model

@@ -1,6 +1,7 @@
 /*! \file
     \brief The machine description as a flat JSON object: writer, and a reader for exactly that
-    shape (one object of string and number values), so the model needs no JSON dependency.
+    shape (one object of string and number values), so the model needs no JSON dependency; the
+    same reader takes the top-level fields of a benchmark's JSON-lines row.
 */
 #include "model/machine.hpp"
 
@@ -87,10 +88,11 @@ struct Value {
 };
 
 /// Reads `{"key": value, ...}` with string, number, true, false and null values; nesting is an
-/// error. Returns "" or what is wrong, with the byte offset.
+/// error, or, with `skip_nested`, a nested object or array is passed over (kind kOther). Returns
+/// "" or what is wrong, with the byte offset.
 class FlatObjectReader {
  public:
-  explicit FlatObjectReader(std::string const& text) : text_(text) {}
+  explicit FlatObjectReader(std::string const& text, bool skip_nested = false) : text_(text), skip_nested_(skip_nested) {}
 
   std::string read(std::map<std::string, Value>* out) {
     skip_space();
@@ -161,7 +163,11 @@ class FlatObjectReader {
       out->kind = Value::Kind::kString;
       return read_string(&out->text);
     }
-    if (c == '{' || c == '[') return fail("nested objects and arrays are not part of a machine description");
+    if (c == '{' || c == '[') {
+      if (!skip_nested_) return fail("nested objects and arrays are not part of a machine description");
+      out->kind = Value::Kind::kOther;
+      return skip_nested_value();
+    }
     for (char const* word : {"true", "false", "null"}) {
       if (text_.compare(at_, std::char_traits<char>::length(word), word) == 0) {
         at_ += std::char_traits<char>::length(word);
@@ -179,7 +185,25 @@ class FlatObjectReader {
     return {};
   }
 
+  /// Passes a balanced {...} or [...] (strings inside may hold brackets).
+  std::string skip_nested_value() {
+    int depth = 0;
+    do {
+      if (at_ >= text_.size()) return fail("unterminated object or array");
+      char const c = text_[at_];
+      if (c == '"') {
+        std::string ignored;
+        if (std::string e = read_string(&ignored); !e.empty()) return e;
+        continue;
+      }
+      depth += c == '{' || c == '[' ? 1 : (c == '}' || c == ']' ? -1 : 0);
+      ++at_;
+    } while (depth > 0);
+    return {};
+  }
+
   std::string const& text_;
+  bool skip_nested_ = false;
   std::size_t at_ = 0;
 };
 
@@ -231,6 +255,17 @@ std::string parse_machine_description(std::string const& text, std::string const
     }
   }
   *out = m;
+  return {};
+}
+
+std::string read_json_row(std::string const& line, std::map<std::string, std::string>* strings,
+                          std::map<std::string, double>* numbers) {
+  std::map<std::string, Value> values;
+  if (std::string e = FlatObjectReader(line, true).read(&values); !e.empty()) return e;
+  for (auto const& [key, value] : values) {
+    if (value.kind == Value::Kind::kNumber) (*numbers)[key] = value.number;
+    else (*strings)[key] = value.text;  // strings, and true / false / null as their words
+  }
   return {};
 }
 

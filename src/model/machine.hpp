@@ -6,6 +6,7 @@
 */
 #pragma once
 
+#include <map>
 #include <string>
 
 namespace gemmkit::model {
@@ -76,6 +77,12 @@ inline MachineDescription h100_sxm() {
 
 /// `machine` as one flat JSON object (every field, rates in SI units: flop/s, bytes/s, s, Hz).
 std::string machine_description_json(MachineDescription const& machine);
+
+/// The top-level fields of one JSON object (a row of a benchmark's JSON lines): strings (and
+/// true / false / null as words) and numbers; nested objects and arrays are skipped. Returns "" or
+/// what is wrong.
+std::string read_json_row(std::string const& line, std::map<std::string, std::string>* strings,
+                          std::map<std::string, double>* numbers);
 
 /// Reads a description written by machine_description_json (or by hand) from `path` into `out`;
 /// returns "" or what is wrong (no file, not a flat JSON object, a field missing or of the wrong

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 namespace gemmkit::model {
 namespace {
 
@@ -47,6 +50,54 @@ TEST(GemmModel, WaveQuantization) {
   EXPECT_NEAR(predict(h100, one_per_sm, 64 * 133, 64, 64).wave_efficiency, 133.0 / 264.0, 1e-12);
   // A 65-row problem: two 64-row tiles in one wave of 132 slots, and half their rows padding.
   EXPECT_NEAR(predict(h100, one_per_sm, 65, 64, 64).wave_efficiency, (2.0 / 132.0) * 65.0 / 128.0, 1e-12);
+  // Several blocks per SM: balance is counted over SMs, not slots. 64 tiles of a config that holds 8
+  // per SM busy 64 of 132 SMs (64 / 132, not 64 / 1056), and 133 tiles leave one SM with two.
+  TileConfig const eight_per_sm = config(32, 32, 16, 16, 16, 3, 8, 64);
+  ASSERT_EQ(resident_blocks(h100, eight_per_sm), 8);
+  EXPECT_NEAR(predict(h100, eight_per_sm, 256, 256, 256).wave_efficiency, 64.0 / 132.0, 1e-12);
+  EXPECT_NEAR(predict(h100, eight_per_sm, 32 * 133, 32, 32).wave_efficiency, 133.0 / 264.0, 1e-12);
+}
+
+TEST(GemmModel, RankingCheckAgainstMeasuredRates) {
+  MachineDescription const h100 = h100_sxm();
+  TileConfig small = config(32, 32, 16, 16, 16, 3, 8, 64), mid = config(64, 64, 16, 32, 32, 4, 3, 168),
+             big = config(128, 128, 16, 32, 64, 4, 1, 232);
+  small.name = "small", mid.name = "mid", big.name = "big";
+  auto const ranked = rank(h100, {small, mid, big}, 8192, 8192, 8192);
+  // Measured in the model's order: its first is the measured first, the ranks agree.
+  std::map<std::string, double> agree{{ranked[0].first.name, 3e13}, {ranked[1].first.name, 2e13}, {ranked[2].first.name, 1e13}};
+  RankingCheck const a = check_ranking(ranked, agree, 0.0);
+  EXPECT_EQ(a.configs, 3);
+  EXPECT_EQ(a.model_top, a.measured_top);
+  EXPECT_TRUE(a.measured_top_in_tier);
+  EXPECT_DOUBLE_EQ(a.model_top_fraction, 1.0);
+  EXPECT_NEAR(a.spearman, 1.0, 1e-12);
+  // Reversed: the model's first reaches a third of the best; a config measured but not ranked is left out.
+  std::map<std::string, double> reverse{{ranked[0].first.name, 1e13}, {ranked[1].first.name, 2e13},
+                                        {ranked[2].first.name, 3e13}, {"unranked", 9e13}};
+  RankingCheck const r = check_ranking(ranked, reverse, 0.0);
+  EXPECT_EQ(r.configs, 3);
+  EXPECT_EQ(r.measured_top, ranked[2].first.name);
+  EXPECT_FALSE(r.measured_top_in_tier);
+  EXPECT_NEAR(r.model_top_fraction, 1.0 / 3.0, 1e-12);
+  EXPECT_NEAR(r.spearman, -1.0, 1e-12);
+  EXPECT_EQ(check_ranking(ranked, {}).configs, 0);
+}
+
+TEST(GemmModel, ReadsTheTopLevelOfABenchRow) {
+  std::map<std::string, std::string> text;
+  std::map<std::string, double> number;
+  std::string const row =
+      R"({"suite": "dgemm-sweep", "m": 256, "clocks": {"sm_max_mhz": 1980, "note": "a } in [text]"}, )"
+      R"("list": [1, [2, {"x": 3}]], "variant": "dgemm_tensorop_32x32", "verified": true, "gflops": 5.5e3})";
+  ASSERT_EQ(read_json_row(row, &text, &number), "");
+  EXPECT_EQ(text["suite"], "dgemm-sweep");
+  EXPECT_EQ(text["variant"], "dgemm_tensorop_32x32");
+  EXPECT_EQ(text["verified"], "true");
+  EXPECT_DOUBLE_EQ(number["m"], 256);
+  EXPECT_DOUBLE_EQ(number["gflops"], 5500);
+  EXPECT_EQ(number.count("clocks") + text.count("sm_max_mhz"), 0u);  // nested fields are skipped
+  EXPECT_NE(read_json_row(R"({"clocks": {"a": 1})", &text, &number), "");  // unbalanced
 }
 
 TEST(GemmModel, RankPutsL2BoundSmallTilesLast) {

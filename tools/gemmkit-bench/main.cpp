@@ -21,6 +21,8 @@
 #include "table_printer.hpp"
 
 #include <cstdio>
+#include <fstream>
+#include <tuple>
 #include <map>
 #include <string>
 #include <vector>
@@ -46,7 +48,9 @@ void print_usage() {
       "             a call is made of (pointer queries, a launch, stream-ordered allocation); needs a GPU\n"
       "  model      the performance model's bound for each FP64 tensor-core config at --m/--n/--k (default\n"
       "             8192): seed 001's required bandwidth at L2 and shared memory, occupancy, waves; on the\n"
-      "             description --machine FILE (written by micro --machine-out), else DESIGN.md's H100 anchors\n"
+      "             description --machine FILE (written by micro --machine-out), else DESIGN.md's H100 anchors;\n"
+      "             --measured FILE (a sweep's JSON lines, e.g. bench/results/h100/dgemm-sweep.jsonl): the\n"
+      "             model's ranking against the measured one for every NN shape the file holds\n"
       "  micro      device micro-benchmarks (seeds 000/001 on this GPU): peak FMA and FP64 tensor-core rates per\n"
       "             mma shape, launch latency, copy bandwidth by width and offset, memcpy, L2, host<->device\n"
       "             copies, shared-memory and instruction latencies, beside DESIGN.md's anchors; --json FILE,\n"
@@ -240,6 +244,64 @@ int run_list() {
   return 0;
 }
 
+#if GEMMKIT_WITH_CUDA
+/// `model --measured FILE`: for every NN f64 shape of a sweep, the model's ranking of the configs
+/// the sweep forced (plain forms: the ids the model names) against their measured rates.
+int print_ranking_against(model::MachineDescription const& machine, std::string const& path) {
+  std::ifstream file(path);
+  if (!file) {
+    std::fprintf(stderr, "gemmkit-bench model: cannot open %s\n", path.c_str());
+    return 2;
+  }
+  std::vector<model::TileConfig> const configs = gemm::dgemm_tensorop_model_configs();
+  std::map<std::string, int> known;
+  for (model::TileConfig const& c : configs) known[c.name] = 1;
+  using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
+  std::map<Shape, std::map<std::string, double>> measured;  // the last row of a config wins
+  std::string line;
+  int line_number = 0;
+  while (std::getline(file, line)) {
+    ++line_number;
+    if (line.empty()) continue;
+    std::map<std::string, std::string> text;
+    std::map<std::string, double> number;
+    if (std::string e = model::read_json_row(line, &text, &number); !e.empty()) {
+      std::fprintf(stderr, "gemmkit-bench model: %s:%d: %s\n", path.c_str(), line_number, e.c_str());
+      return 2;
+    }
+    if (text["dtype"] != "f64" || text["trans"] != "nn" || text["status"] != "ok" || !known.count(text["variant"])) continue;
+    if (number["batch"] != 1 || !(number["gflops"] > 0)) continue;
+    measured[Shape{std::int64_t(number["m"]), std::int64_t(number["n"]), std::int64_t(number["k"])}][text["variant"]] =
+        number["gflops"] * 1e9;
+  }
+  std::printf("\nranking against %s (NN f64, plain forms; model tier: predictions within 0.5%% of its best)\n",
+              path.c_str());
+  TablePrinter table({{"m x n x k", 20, true}, {"cfgs", 4}, {"model's first", 34, true}, {"tier", 4},
+                      {"measured first", 34, true}, {"in tier", 7, true}, {"pick/best", 9}, {"rank corr", 9}});
+  table.print_header();
+  int shapes = 0, in_tier = 0, same_first = 0;
+  double worst = 1;
+  auto const short_name = [](std::string const& name) { return name.substr(std::string("dgemm_tensorop_").size()); };
+  for (auto const& [shape, rates] : measured) {
+    auto const [m, n, k] = shape;
+    if (rates.size() < 3) continue;  // too few configs to say anything about a ranking
+    model::RankingCheck const c = model::check_ranking(model::rank(machine, configs, m, n, k), rates);
+    ++shapes;
+    in_tier += c.measured_top_in_tier ? 1 : 0;
+    same_first += c.model_top == c.measured_top ? 1 : 0;
+    worst = std::min(worst, c.model_top_fraction);
+    table.print_row({format("%lldx%lldx%lld", (long long)m, (long long)n, (long long)k), std::to_string(c.configs),
+                     short_name(c.model_top), std::to_string(c.model_top_tier), short_name(c.measured_top),
+                     c.measured_top_in_tier ? "yes" : "no", format("%.3f", c.model_top_fraction),
+                     format("%.2f", c.spearman)});
+  }
+  std::printf("%d shapes: the measured best is the model's first %d times and in its first tier %d times; "
+              "taking the model's first costs at worst %.1f %% of the measured best\n",
+              shapes, same_first, in_tier, 100 * (1 - worst));
+  return 0;
+}
+#endif
+
 /// `model`: the performance model's bound for every FP64 tensor-core config at --m/--n/--k
 /// (default 8192), best first, with the ceiling that sets it.
 int run_model(Options const& o) {
@@ -268,12 +330,16 @@ int run_model(Options const& o) {
                      format("%.1f", p.l2_ceiling / 1e12), format("%.1f", p.smem_ceiling / 1e12),
                      format("%.3f", p.wave_efficiency), format("%.1f", p.flops / 1e12), p.limiter});
   }
+  if (!o.measured_file.empty()) {
+    if (int const rc = print_ranking_against(machine, o.measured_file); rc != 0) return rc;
+  }
 #else
   std::printf("this build has no CUDA: no tensor-core configs to model\n");
 #endif
   print_ladder_model(machine, m, n, k);
   return 0;
 }
+
 
 /// One line about the registry for the tour.
 void print_registry_summary() {

@@ -62,6 +62,7 @@ struct Options {
   // micro and model
   std::string machine_out;             ///< micro --machine-out FILE: the measured machine description
   std::string machine_file;            ///< model --machine FILE: the description the model reads
+  std::string measured_file;           ///< model --measured FILE: sweep rows to hold the ranking against
 };
 
 /// Parses argv into `out`; returns "" or a message for a usage error.
