@@ -22,9 +22,10 @@
 
 #include <cstdio>
 #include <fstream>
-#include <tuple>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace gemmkit::bench {
@@ -254,8 +255,8 @@ int print_ranking_against(model::MachineDescription const& machine, std::string 
     return 2;
   }
   std::vector<model::TileConfig> const configs = gemm::dgemm_tensorop_model_configs();
-  std::map<std::string, int> known;
-  for (model::TileConfig const& c : configs) known[c.name] = 1;
+  std::set<std::string> known;
+  for (model::TileConfig const& c : configs) known.insert(c.name);
   using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
   std::map<Shape, std::map<std::string, double>> measured;  // the last row of a config wins
   std::string line;

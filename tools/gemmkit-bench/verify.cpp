@@ -10,9 +10,7 @@
 #include <random>
 #include <set>
 
-#ifdef _OPENMP
 #include <omp.h>
-#endif
 
 namespace gemmkit::bench {
 
@@ -28,14 +26,6 @@ std::uint64_t splitmix64(std::uint64_t& state) {
 /// Work (m*k*columns) the sampled reference may take per host thread: about a 600^3 GEMM in long
 /// double. The reference reads A once for all sampled columns, its row blocks in parallel.
 constexpr double kVerifyWork = 2.0e8;
-
-int host_threads() {
-#ifdef _OPENMP
-  return std::max(omp_get_max_threads(), 1);
-#else
-  return 1;
-#endif
-}
 constexpr std::int64_t kMinSampleColumns = 4;
 constexpr std::int64_t kMaxSampleColumns = 64;
 
@@ -69,7 +59,7 @@ std::vector<std::int64_t> pick_verify_columns(GemmProblem const& p, std::uint64_
   std::int64_t const wanted = std::min(
       p.n, std::clamp<std::int64_t>(std::int64_t(kVerifyWork / per_column), kMinSampleColumns, kMaxSampleColumns));
   std::vector<std::int64_t> cols;
-  if (per_column * double(wanted) > 20 * kVerifyWork * host_threads()) {
+  if (per_column * double(wanted) > 20 * kVerifyWork * std::max(omp_get_max_threads(), 1)) {
     *why = "too large for the host reference (m*k = " + std::to_string(p.m * p.k) + ")";
     return cols;
   }
