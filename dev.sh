@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # gemmkit's entry point. Each command installs what is missing (Debian/apt), builds, then runs.
-#   ./dev.sh tour    build and run `gemmkit-bench tour` (GPU when present, else CPU)
-#   ./dev.sh test    build and run the whole test suite (GPU tests skip without a device)
-#   ./dev.sh build   install and build only
+#   ./dev.sh tour      build and run `gemmkit-bench tour` (GPU when present, else CPU)
+#   ./dev.sh test      build and run the whole test suite (GPU tests skip without a device)
+#   ./dev.sh sanitize  the CPU library and its tests under AddressSanitizer and UBSan (CUDA off)
+#   ./dev.sh build     install and build only
 set -euo pipefail
 cd "$(dirname "$0")"
 command="${1:-tour}"
@@ -10,13 +11,28 @@ build_dir="${GEMMKIT_BUILD_DIR:-build}"
 
 case "$command" in
   tour) scripts/install-deps.sh base peers ;;
-  test|build) scripts/install-deps.sh base ;;
-  *) echo "usage: $0 tour|test|build" >&2; exit 2 ;;
+  test|build|sanitize) scripts/install-deps.sh base ;;
+  *) echo "usage: $0 tour|test|sanitize|build" >&2; exit 2 ;;
 esac
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
+
+if [[ "$command" == sanitize ]]; then
+  # Its own folder: the instrumented objects must not mix with the release build. -O1 keeps the
+  # intrinsic kernels' tests fast enough; no recovery, so any UB report fails its test.
+  sanitize_dir="${GEMMKIT_SANITIZE_DIR:-build-sanitize}"
+  flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+  cmake -S . -B "$sanitize_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=None -DGEMMKIT_ENABLE_CUDA=OFF \
+    -DGEMMKIT_BUILD_TESTS=ON -DGEMMKIT_BUILD_BENCH=OFF -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+  cmake --build "$sanitize_dir" -j "$jobs"
+  ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" UBSAN_OPTIONS="print_stacktrace=1" \
+    ctest --test-dir "$sanitize_dir" --output-on-failure -j "$jobs"
+  exit 0
+fi
+
 # Tests and the bench on explicitly: a reused build folder may have had them switched off.
 cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_BUILD_TESTS=ON \
   -DGEMMKIT_BUILD_BENCH=ON >/dev/null
