@@ -19,27 +19,27 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 
-if [[ "$command" == sanitize ]]; then
-  # Its own folder: the instrumented objects must not mix with the release build. -O1 keeps the
-  # intrinsic kernels' tests fast enough; no recovery, so any UB report fails its test.
-  sanitize_dir="${GEMMKIT_SANITIZE_DIR:-build-sanitize}"
-  flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
-  cmake -S . -B "$sanitize_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=None -DGEMMKIT_ENABLE_CUDA=OFF \
-    -DGEMMKIT_BUILD_TESTS=ON -DGEMMKIT_BUILD_BENCH=OFF -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
-  cmake --build "$sanitize_dir" -j "$jobs"
-  ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" UBSAN_OPTIONS="print_stacktrace=1" \
-    ctest --test-dir "$sanitize_dir" --output-on-failure -j "$jobs"
-  exit 0
-fi
-
-# Tests and the bench on explicitly: a reused build folder may have had them switched off.
-cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_BUILD_TESTS=ON \
-  -DGEMMKIT_BUILD_BENCH=ON >/dev/null
+case "$command" in
+  sanitize)
+    # Its own folder: the instrumented objects must not mix with the release build. -O1 keeps the
+    # intrinsic kernels' tests fast enough; no recovery, so any UB report fails its test.
+    build_dir="${GEMMKIT_SANITIZE_DIR:-build-sanitize}"
+    flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+    configure=(-DCMAKE_BUILD_TYPE=None -DGEMMKIT_ENABLE_CUDA=OFF -DGEMMKIT_BUILD_TESTS=ON -DGEMMKIT_BUILD_BENCH=OFF
+               -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined")
+    ;;
+  *)
+    # Tests and the bench on explicitly: a reused build folder may have had them switched off.
+    configure=(-DCMAKE_BUILD_TYPE=Release -DGEMMKIT_BUILD_TESTS=ON -DGEMMKIT_BUILD_BENCH=ON)
+    ;;
+esac
+cmake -S . -B "$build_dir" "${generator[@]}" "${configure[@]}" >/dev/null
 cmake --build "$build_dir" -j "$jobs"
 
 case "$command" in
   tour) "$build_dir/tools/gemmkit-bench/gemmkit-bench" tour ;;
   test) ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" ;;
+  sanitize) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" ;;
   build) ;;
 esac
