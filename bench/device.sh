@@ -134,7 +134,9 @@ build_cpu_only() {
   racecheck_default='*tensorop_32x32x16_w16x16_s3_b8_*:*tensorop_64x64x16_w32x32_s4_b3_*:*GpuSmall*'
   racecheck_default+=':*tensorop_64x128x16_w32x32_s4_b2_*:*tensorop_128x128x16_w32x64_s4_*:*Deterministic*'
   racecheck_default+=':*tensorop_128x64x16_w64x32_s3_b2_k8_*:*tensorop_64x64x16_w32x32_s4_b3_k8_*:*tensorop_128x64x16_w64x32_s4_b2_k8_*'
-  racecheck_default+='-*_pf_*:*_splitk_*:*_tile*:*257x129*:*batch3*'  # gtest: after '-', what to leave out
+  # Left out: the staged-pointer ring (148 s alone under racecheck at 3259eac) and the tuner's
+  # every-candidate sweep (past 180 s there): together they took the whole limit.
+  racecheck_default+='-*_pf_*:*_splitk_*:*_tile*:*257x129*:*batch3*:*RingOfStagedPointersWrapsAround:GpuSmallCandidates.*'  # gtest: after '-', what to leave out
   if want racecheck; then
     stage "compute-sanitizer racecheck on a subset"
     timeout "$sanitizer_limit_s" compute-sanitizer --tool racecheck --error-exitcode 3 "$gpu_tests" \

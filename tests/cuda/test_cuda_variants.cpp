@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -222,12 +223,12 @@ TEST(CudaRegistry, LadderAndPeerVariantsAreRegistered) {
 /// The registered-variant groups are too small to get past a whole wave.
 TEST(CudaStreamK, SharedTilesBehindWholeWaves) {
   if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
-  int variants = 0;
+  std::set<std::string> ran;
   for (std::string const& id : cuda_variant_ids()) {
     if (id.find("_streamk") == std::string::npos) continue;
     GemmVariant const* v = Registry::instance().find(id);
     ASSERT_NE(v, nullptr);
-    ++variants;
+    ran.insert(id);
     for (Shape const s : {Shape{2200, 2000, 77}, Shape{768, 768, 300}}) {
       for (auto const& [ta, tb] :
            {std::pair{GK_OP_N, GK_OP_N}, std::pair{GK_OP_T, GK_OP_T}, std::pair{GK_OP_N, GK_OP_T}}) {
@@ -237,7 +238,17 @@ TEST(CudaStreamK, SharedTilesBehindWholeWaves) {
       }
     }
   }
-  EXPECT_EQ(variants, 5);  // FP64 64x64 b3 k8, 128x64 k8 and its packed form; FP32 128x128 s4 and its packed form
+  // Every stream-K form by name: one registered without a place here fails until it is added.
+  std::set<std::string> const expected{
+      "dgemm_tensorop_64x64x16_w32x32_s4_b3_k8_streamk",
+      "dgemm_tensorop_128x64x16_w64x32_s3_b2_k8_streamk",
+      "dgemm_tensorop_128x64x16_w64x32_s3_b2_k8_packed_streamk",
+      "sgemm_simt_128x128x16_w32x64_t8x8_s4_b2_streamk",
+      "sgemm_simt_128x128x16_w32x64_t8x8_s4_b2_packed_streamk",
+      "sgemm_tensorop_128x64x16_w64x32_s4_b2_k8_streamk",
+      "sgemm_tensorop_128x64x16_w64x32_s4_b2_k8_packed_streamk",
+  };
+  EXPECT_EQ(ran, expected);
 }
 
 /// The fixup and stream-K forms hand partial tiles over behind ready flags that no launch zeroes
