@@ -271,6 +271,7 @@ struct Measurement {
   std::string variant;  ///< gemmkit: host_resident_l<level>; peers: cublasxt_b<block>, cublas_incore
   Stats time;
   std::string error;
+  std::string skipped;  ///< why a case that cannot run here did not (not a failure)
   Verification verify;
   ooc::ExecutionReport report;
   double cpu_only_gflops = kNotMeasured;  ///< CPU share rows: the CPU BLAS alone (its columns, else the probe shape)
@@ -329,8 +330,11 @@ Measurement measure_incore(HostOperands<T> const& ops, OocOptions const& o) {
   std::size_t free_bytes = 0, total = 0;
   cudaSetDevice(0);
   cudaMemGetInfo(&free_bytes, &total);
+  // Operands past the device's memory are the case the host-resident GEMM exists for: no in-core
+  // peer there, and no failure either.
   if (3 * ops.bytes() + (std::size_t(1) << 30) > free_bytes) {
-    m.error = "operands do not fit in device memory";
+    m.skipped = format("operands (3 x %.1f GiB) past the device's free memory (%.1f GiB): no in-core run",
+                       double(ops.bytes()) / (1 << 30), double(free_bytes) / (1 << 30));
     return m;
   }
   T *dA = nullptr, *dB = nullptr, *dC = nullptr;
@@ -548,8 +552,9 @@ class OocReporter {
                                  : "";
     table_.print_row({name, m.measured() ? format("%.2f", gf / 1e3) : "-", format_ms(m.time.median),
                       format_ratio(gf / xt_gf), format_ratio(gf / incore_gf), tile,
-                      m.measured() ? verify_cell(m.verify) : "error"});
+                      m.measured() ? verify_cell(m.verify) : (m.skipped.empty() ? "error" : "skipped")});
     if (!m.error.empty()) std::printf("    %s: %s\n", m.variant.c_str(), m.error.c_str());
+    if (!m.skipped.empty()) std::printf("    %s skipped: %s\n", m.variant.c_str(), m.skipped.c_str());
     if (!m.h2d_gbs.empty()) {
       std::printf("    copies per GPU: H2D %s GB/s, D2H %s GB/s\n", m.h2d_gbs.c_str(), m.d2h_gbs.c_str());
     }
@@ -632,8 +637,9 @@ class OocReporter {
     r.add_number("verify_error", v.error).add_int("verify_columns", v.columns);
     if (!v.note.empty()) r.add_string("verify_note", v.note);
     r.add_number("alpha", 1.0).add_number("beta", o_.beta);
-    r.add_string("status", m.error.empty() ? "ok" : "error");
+    r.add_string("status", !m.error.empty() ? "error" : (m.skipped.empty() ? "ok" : "skipped"));
     if (!m.error.empty()) r.add_string("message", m.error);
+    if (!m.skipped.empty()) r.add_string("message", m.skipped);
     add_gpu_device_keys(r, machine_, std::nullopt);
     add_run_keys(r, machine_);
     json_->write(r);
