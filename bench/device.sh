@@ -5,6 +5,8 @@
 #   run(command="bench/device.sh", carry=[".deps"])
 # Steps to run can be narrowed: GEMMKIT_DEVICE_STEPS="build test memcheck racecheck tour dgemm sweep ncu batched";
 # GEMMKIT_TEST_FILTER=<gtest filter> makes the test step run only those GPU tests;
+# GEMMKIT_TEST_SHARD=i/n runs shard i (0-based) of n of the GPU test binary (the whole binary is past
+# 10 minutes on the H100: 11776 tests in 3 x 180-205 s at 3259eac); the CPU tests run in shard 0.
 # GEMMKIT_MEMCHECK_FILTER (positive patterns) narrows memcheck the same way.
 # tune: the small batched GPU kernel's tuner; its table lands in $OUT/small_tuning.csv and is built
 # into this run's binaries, so a later batched step measures the tuned kernels.
@@ -54,6 +56,10 @@
 # (n from nvidia-smi and /proc/meminfo), pinned, level 4, verified, on 1 and all GPUs, with cuBLASXt:
 # $out/ooc-beyond.jsonl (GEMMKIT_OOC_BEYOND_ARGS adds options, e.g. "--reps 1").
 set -uo pipefail
+# GoogleTest's shard variables in the environment would make the build's test discovery list one
+# shard's CPU tests (144 of 426 at 3259eac) and shard racecheck's subset: shard the GPU binary with
+# GEMMKIT_TEST_SHARD instead.
+unset GTEST_TOTAL_SHARDS GTEST_SHARD_INDEX
 cd "$(dirname "$0")/.."
 out="${OUT:-$PWD/device-out}"
 mkdir -p "$out"
@@ -106,9 +112,16 @@ build_cpu_only() {
   gpu_tests="$build/tests/gemmkit_gpu_tests"
 
   if want test; then
+    shard_env=()
+    if [[ -n "${GEMMKIT_TEST_SHARD:-}" ]]; then
+      shard_env=(env "GTEST_SHARD_INDEX=${GEMMKIT_TEST_SHARD%/*}" "GTEST_TOTAL_SHARDS=${GEMMKIT_TEST_SHARD#*/}")
+    fi
     if [[ -n "${GEMMKIT_TEST_FILTER:-}" ]]; then  # a quick check of what changed, not the full run
-      stage "GPU tests matching $GEMMKIT_TEST_FILTER"
-      "$gpu_tests" --gtest_filter="$GEMMKIT_TEST_FILTER" --gtest_brief=1 > "$out/ctest.log" 2>&1 || status=1
+      stage "GPU tests matching $GEMMKIT_TEST_FILTER ${GEMMKIT_TEST_SHARD:+(shard $GEMMKIT_TEST_SHARD)}"
+      "${shard_env[@]}" "$gpu_tests" --gtest_filter="$GEMMKIT_TEST_FILTER" --gtest_brief=1 > "$out/ctest.log" 2>&1 || status=1
+    elif [[ -n "${GEMMKIT_TEST_SHARD:-}" && "${GEMMKIT_TEST_SHARD%/*}" != 0 ]]; then
+      stage "GPU test binary, shard $GEMMKIT_TEST_SHARD"
+      "${shard_env[@]}" "$gpu_tests" --gtest_brief=1 > "$out/ctest.log" 2>&1 || status=1
     else
       # One process per test (ctest) costs a CUDA context each: past 4000 tests that is over ten
       # minutes, and tests that size their buffers from the free device memory (host-resident
@@ -117,7 +130,7 @@ build_cpu_only() {
       # (2272 done in 150 s), so a call with the whole test step has room for little else.
       stage "ctest (CPU tests), then the GPU test binary in one process"
       ctest --test-dir "$build" -j 8 -LE gpu --output-on-failure > "$out/ctest.log" 2>&1 || status=1
-      "$gpu_tests" --gtest_brief=1 >> "$out/ctest.log" 2>&1 || status=1
+      "${shard_env[@]}" "$gpu_tests" --gtest_brief=1 >> "$out/ctest.log" 2>&1 || status=1
     fi
     tail -15 "$out/ctest.log"
   fi
