@@ -209,10 +209,12 @@ build_cpu_only() {
     host_kib=$(awk '/^MemTotal/ {print $2}' /proc/meminfo)
     beyond_n=$(python3 -c "import math; d = $device_mib * 2**20 * 1.05; n = math.ceil(math.sqrt(d / 24) / 4096) * 4096; print(n if 24 * n * n < 0.7 * $host_kib * 1024 else 0)")
     gpu_count=$(nvidia-smi -L | wc -l)
+    gpu_list=1
+    [[ $gpu_count -gt 1 ]] && gpu_list="1,$gpu_count"
     stage "host-resident GEMM past device memory: n = $beyond_n (device $device_mib MiB, host $((host_kib / 1024)) MiB)"
     if [[ "$beyond_n" -gt 0 ]]; then
       "$bench_bin" ooc --n "$beyond_n" --memory pinned --pipeline 4 --budget-fraction 0 --cpu-share off \
-        --gpus "$( [[ $gpu_count -gt 1 ]] && echo "1,$gpu_count" || echo 1 )" --xt-blocks 8192 \
+        --gpus "$gpu_list" --xt-blocks 8192 \
         ${GEMMKIT_OOC_BEYOND_ARGS:-} --json "$out/ooc-beyond.jsonl" || status=1
     else
       echo "skipped: host memory cannot hold operands larger than the device's"

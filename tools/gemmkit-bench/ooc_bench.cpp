@@ -638,8 +638,7 @@ class OocReporter {
     if (!v.note.empty()) r.add_string("verify_note", v.note);
     r.add_number("alpha", 1.0).add_number("beta", o_.beta);
     r.add_string("status", !m.error.empty() ? "error" : (m.skipped.empty() ? "ok" : "skipped"));
-    if (!m.error.empty()) r.add_string("message", m.error);
-    if (!m.skipped.empty()) r.add_string("message", m.skipped);
+    if (std::string const& why = m.error.empty() ? m.skipped : m.error; !why.empty()) r.add_string("message", why);
     add_gpu_device_keys(r, machine_, std::nullopt);
     add_run_keys(r, machine_);
     json_->write(r);
