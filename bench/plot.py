@@ -473,6 +473,16 @@ def read_ooc_rows(path):
     return list(latest.values())
 
 
+def skipped_incore_reasons(path):
+    """Per n, why the in-core cuBLAS row was not run (operands past the device's memory), from the
+    last such row: the bars then say so instead of drawing no line."""
+    reasons = {}
+    for row in json_lines(path):
+        if row.get("memory") == "device" and row.get("status") == "skipped" and is_number(row.get("n")):
+            reasons[row["n"]] = row.get("message") or "skipped"
+    return reasons
+
+
 def is_gemmkit_ooc(row):
     """gemmkit's own host-resident rows, whatever their level, share or tile (the rest are peers)."""
     return (row.get("variant") or "").startswith("host_resident")
@@ -602,9 +612,10 @@ def ooc_title(path, rows, n, what):
             f"{first.get('device', '')}, commit{'s' if len(commits) > 1 else ''} {', '.join(commits)}")
 
 
-def draw_ooc_bars(plt, path, n, rows, out):
+def draw_ooc_bars(plt, path, n, rows, out, incore_skipped=None):
     """TFLOP/s per variant, grouped by memory kind and budget; in-core cuBLAS (operands already on the
-    device) as the dashed line the host-resident runs aim at."""
+    device) as the dashed line the host-resident runs aim at, or, where it could not run, its reason
+    (`incore_skipped`) under the axis."""
     counts = sorted({r.get("gpus", 1) for r in rows})
     gpus = 1 if 1 in counts else counts[0]
     rows = [r for r in rows if r.get("gpus", 1) == gpus]
@@ -652,7 +663,8 @@ def draw_ooc_bars(plt, path, n, rows, out):
         named.set_xticklabels([f"in-core cuBLAS {t:.1f}" for t in incore], fontsize=8)
     budgets = any(r.get("budget_fraction") for _, members in groups for _, r in members)
     ax.set_xlabel("TFLOP/s" + (" (budget: device memory the planner may use, as a share of the operands' bytes)"
-                               if budgets else ""))
+                               if budgets else "")
+                  + (f"\nin-core cuBLAS not run: {incore_skipped}" if incore_skipped and not incore else ""))
     ax.grid(axis="x", alpha=0.3)
     where = f"{gpus} GPU" + ("" if gpus == 1 else "s") + (f" (of {', '.join(map(str, counts))} measured)"
                                                          if len(counts) > 1 else "")
@@ -734,10 +746,11 @@ def plot_ooc(plt, path):
         print(f"plot.py: {path}: no measured rows, nothing drawn", file=sys.stderr)
         return []
     several = len({r.get("gpus", 1) for r in rows}) > 1
+    skipped = skipped_incore_reasons(path)
     written = []
     for n in sorted({r["n"] for r in rows}):
         at = [r for r in rows if r["n"] == n]
-        written.append(draw_ooc_bars(plt, path, n, at, png_beside(path, f"_n{n}")))
+        written.append(draw_ooc_bars(plt, path, n, at, png_beside(path, f"_n{n}"), skipped.get(n)))
         if several:
             written.append(draw_ooc_scaling(plt, path, n, at, png_beside(path, f"_scaling_n{n}")))
     return [out for out in written if out]
