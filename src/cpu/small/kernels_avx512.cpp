@@ -42,6 +42,18 @@ struct Avx512F64 {
   static Reg mul(Reg a, Reg b) { return _mm512_mul_pd(a, b); }
   template <int kSelect>
   static Reg permute(Reg v) { return _mm512_permutex_pd(v, kSelect); }  // within each group of 4
+  /// kGroup elements at p repeated in every group of kGroup lanes (column groups, small_kernels.inl).
+  template <int kGroup>
+  static Reg group_broadcast(double const* p) {
+    if constexpr (kGroup == 2) return _mm512_broadcast_f64x2(_mm_loadu_pd(p));
+    else return _mm512_broadcast_f64x4(_mm256_loadu_pd(p));
+  }
+  /// Every lane of each group of kGroup lanes from the group's lane kL.
+  template <int kGroup, int kL>
+  static Reg group_select(Reg v) {
+    if constexpr (kGroup == 2) return _mm512_permute_pd(v, kL == 0 ? 0x00 : 0xFF);
+    else return _mm512_permutex_pd(v, kL * 0x55);
+  }
   using IndexElement = long long;
   using Index = __m512i;
   static Index load_index(IndexElement const* p) { return _mm512_loadu_si512(p); }
@@ -78,6 +90,32 @@ struct Avx512F32 {
   static Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
   template <int kSelect>
   static Reg permute(Reg v) { return _mm512_permute_ps(v, kSelect); }  // within each group of 4
+  /// kGroup elements at p repeated in every group of kGroup lanes (column groups, small_kernels.inl).
+  template <int kGroup>
+  static Reg group_broadcast(float const* p) {
+    if constexpr (kGroup == 2) {
+      double pair;  // two floats as one 64-bit element
+      __builtin_memcpy(&pair, p, sizeof pair);
+      return _mm512_castpd_ps(_mm512_set1_pd(pair));
+    } else if constexpr (kGroup == 4) {
+      return _mm512_broadcast_f32x4(_mm_loadu_ps(p));
+    } else {
+      return _mm512_broadcast_f32x8(_mm256_loadu_ps(p));
+    }
+  }
+  /// Every lane of each group of kGroup lanes from the group's lane kL: in-lane permutes by an
+  /// immediate up to groups of 4, a lane permute by a constant index for groups of 8.
+  template <int kGroup, int kL>
+  static Reg group_select(Reg v) {
+    if constexpr (kGroup == 2) {
+      return _mm512_permute_ps(v, kL | kL << 2 | (kL + 2) << 4 | (kL + 2) << 6);
+    } else if constexpr (kGroup == 4) {
+      return _mm512_permute_ps(v, kL * 0x55);
+    } else {
+      return _mm512_permutexvar_ps(_mm512_set_epi32(kL + 8, kL + 8, kL + 8, kL + 8, kL + 8, kL + 8, kL + 8, kL + 8,
+                                                    kL, kL, kL, kL, kL, kL, kL, kL), v);
+    }
+  }
   using IndexElement = int;
   using Index = __m512i;
   static Index load_index(IndexElement const* p) { return _mm512_loadu_si512(p); }
@@ -230,6 +268,24 @@ SmallKernelTable<typename Select::Packed::T> table_with_flat_packed(std::integer
   ((table.packed_variant[int(SmallPrefetch::kStep)][N] = table.packed_variant[int(SmallPrefetch::kNextProblem)][N]),
    ...);
   ((table.packed[N] = table.packed_variant[int(SmallPrefetch::kNone)][N]), ...);
+  // Column groups (m divides the width): the by_m kernel for k = m, and the square kernel of 4 and 8
+  // as their packed kernel (flat or columns: the tuning table's choice). Both always prefetch: a
+  // row's prefetch is the square kernel's pick, and without prefetch the grouped kernels lost from
+  // memory where they won with it (grouped_entry).
+  using Wide = typename Select::Packed;
+  auto const fill_grouped = [&]<int M>() {
+    if constexpr (M < Wide::kWidth) {
+      table.grouped[M] = &small_detail::grouped_entry<Wide, M, 0, true>;
+      table.grouped_min_n[M] = Wide::kWidth / M;
+      if constexpr (M > 2) {
+        for (auto& variant : table.packed_variant) variant[M] = &small_detail::grouped_entry<Wide, M, M, true>;
+        table.packed[M] = table.packed_variant[int(SmallPrefetch::kNone)][M];
+      }
+    }
+  };
+  fill_grouped.template operator()<2>();
+  fill_grouped.template operator()<4>();
+  fill_grouped.template operator()<8>();
   return table;
 }
 

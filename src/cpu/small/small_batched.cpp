@@ -72,6 +72,11 @@ class SmallBatchedGemm final : public GemmVariant {
     bool const packed = p.m == p.n && p.n == p.k && p.lda == p.m && p.ldb == p.m && p.ldc == p.m &&
                         p.stride_a == p.m * p.m && p.stride_b == p.m * p.m && p.stride_c == p.m * p.m &&
                         !p.pointer_array && !is_transposed(p.trans_a) && !is_transposed(p.trans_b);
+    // Column groups where a vector holds whole columns of C and B (ldb = k after any repacking of B);
+    // squares run what the tuning table says (their packed kernel is the grouped one, or columns).
+    bool const grouped_layout = p.k == p.m && p.n != p.m && p.ldc == p.m && table_->grouped[p.m] != nullptr &&
+                                p.n >= table_->grouped_min_n[p.m];
+    if (grouped_layout && (is_transposed(p.trans_b) || p.ldb == p.k)) kernel = table_->grouped[p.m];
     if (packed && table_->packed[p.m] != nullptr) kernel = table_->packed[p.m];
     auto const* A = static_cast<T const*>(args.A);
     auto const* B = static_cast<T const*>(args.B);

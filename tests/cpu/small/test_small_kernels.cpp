@@ -180,8 +180,9 @@ TYPED_TEST(SmallKernels, PackedKernelsRunWholeVectorsAndTheRemainder) {
 template <typename T>
 ::testing::AssertionResult check_strided_run(cpu::SmallKernelTable<T> const& table, int m, int n, int k,
                                              std::int64_t count, std::int64_t ld_pad, std::int64_t gap, double alpha,
-                                             double beta, cpu::SmallGemmFn<T> forced = nullptr) {
-  std::int64_t const lda = m + ld_pad, ldb = k + ld_pad, ldc = m + ld_pad;
+                                             double beta, cpu::SmallGemmFn<T> forced = nullptr,
+                                             std::int64_t lda_extra = 0) {
+  std::int64_t const lda = m + ld_pad + lda_extra, ldb = k + ld_pad, ldc = m + ld_pad;
   std::int64_t const stride_a = lda * k + gap, stride_b = ldb * n + gap, stride_c = ldc * n + gap;
   constexpr std::int64_t kGuard = 64;
   std::mt19937_64 rng = fresh_generator();
@@ -247,6 +248,33 @@ TYPED_TEST(SmallKernels, StridedRunsWriteOnlyTheirWindows) {
             }
           }
         }
+      }
+    }
+  }
+}
+
+/// The column-group kernels (m divides the vector width, k = m, ldb = k, ldc = m): every n up to 32
+/// (whole vectors, blocks of 8 vectors and every tail of groups), strided runs with gaps between
+/// problems and guards around C, beta 0 on a NaN C, 1 and -0.5, and A with a longer ld (its columns
+/// are broadcast from any ld). With AVX-512 they exist for f64 m = 2, 4 and f32 m = 2, 4, 8.
+TYPED_TEST(SmallKernels, ColumnGroupKernelsRunEveryNAndTail) {
+  auto const tables = tables_this_cpu_runs<TypeParam>();
+  if (tables.empty()) GTEST_SKIP() << "CPU has neither AVX-512 nor AVX2+FMA";
+  for (auto const& t : tables) {
+    for (int m = 1; m <= cpu::kSmallMax; ++m) {
+      bool const expected = t.name == "avx512" && (m == 2 || m == 4 || (m == 8 && sizeof(TypeParam) == 4));
+      ASSERT_EQ(t.table->grouped[m] != nullptr, expected) << t.name << " m=" << m;
+      if (!expected) continue;
+      EXPECT_EQ(t.table->grouped_min_n[m], 64 / int(sizeof(TypeParam)) / m) << m;
+      for (int n = 1; n <= cpu::kSmallMax; ++n) {
+        for (std::int64_t gap : {0, 5}) {
+          for (double beta : {0.0, 1.0, -0.5}) {
+            EXPECT_TRUE(check_strided_run(*t.table, m, n, m, 5, 0, gap, 0.75, beta, t.table->grouped[m], gap))
+                << t.name << " m=" << m << " n=" << n << " gap=" << gap << " beta=" << beta;
+          }
+        }
+        EXPECT_TRUE(check_strided_run(*t.table, m, n, m, 3, 0, 0, 1.0, 0.0, t.table->grouped[m]))
+            << t.name << " alpha 1, beta 0: m=" << m << " n=" << n;
       }
     }
   }
