@@ -22,7 +22,7 @@ std::vector<CaseGroup> cpu_case_groups() {
                           {17, 15, 31}, {31, 33, 1},  {33, 31, 2}, {37, 61, 97}, {97, 37, 61}, {61, 97, 37},
                           // k = m where m divides the vector width: the column-group kernels (n below a
                           // whole vector's columns at 4x3x4 f32)
-                          {4, 8, 4},    {2, 9, 2},    {8, 12, 8},  {4, 3, 4}};
+                          {4, 8, 4},    {2, 9, 2},    {8, 12, 8},  {4, 3, 4},   {5, 7, 5},    {3, 11, 3}};
   gk_op const nt[] = {GK_OP_N, GK_OP_T};
   std::vector<CaseGroup> groups;
   for (Shape const& s : shapes) {
@@ -51,7 +51,8 @@ std::vector<CaseGroup> cpu_case_groups() {
     groups.push_back(batch3_group(s));
   }
   // Packed NN batches (ld = m, back to back): the packed kernels, column groups at 4x4x4 and 8x8x8.
-  for (Shape const& s : {Shape{2, 2, 2}, Shape{3, 3, 3}, Shape{4, 4, 4}, Shape{8, 8, 8}, Shape{4, 8, 4}}) {
+  for (Shape const& s : {Shape{2, 2, 2}, Shape{3, 3, 3}, Shape{4, 4, 4}, Shape{6, 6, 6}, Shape{7, 7, 7},
+                         Shape{8, 8, 8}, Shape{4, 8, 4}}) {
     groups.push_back({"packed_batch5_" + shape_name(s),
                       {{s, GK_OP_N, GK_OP_N, 1.0, 0.0, 0, 5}, {s, GK_OP_N, GK_OP_N, -0.5, 1.0, 0, 5}}});
   }

@@ -268,24 +268,24 @@ SmallKernelTable<typename Select::Packed::T> table_with_flat_packed(std::integer
   ((table.packed_variant[int(SmallPrefetch::kStep)][N] = table.packed_variant[int(SmallPrefetch::kNextProblem)][N]),
    ...);
   ((table.packed[N] = table.packed_variant[int(SmallPrefetch::kNone)][N]), ...);
-  // Column groups (m divides the width): the by_m kernel for k = m, and the square kernel of 4 and 8
-  // as their packed kernel (flat or columns: the tuning table's choice). Both always prefetch: a
-  // row's prefetch is the square kernel's pick, and without prefetch the grouped kernels lost from
-  // memory where they won with it (grouped_entry).
+  // Column groups (two or more columns per vector): the by_m kernel for k = m, and from 4 rows the
+  // square kernel as the packed kernel (flat or columns: the tuning table's choice; 2 and 3 keep
+  // theirs). Both always prefetch: a row's prefetch is the square kernel's pick, and without
+  // prefetch the grouped kernels lost from memory where they won with it (grouped_entry).
   using Wide = typename Select::Packed;
   auto const fill_grouped = [&]<int M>() {
-    if constexpr (M < Wide::kWidth) {
+    if constexpr (small_detail::ColumnGroups<Wide, M>::kColumns >= 2) {
       table.grouped[M] = &small_detail::grouped_entry<Wide, M, 0, true>;
-      table.grouped_min_n[M] = Wide::kWidth / M;
-      if constexpr (M > 2) {
+      table.grouped_min_n[M] = small_detail::ColumnGroups<Wide, M>::kColumns;
+      if constexpr (M >= 4) {
         for (auto& variant : table.packed_variant) variant[M] = &small_detail::grouped_entry<Wide, M, M, true>;
         table.packed[M] = table.packed_variant[int(SmallPrefetch::kNone)][M];
       }
     }
   };
-  fill_grouped.template operator()<2>();
-  fill_grouped.template operator()<4>();
-  fill_grouped.template operator()<8>();
+  [&]<int... M>(std::integer_sequence<int, M...>) {
+    (fill_grouped.template operator()<M + 2>(), ...);
+  }(std::make_integer_sequence<int, 7>{});
   return table;
 }
 

@@ -65,9 +65,9 @@ enum class SmallVectors : int { kWide, kSplit };
 inline constexpr int kSmallVectorChoices = 2;
 
 /// What runs a packed batch of s x s x s problems (ld = s, stride = s^2) where the size has a packed
-/// kernel (SmallKernelTable::packed_variant): kFlat that kernel, kColumns the square kernel. At 4 and
-/// 8 (AVX-512 f32; f64 at 4) the packed kernel is the column-group kernel (SmallKernelTable::grouped)
-/// for s columns. The other packed kernels fill whole vectors with several problems at once (at 3: whole-vector loads of A
+/// kernel (SmallKernelTable::packed_variant): kFlat that kernel, kColumns the square kernel. From 4
+/// to 8 (AVX-512 f32; f64 at 4) the packed kernel is the column-group kernel (SmallKernelTable::grouped)
+/// for s columns. The packed kernels of 2 and 3 fill whole vectors with several problems at once (at 3: whole-vector loads of A
 /// and B and lane permutes; until 87d7742 masked merges, which on AMD Zen 5 ran f64 3^3 from memory
 /// at 43 % of the bound against 98 % for the square kernel). Which one wins is data, per CPU.
 enum class SmallPacked : int { kFlat, kColumns };
@@ -113,9 +113,9 @@ struct SmallKernelTable {
   SmallGemmFn<T> packed[kSmallMax + 1] = {};
   SmallGemmFn<T> packed_variant[kSmallPrefetches][kSmallMax + 1] = {};
   /// grouped[m]: problems of m rows with k = m whose columns of B and C lie back to back (ldb = k,
-  /// ldc = m; lda any), n at run time, where m divides the vector width so a vector holds whole
-  /// columns (column groups, small_kernels.inl); nullptr for the other m. It runs where n is at
-  /// least grouped_min_n[m] (one whole vector); below that the by_m kernel does.
+  /// ldc = m; lda any), n at run time, where a vector holds two or more whole columns (column groups,
+  /// small_kernels.inl); nullptr for the other m. It runs where n is at least grouped_min_n[m] (the
+  /// columns of one vector); below that the by_m kernel does.
   SmallGemmFn<T> grouped[kSmallMax + 1] = {};
   int grouped_min_n[kSmallMax + 1] = {};
 

@@ -606,31 +606,80 @@ void packed_flat_entry(std::int64_t count, int, int, typename V::T alpha, typena
                                     beta, C + done * kArea, N, kArea);
 }
 
-/// Column groups: where M divides the vector width W (M < W), k = M and the columns of B and C are
-/// stored back to back (ldb = k, ldc = m), a vector holds W / M whole columns of C and the same
-/// columns of B, lane for lane. Term l of every lane group is then A's column l repeated in each
-/// group (one broadcast load: V::group_broadcast) times the group's own B(l, j) (an in-register
-/// permute: V::group_select), so every lane of every FMA works, and A, B and C move in whole
-/// vectors. The column kernel runs one narrow vector per column and one broadcast load of B per
-/// FMA (AMD Zen 5, f32 4x8x4 in L2, 1 thread: 22 GF/s, core-bound).
-/// A block of kFull whole vectors and, where kTail > 0, a last vector of kTail lanes.
+/// Column groups: where a vector holds two or more whole columns of M rows (M <= W / 2), k = M and
+/// the columns of B and C are stored back to back (ldb = k, ldc = m), a vector holds G = W / M whole
+/// columns of C (its first G M lanes) and the same columns of B, lane for lane. Term l of every lane
+/// group is then A's column l repeated in each group (group_broadcast) times the group's own B(l, j)
+/// (an in-register permute: group_select), so the lanes a vector holds all work and A, B and C move
+/// in whole vectors. The column kernel runs one narrow vector per column and one broadcast load of B
+/// per FMA (AMD Zen 5, f32 4x8x4 in L2, 1 thread: 22 GF/s, core-bound; 65 in column groups).
+template <class V, int M>
+struct ColumnGroups {
+  static constexpr int kColumns = V::kWidth / M;  ///< whole columns a vector holds
+  static constexpr int kLanes = kColumns * M;     ///< the lanes they fill
+};
+
+/// A constant vector of lane indices: for kL >= 0 lane t reads lane kL of its group (group_select),
+/// for kL < 0 lane t reads t % M (A's column repeated, group_broadcast); lanes past the groups read 0.
+template <class V>
+struct LaneIndex {
+  alignas(64) typename V::IndexElement lane[V::kWidth] = {};
+};
+template <class V, int M, int kL>
+constexpr LaneIndex<V> make_group_index() {
+  LaneIndex<V> index;
+  for (int t = 0; t < ColumnGroups<V, M>::kLanes; ++t) index.lane[t] = kL < 0 ? t % M : t / M * M + kL;
+  return index;
+}
+template <class V, int M, int kL>
+inline constexpr LaneIndex<V> kGroupIndex = make_group_index<V, M, kL>();
+
+/// A's column at p (M elements) repeated in every group: the ISA's broadcast load where M divides
+/// the width, else a masked load and a lane permute.
+template <class V, int M>
+[[gnu::always_inline]] inline typename V::Reg group_broadcast(typename V::T const* p) {
+  if constexpr (V::kWidth % M == 0) {
+    return V::template group_broadcast<M>(p);
+  } else {
+    return V::permute_lanes(V::load_index(kGroupIndex<V, M, -1>.lane), V::load(p, V::tail_mask(M)));
+  }
+}
+
+/// Every lane of each group from the group's lane kL: the ISA's permute by an immediate where it has
+/// one for groups that divide the width, else a lane permute by a constant index.
+template <class V, int M, int kL>
+[[gnu::always_inline]] inline typename V::Reg group_select(typename V::Reg v) {
+  if constexpr (V::kWidth % M == 0) {
+    return V::template group_select<M, kL>(v);
+  } else {
+    return V::permute_lanes(V::load_index(kGroupIndex<V, M, kL>.lane), v);
+  }
+}
+
+/// A block of kFull vectors of G columns and, where kTail > 0, a last vector of kTail lanes. Vectors
+/// with lanes to spare (G M < W) load masked and store end-aligned (store_tail).
 template <class V, int M, int kFull, int kTail>
 [[gnu::always_inline]] inline void group_block(typename V::T alpha, typename V::T const* A, std::int64_t lda,
                                                typename V::T const* B, typename V::T beta, typename V::T* C) {
   using Reg = typename V::Reg;
-  constexpr int W = V::kWidth, kVectors = kFull + (kTail > 0 ? 1 : 0);
+  constexpr int W = V::kWidth, kLanes = ColumnGroups<V, M>::kLanes, kVectors = kFull + (kTail > 0 ? 1 : 0);
+  auto const full_mask = V::tail_mask(kLanes);
   auto const tail_mask = V::tail_mask(kTail > 0 ? kTail : W);
+  auto const load = [&](typename V::T const* p, int v) __attribute__((always_inline)) {
+    if (v == kFull) return V::load(p, tail_mask);
+    return kLanes == W ? V::load(p) : V::load(p, full_mask);
+  };
   Reg b[kVectors], acc[kVectors];
 #pragma GCC unroll 16
   for (int v = 0; v < kVectors; ++v) {
-    b[v] = v < kFull ? V::load(B + v * W) : V::load(B + v * W, tail_mask);
+    b[v] = load(B + v * kLanes, v);
     acc[v] = V::zero();
   }
-  [&]<int... kL>(std::integer_sequence<int, kL...>) {
-    ([&] {
-      Reg const a = V::template group_broadcast<M>(A + kL * lda);
+  [&]<int... kL>(std::integer_sequence<int, kL...>) __attribute__((always_inline)) {
+    ([&]() __attribute__((always_inline)) {
+      Reg const a = group_broadcast<V, M>(A + kL * lda);
 #pragma GCC unroll 16
-      for (int v = 0; v < kVectors; ++v) acc[v] = V::fma(a, V::template group_select<M, kL>(b[v]), acc[v]);
+      for (int v = 0; v < kVectors; ++v) acc[v] = V::fma(a, group_select<V, M, kL>(b[v]), acc[v]);
     }(), ...);
   }(std::make_integer_sequence<int, M>{});
   Reg const alpha_v = V::broadcast(alpha);
@@ -638,13 +687,13 @@ template <class V, int M, int kFull, int kTail>
   bool const scale = alpha != typename V::T(1), read_c = beta != typename V::T(0);
 #pragma GCC unroll 16
   for (int v = 0; v < kVectors; ++v) {
-    typename V::T* c = C + v * W;
+    typename V::T* c = C + v * kLanes;
     Reg result = scale ? V::mul(alpha_v, acc[v]) : acc[v];
+    if (read_c) result = V::fma(beta_v, load(c, v), result);
     if (v < kFull) {
-      if (read_c) result = V::fma(beta_v, V::load(c), result);
-      V::store(c, result);
+      if constexpr (kLanes == W) V::store(c, result);
+      else store_tail<V, kLanes>(c, result, full_mask);
     } else if constexpr (kTail > 0) {
-      if (read_c) result = V::fma(beta_v, V::load(c, tail_mask), result);
       store_tail<V, kTail>(c, result, tail_mask);
     }
   }
@@ -669,9 +718,9 @@ template <class V, int M, int kFull>
         if (tail_groups == kGroups) group_block<V, M, kFull, kGroups * M>(alpha, A, lda, B, beta, C);
       }
     };
-    [&]<int... kGroups>(std::integer_sequence<int, kGroups...>) {
-      (with_tail.template operator()<kGroups>(), ...);  // tail_groups < W / M: one of them matches
-    }(std::make_integer_sequence<int, V::kWidth / M>{});
+    [&]<int... kGroups>(std::integer_sequence<int, kGroups...>) __attribute__((always_inline)) {
+      (with_tail.template operator()<kGroups>(), ...);  // tail_groups < G: one of them matches
+    }(std::make_integer_sequence<int, ColumnGroups<V, M>::kColumns>{});
   }
 }
 
@@ -684,10 +733,10 @@ template <class V, int M, int N, bool kPrefetchAhead = false>
 void grouped_entry(std::int64_t count, int n_runtime, int, typename V::T alpha, typename V::T const* A,
                    std::int64_t lda, std::int64_t stride_a, typename V::T const* B, std::int64_t, std::int64_t stride_b,
                    typename V::T beta, typename V::T* C, std::int64_t, std::int64_t stride_c) {
-  static_assert(V::kWidth % M == 0 && M < V::kWidth, "whole columns per vector, more than one");
-  constexpr int W = V::kWidth;
+  constexpr int G = ColumnGroups<V, M>::kColumns, kLanes = ColumnGroups<V, M>::kLanes;
+  static_assert(G >= 2, "two or more whole columns per vector");
   int const n = N > 0 ? N : n_runtime;
-  int const vectors = n * M / W, tail_groups = n % (W / M);
+  int const vectors = n / G, tail_groups = n % G;
   std::int64_t const ahead = problems_within(kStepLeadBytes, std::int64_t(M * M + 2 * M * n) * sizeof(typename V::T));
   for (std::int64_t p = 0; p < count; ++p) {
     auto const* a = A + p * stride_a;
@@ -709,9 +758,9 @@ void grouped_entry(std::int64_t count, int n_runtime, int, typename V::T alpha, 
     }
     int v = 0;
     for (; vectors - v > kGroupBlockVectors; v += kGroupBlockVectors) {
-      group_block<V, M, kGroupBlockVectors, 0>(alpha, a, lda, b + v * W, beta, c + v * W);
+      group_block<V, M, kGroupBlockVectors, 0>(alpha, a, lda, b + v * kLanes, beta, c + v * kLanes);
     }
-    group_last_block<V, M, 0>(vectors - v, tail_groups, alpha, a, lda, b + v * W, beta, c + v * W);
+    group_last_block<V, M, 0>(vectors - v, tail_groups, alpha, a, lda, b + v * kLanes, beta, c + v * kLanes);
   }
 }
 
