@@ -20,8 +20,8 @@ using CpuCase = VariantCase;
 std::vector<CaseGroup> cpu_case_groups() {
   Shape const shapes[] = {{1, 1, 1},    {2, 2, 2},    {1, 17, 16}, {16, 1, 33}, {15, 16, 17}, {16, 16, 16},
                           {17, 15, 31}, {31, 33, 1},  {33, 31, 2}, {37, 61, 97}, {97, 37, 61}, {61, 97, 37},
-                          // k = m where m divides the vector width: the column-group kernels (n below a
-                          // whole vector's columns at 4x3x4 f32)
+                          // k = m with two or more columns per vector: the column-group kernels (n below
+                          // a whole vector's columns at 4x3x4 f32)
                           {4, 8, 4},    {2, 9, 2},    {8, 12, 8},  {4, 3, 4},   {5, 7, 5},    {3, 11, 3}};
   gk_op const nt[] = {GK_OP_N, GK_OP_T};
   std::vector<CaseGroup> groups;

@@ -103,18 +103,12 @@ struct Avx512F32 {
       return _mm512_broadcast_f32x8(_mm256_loadu_ps(p));
     }
   }
-  /// Every lane of each group of kGroup lanes from the group's lane kL: in-lane permutes by an
-  /// immediate up to groups of 4, a lane permute by a constant index for groups of 8.
+  /// Every lane of each group of kGroup (2 or 4) lanes from the group's lane kL: an in-lane permute
+  /// by an immediate (wider groups take a lane permute by index, small_kernels.inl).
   template <int kGroup, int kL>
   static Reg group_select(Reg v) {
-    if constexpr (kGroup == 2) {
-      return _mm512_permute_ps(v, kL | kL << 2 | (kL + 2) << 4 | (kL + 2) << 6);
-    } else if constexpr (kGroup == 4) {
-      return _mm512_permute_ps(v, kL * 0x55);
-    } else {
-      return _mm512_permutexvar_ps(_mm512_set_epi32(kL + 8, kL + 8, kL + 8, kL + 8, kL + 8, kL + 8, kL + 8, kL + 8,
-                                                    kL, kL, kL, kL, kL, kL, kL, kL), v);
-    }
+    if constexpr (kGroup == 2) return _mm512_permute_ps(v, kL | kL << 2 | (kL + 2) << 4 | (kL + 2) << 6);
+    else return _mm512_permute_ps(v, kL * 0x55);
   }
   using IndexElement = int;
   using Index = __m512i;
@@ -270,15 +264,14 @@ SmallKernelTable<typename Select::Packed::T> table_with_flat_packed(std::integer
   ((table.packed[N] = table.packed_variant[int(SmallPrefetch::kNone)][N]), ...);
   // Column groups (two or more columns per vector): the by_m kernel for k = m, and from 4 rows the
   // square kernel as the packed kernel (flat or columns: the tuning table's choice; 2 and 3 keep
-  // theirs). Both always prefetch: a row's prefetch is the square kernel's pick, and without
-  // prefetch the grouped kernels lost from memory where they won with it (grouped_entry).
+  // theirs). The row's prefetch is the square kernel's pick; the groups always prefetch (grouped_entry).
   using Wide = typename Select::Packed;
   auto const fill_grouped = [&]<int M>() {
     if constexpr (small_detail::ColumnGroups<Wide, M>::kColumns >= 2) {
-      table.grouped[M] = &small_detail::grouped_entry<Wide, M, 0, true>;
+      table.grouped[M] = &small_detail::grouped_entry<Wide, M, 0>;
       table.grouped_min_n[M] = small_detail::ColumnGroups<Wide, M>::kColumns;
       if constexpr (M >= 4) {
-        for (auto& variant : table.packed_variant) variant[M] = &small_detail::grouped_entry<Wide, M, M, true>;
+        for (auto& variant : table.packed_variant) variant[M] = &small_detail::grouped_entry<Wide, M, M>;
         table.packed[M] = table.packed_variant[int(SmallPrefetch::kNone)][M];
       }
     }

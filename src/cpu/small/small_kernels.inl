@@ -645,11 +645,11 @@ template <class V, int M>
   }
 }
 
-/// Every lane of each group from the group's lane kL: the ISA's permute by an immediate where it has
-/// one for groups that divide the width, else a lane permute by a constant index.
+/// Every lane of each group from the group's lane kL: the ISA's permute by an immediate for groups of
+/// 2 and 4 (within 128- or 256-bit lanes), else a lane permute by a constant index.
 template <class V, int M, int kL>
 [[gnu::always_inline]] inline typename V::Reg group_select(typename V::Reg v) {
-  if constexpr (V::kWidth % M == 0) {
+  if constexpr (M <= 4 && V::kWidth % M == 0) {
     return V::template group_select<M, kL>(v);
   } else {
     return V::permute_lanes(V::load_index(kGroupIndex<V, M, kL>.lane), v);
@@ -725,11 +725,11 @@ template <class V, int M, int kFull>
 }
 
 /// Runs `count` problems of M rows, k = M, n columns (N at compile time where N > 0), ldb = k and
-/// ldc = m (lda any): the caller checks the layout. kPrefetchAhead: each problem first prefetches
-/// the lines of the one about kStepLeadBytes further on (AMD Zen 5, 1 GiB, 1 thread, % of the
-/// stream bound: f32 4x8x4 84 -> 98-100, 8x8x8 88 -> 101, f64 4x8x4 91 -> 105; f32 4x4x4 80 -> 73,
-/// where the square column kernel ran 89-92).
-template <class V, int M, int N, bool kPrefetchAhead = false>
+/// ldc = m (lda any): the caller checks the layout. Each problem first prefetches the lines of the
+/// one about kStepLeadBytes further on (AMD Zen 5, 1 GiB, 1 thread, % of the stream bound, without
+/// -> with: f32 4x8x4 84 -> 98-100, 8x8x8 88 -> 101, f64 4x8x4 91 -> 105; the groups lost from
+/// memory without it).
+template <class V, int M, int N>
 void grouped_entry(std::int64_t count, int n_runtime, int, typename V::T alpha, typename V::T const* A,
                    std::int64_t lda, std::int64_t stride_a, typename V::T const* B, std::int64_t, std::int64_t stride_b,
                    typename V::T beta, typename V::T* C, std::int64_t, std::int64_t stride_c) {
@@ -742,19 +742,17 @@ void grouped_entry(std::int64_t count, int n_runtime, int, typename V::T alpha, 
     auto const* a = A + p * stride_a;
     auto const* b = B + p * stride_b;
     auto* c = C + p * stride_c;
-    if constexpr (kPrefetchAhead) {
-      // The last problems prefetch their own lines: no branch, nothing read past the batch.
-      std::int64_t const later = p + ahead < count ? ahead : 0;
-      if constexpr (N > 0) {  // whole ranges of compile-time length: a few prefetches, no loop
-        if (lda == M) prefetch_column<M * M>(a + later * stride_a);
-        else prefetch_columns(a + later * stride_a, M, M, lda);
-        prefetch_column<M * N>(b + later * stride_b);
-        prefetch_column<M * N>(c + later * stride_c);
-      } else {
-        prefetch_columns(a + later * stride_a, M, M, lda);
-        prefetch_columns(b + later * stride_b, M * n, 1, M * n);
-        prefetch_columns(c + later * stride_c, M * n, 1, M * n);
-      }
+    // The last problems prefetch their own lines: no branch, nothing read past the batch.
+    std::int64_t const later = p + ahead < count ? ahead : 0;
+    if constexpr (N > 0) {  // whole ranges of compile-time length: a few prefetches, no loop
+      if (lda == M) prefetch_column<M * M>(a + later * stride_a);
+      else prefetch_columns(a + later * stride_a, M, M, lda);
+      prefetch_column<M * N>(b + later * stride_b);
+      prefetch_column<M * N>(c + later * stride_c);
+    } else {
+      prefetch_columns(a + later * stride_a, M, M, lda);
+      prefetch_columns(b + later * stride_b, M * n, 1, M * n);
+      prefetch_columns(c + later * stride_c, M * n, 1, M * n);
     }
     int v = 0;
     for (; vectors - v > kGroupBlockVectors; v += kGroupBlockVectors) {

@@ -253,7 +253,7 @@ TYPED_TEST(SmallKernels, StridedRunsWriteOnlyTheirWindows) {
   }
 }
 
-/// The column-group kernels (m divides the vector width, k = m, ldb = k, ldc = m): every n up to 32
+/// The column-group kernels (two or more columns per vector, k = m, ldb = k, ldc = m): every n up to 32
 /// (whole vectors, blocks of 8 vectors and every tail of groups), strided runs with gaps between
 /// problems and guards around C, beta 0 on a NaN C, 1 and -0.5, and A with a longer ld (its columns
 /// are broadcast from any ld). With AVX-512 they exist where a vector holds two or more columns: f64
