@@ -35,6 +35,7 @@ ModelField const kModelFields[] = {
     {"dmma_m16n8k16_latency", &M::dmma_latency_cycles, 1, false},
     {"l2_load_latency", &M::l2_load_latency_cycles, 1, false},
     {"dram_load_latency", &M::dram_load_latency_cycles, 1, false},
+    {"bar_sync_4warps", &M::barrier_latency_cycles, 1, false},
     {"launch_latency", &M::launch_latency_s, 1e-6, false},
     {"launch_interval", &M::launch_interval_s, 1e-6, false},
 };

@@ -2,8 +2,9 @@
     \brief Read-after-write latency of the instructions a GEMM loop is made of (seed 001 Table 3):
     DFMA, FFMA, DADD, DMUL, integer add and multiply-add, and FP64 MMA of every shape (accumulator
     to accumulator). One warp runs a chain in which every instruction reads the previous one's
-    result; clock64 around the chain, cycles per instruction. Shared-memory loads are in
-    shared_memory.cu.
+    result; clock64 around the chain, cycles per instruction. Also the block barrier (bar.sync) a
+    GEMM block crosses at every k-tile: one block of 4 or 8 warps, barriers back to back, cycles per
+    barrier. Shared-memory loads are in shared_memory.cu.
 */
 #include <cstdint>
 
@@ -102,6 +103,18 @@ __global__ void __launch_bounds__(32) chain_kernel(double const* seeds, double* 
 #endif
 }
 
+/// kThreads threads cross kSteps barriers back to back; thread 0 reports the cycles.
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads) barrier_kernel(long long* cycles) {
+  long long const t0 = clock64();
+  for (int i = 0; i < kSteps; i += kUnroll) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) asm volatile("bar.sync 0;" ::: "memory");
+  }
+  long long const t1 = clock64();
+  if (threadIdx.x == 0) cycles[0] = t1 - t0;
+}
+
 struct Buffers {
   DeviceArray<double> seeds, sink;
   DeviceArray<long long> cycles;
@@ -114,6 +127,14 @@ Measurement chain_row(Settings const& s, cudaStream_t stream, Buffers const& b, 
     time_chain([&] { chain_kernel<Chain, kMinSm><<<1, 32, 0, stream>>>(b.seeds.get(), b.sink.get(), b.cycles.get()); },
                stream, b.cycles.get(), kSteps, s.reps, &row);
   }
+  return row;
+}
+
+template <int kThreads>
+Measurement barrier_row(Settings const& s, cudaStream_t stream, Buffers const& b, char const* name, char const* what) {
+  Measurement row{name, "cycles", what, {}, {}, {}};
+  time_chain([&] { barrier_kernel<kThreads><<<1, kThreads, 0, stream>>>(b.cycles.get()); }, stream, b.cycles.get(),
+             kSteps, s.reps, &row);
   return row;
 }
 
@@ -146,6 +167,8 @@ std::vector<Measurement> measure_instruction_latency(Settings const& s) {
                                                      "mma.sync m16n8k8 .f64, D = A*B + D, one warp"),
       chain_row<MmaChain<MmaF64Shape<16, 8, 16>>, 90>(s, st, b, "dmma_m16n8k16_latency",
                                                       "mma.sync m16n8k16 .f64, D = A*B + D, one warp"),
+      barrier_row<128>(s, st, b, "bar_sync_4warps", "bar.sync back to back, one block of 4 warps"),
+      barrier_row<256>(s, st, b, "bar_sync_8warps", "bar.sync back to back, one block of 8 warps"),
   };
 }
 

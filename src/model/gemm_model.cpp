@@ -48,14 +48,54 @@ Prediction predict(MachineDescription const& machine, TileConfig const& c, std::
   double const useful = double(m) * double(n) /
                         (double((m + c.bm - 1) / c.bm * c.bm) * double((n + c.bn - 1) / c.bn * c.bn));
   p.wave_efficiency *= useful;
-  (void)k;
 
   p.flops = p.tensor_ceiling;
   p.limiter = "FP64 tensor peak";
   if (p.l2_ceiling < p.flops) p.flops = p.l2_ceiling, p.limiter = "L2 bandwidth (block tile)";
   if (p.smem_ceiling < p.flops) p.flops = p.smem_ceiling, p.limiter = "shared-memory bandwidth (warp tile)";
-  if (p.resident_blocks == 0) p.flops = 0, p.limiter = "does not fit on an SM";
+  if (p.resident_blocks == 0) {
+    p.flops = 0, p.limiter = "does not fit on an SM";
+    return p;
+  }
   p.flops *= p.wave_efficiency;
+
+  // Latency: per k-tile a warp keeps its SM sub-partition's tensor pipe busy for its MMAs, then
+  // waits. A block alone exposes the wait; r resident blocks overlap theirs.
+  double const pipe_flops_per_cycle =
+      machine.fp64_tensor_flops / (double(machine.sm_count) * machine.sm_clock_hz * machine.schedulers_per_sm);
+  int const warps = c.threads() / 32;
+  int const warps_per_scheduler = (warps + machine.schedulers_per_sm - 1) / machine.schedulers_per_sm;
+  double const mma_cycles = 2.0 * 16 * 8 * c.mma_k / pipe_flops_per_cycle;
+  double const mmas_per_warp = double(c.warp_m / 16) * double(c.warp_n / 8) * double(c.bk) / c.mma_k;
+  double const busy = warps_per_scheduler * mmas_per_warp * mma_cycles;  // per k-tile, per scheduler
+  double exposed = machine.barrier_latency_cycles;  // one block barrier per k-tile
+  if (!c.fragment_double_buffer) {
+    exposed += machine.lds64_latency_cycles + double(c.warp_m / 16) * machine.dmma_latency_cycles;
+  }
+  std::int64_t const tiles_per_sm = (tiles + machine.sm_count - 1) / machine.sm_count;
+  int const concurrent = int(std::min<std::int64_t>(p.resident_blocks, tiles_per_sm));
+  // The stage for k-tile t + stages - 1 is asked for when k-tile t starts.
+  double const k_tile_period = std::max(busy * concurrent, busy + exposed);
+  exposed += std::max(0.0, machine.l2_load_latency_cycles - (c.stages - 1) * k_tile_period);
+  p.exposed_cycles_per_k_tile = exposed;
+  double const busy_fraction = busy / (busy + exposed);
+  // The busiest SM runs its tiles in rounds of up to resident_blocks; scheduler cycles per round
+  // for r blocks: r * busy / (1 - (1 - x)^r) per k-tile.
+  double cycles = 0, busy_cycles = 0;
+  for (std::int64_t left = tiles_per_sm; left > 0;) {
+    int const r = int(std::min<std::int64_t>(p.resident_blocks, left));
+    double const use = 1.0 - std::pow(1.0 - busy_fraction, r);
+    cycles += r * busy / use;
+    busy_cycles += r * busy;
+    left -= r;
+  }
+  p.latency_efficiency = busy_cycles / cycles;
+  double const latency_bound = machine.fp64_tensor_flops * p.wave_efficiency * p.latency_efficiency;
+  if (latency_bound < p.flops * (1.0 - 1e-12)) {
+    p.flops = latency_bound;
+    p.limiter = "latency (blocks per SM too few)";
+  }
+  (void)k;
   return p;
 }
 

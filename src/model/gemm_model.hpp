@@ -3,9 +3,10 @@
     kernel's tile configs: the bandwidth each memory level must deliver for a tile
     (RB = DF * WB * (1/bm + 1/bn) / 2 at the L2, the same reasoning at shared memory for the warp
     tile), occupancy from registers, shared memory and threads, and wave quantization for a shape.
-    The predicted bound is the smallest ceiling times the wave efficiency; latency hiding is not
-    modelled (the ceiling assumes enough warps), which is what separates the bound from the
-    measurement at low occupancy.
+    The predicted bound is the smallest ceiling times the wave efficiency, or lower where the
+    blocks an SM holds cannot keep its tensor pipes busy through the latencies each k-tile exposes
+    (the measured shared-load, DMMA and L2 latencies of the machine description; a description
+    without them models no latency).
 */
 #pragma once
 
@@ -25,6 +26,10 @@ struct TileConfig {
   int bm = 0, bn = 0, bk = 0, warp_m = 0, warp_n = 0, stages = 0, blocks_per_sm = 1;
   int registers_per_thread = 0;  ///< 0: the launch-bounds cap
   int element_bytes = 8;
+  int mma_k = 16;                ///< the MMA's depth (m16n8k16 or m16n8k8)
+  /// Whether a warp loads the next k step's fragments while this step's MMAs run (the m16n8k8
+  /// forms and the two-level prefetch): no fragment load then waits behind the MMAs.
+  bool fragment_double_buffer = false;
 
   int threads() const { return 32 * (bm / warp_m) * (bn / warp_n); }
   int shared_bytes() const { return stages * (bm + bn) * bk * element_bytes; }
@@ -40,6 +45,14 @@ struct Prediction {
   int resident_blocks = 0;       ///< blocks per SM the resources allow
   int warps_per_sm = 0;
   double wave_efficiency = 1;    ///< tiles / (SMs x the most tiles one SM runs), x the useful part of edge tiles
+  /// Cycles a block waits per k-tile with its warps' MMAs not issuing: its barrier and, without
+  /// fragment double-buffering, the first fragment load and each streamed fragment group's reload
+  /// behind the MMA that still reads it; plus the wait for the stage's copy where the ring is too
+  /// short.
+  double exposed_cycles_per_k_tile = 0;
+  /// The busiest SM's tensor-pipe use: 1 - (1 - x)^r for r resident blocks each busy a fraction
+  /// x of its time (a pipe idles only when every block waits), over that SM's rounds of tiles.
+  double latency_efficiency = 1;
 };
 
 /// Blocks of `config` one SM holds: the least of threads, registers, shared memory, the block

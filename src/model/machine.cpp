@@ -52,6 +52,7 @@ Field const kFields[] = {
     {"dmma_latency_cycles", &MachineDescription::dmma_latency_cycles, false},
     {"l2_load_latency_cycles", &MachineDescription::l2_load_latency_cycles, false},
     {"dram_load_latency_cycles", &MachineDescription::dram_load_latency_cycles, false},
+    {"barrier_latency_cycles", &MachineDescription::barrier_latency_cycles, false},
     {"launch_latency_s", &MachineDescription::launch_latency_s, false},
     {"launch_interval_s", &MachineDescription::launch_interval_s, false},
     {"registers_per_sm", &MachineDescription::registers_per_sm, true},

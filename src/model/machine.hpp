@@ -32,6 +32,7 @@ struct MachineDescription {
   double dfma_latency_cycles = 0, ffma_latency_cycles = 0, integer_latency_cycles = 0;
   double dmma_latency_cycles = 0;        ///< mma.sync m16n8k16 .f64, accumulator to accumulator
   double l2_load_latency_cycles = 0, dram_load_latency_cycles = 0;
+  double barrier_latency_cycles = 0;     ///< bar.sync of one 4-warp block, back to back
   // Host side of a kernel launch.
   double launch_latency_s = 0;    ///< launch an empty kernel and wait for it (round trip)
   double launch_interval_s = 0;   ///< per launch of back-to-back empty kernels on one stream

@@ -1,6 +1,6 @@
 /*! \file
     \brief The GEMM performance model on the H100 description: seed 001's required bandwidth,
-    occupancy limits, wave quantization, and the ranking it gives the tile configs.
+    occupancy limits, wave quantization, latency hiding, and the ranking it gives the tile configs.
 */
 #include "model/gemm_model.hpp"
 
@@ -98,6 +98,59 @@ TEST(GemmModel, ReadsTheTopLevelOfABenchRow) {
   EXPECT_DOUBLE_EQ(number["gflops"], 5500);
   EXPECT_EQ(number.count("clocks") + text.count("sm_max_mhz"), 0u);  // nested fields are skipped
   EXPECT_NE(read_json_row(R"({"clocks": {"a": 1})", &text, &number), "");  // unbalanced
+}
+
+/// The built-in H100 description with the latencies micro-benchmarks measure on it (cycles).
+MachineDescription h100_with_latencies() {
+  MachineDescription m = h100_sxm();
+  m.lds64_latency_cycles = 26, m.dmma_latency_cycles = 82, m.l2_load_latency_cycles = 277;
+  m.barrier_latency_cycles = 20;
+  return m;
+}
+
+TEST(GemmModel, WithoutLatenciesTheBoundIsTheCeilingTimesTheWaves) {
+  TileConfig c = config(128, 64, 16, 64, 32, 3, 1, 232);
+  Prediction const p = predict(h100_sxm(), c, 4096, 4096, 4096);
+  EXPECT_DOUBLE_EQ(p.latency_efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(p.exposed_cycles_per_k_tile, 0.0);
+  EXPECT_DOUBLE_EQ(p.flops, p.tensor_ceiling * p.wave_efficiency);
+}
+
+TEST(GemmModel, ResidentBlocksHideWhatOneBlockExposes) {
+  MachineDescription const machine = h100_with_latencies();
+  double const mma_cycles = 4096 / (machine.fp64_tensor_flops / (132 * machine.sm_clock_hz * 4));  // m16n8k16
+  // 128x64 tiles of 4 warps, m16n8k16 without fragment double-buffering: per k-tile each warp
+  // keeps its scheduler's pipe busy for 16 MMAs and then waits for its barrier, a shared load and
+  // four streamed reloads behind a DMMA. Two tiles per SM (264 tiles).
+  std::int64_t const m = 128 * 132, n = 128, k = 4096;
+  TileConfig alone = config(128, 64, 16, 64, 32, 3, 1, 232);
+  TileConfig paired = config(128, 64, 16, 64, 32, 3, 2, 232);
+  Prediction const one = predict(machine, alone, m, n, k);
+  EXPECT_DOUBLE_EQ(one.exposed_cycles_per_k_tile, 20 + 26 + 4 * 82);
+  double const x = 16 * mma_cycles / (16 * mma_cycles + 20 + 26 + 4 * 82);
+  EXPECT_NEAR(one.latency_efficiency, x, 1e-12);
+  EXPECT_EQ(one.limiter, "latency (blocks per SM too few)");
+  // Both tiles at once: the pipe idles only while both blocks wait.
+  Prediction const two = predict(machine, paired, m, n, k);
+  EXPECT_NEAR(two.latency_efficiency, 1 - (1 - x) * (1 - x), 1e-12);
+  EXPECT_GT(two.flops, one.flops);
+  // Fragments double-buffered (m16n8k8): only the barrier is left.
+  paired.mma_k = 8, paired.fragment_double_buffer = true;
+  Prediction const k8 = predict(machine, paired, m, n, k);
+  EXPECT_DOUBLE_EQ(k8.exposed_cycles_per_k_tile, 20);
+  EXPECT_GT(k8.flops, two.flops);
+  EXPECT_GT(k8.latency_efficiency, 0.999);
+}
+
+TEST(GemmModel, ShortRingWaitsForItsStage) {
+  MachineDescription const machine = h100_with_latencies();
+  double const mma_cycles = 2048 / (machine.fp64_tensor_flops / (132 * machine.sm_clock_hz * 4));  // m16n8k8
+  // 32x32 tiles of 4 warps of 16x16: 4 MMAs of m16n8k8 a k-tile; two stages cannot cover an L2
+  // round trip with one block per SM.
+  TileConfig c = config(32, 32, 16, 16, 16, 2, 1, 64);
+  c.mma_k = 8, c.fragment_double_buffer = true;
+  Prediction const p = predict(machine, c, 32 * 132, 32, 4096);  // one tile per SM
+  EXPECT_NEAR(p.exposed_cycles_per_k_tile, 20 + (277 - (4 * mma_cycles + 20)), 1e-9);
 }
 
 TEST(GemmModel, RankPutsL2BoundSmallTilesLast) {

@@ -26,6 +26,7 @@ TEST(MachineDescription, RoundTripThroughAFileKeepsEveryField) {
   m.source = "unit test";
   m.sm_clock_hz = 1.755e9 + 0.123456789;  // digits a short format would lose
   m.dmma_latency_cycles = 33.25;
+  m.barrier_latency_cycles = 21.5;
   m.launch_latency_s = 4.5e-6;
   m.schedulers_per_sm = 4;
   std::string const path = temp_path("round_trip.json");
@@ -43,6 +44,7 @@ TEST(MachineDescription, RoundTripThroughAFileKeepsEveryField) {
   EXPECT_EQ(read.smem_bytes_per_clock_per_sm, m.smem_bytes_per_clock_per_sm);
   EXPECT_EQ(read.bidirectional_pinned_bytes_per_s, m.bidirectional_pinned_bytes_per_s);
   EXPECT_EQ(read.dmma_latency_cycles, m.dmma_latency_cycles);
+  EXPECT_EQ(read.barrier_latency_cycles, m.barrier_latency_cycles);
   EXPECT_EQ(read.launch_latency_s, m.launch_latency_s);
   EXPECT_EQ(read.shared_bytes_per_sm, m.shared_bytes_per_sm);
   EXPECT_EQ(read.schedulers_per_sm, m.schedulers_per_sm);

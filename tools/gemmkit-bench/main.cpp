@@ -317,19 +317,21 @@ int run_model(Options const& o) {
     }
   }
   std::printf("performance model: %s (%s), m=%lld n=%lld k=%lld\n"
-              "ceilings: FP64 tensor %.1f TFLOP/s, L2 %.1f TB/s, shared %.1f TB/s; latency hiding not modelled\n\n",
+              "ceilings: FP64 tensor %.1f TFLOP/s, L2 %.1f TB/s, shared %.1f TB/s; latencies (cycles): 64-bit shared "
+              "load %.0f, DMMA %.0f, L2 load %.0f (0 = not in the description: no latency term)\n\n",
               machine.name.c_str(), machine.source.c_str(), (long long)m, (long long)n, (long long)k,
-              machine.fp64_tensor_flops / 1e12,
-              machine.l2_bytes_per_s / 1e12, machine.smem_bytes_per_s() / 1e12);
+              machine.fp64_tensor_flops / 1e12, machine.l2_bytes_per_s / 1e12, machine.smem_bytes_per_s() / 1e12,
+              machine.lds64_latency_cycles, machine.dmma_latency_cycles, machine.l2_load_latency_cycles);
 #if GEMMKIT_WITH_CUDA
   std::vector<model::TileConfig> const configs = gemm::dgemm_tensorop_model_configs();
   TablePrinter table({{"config", 36, true}, {"warps/SM", 8}, {"L2 B/flop", 9}, {"L2 TF", 6}, {"smem TF", 7},
-                      {"waves eff", 9}, {"bound TF", 8}, {"limited by", 34, true}});
+                      {"waves eff", 9}, {"lat eff", 7}, {"bound TF", 8}, {"limited by", 34, true}});
   table.print_header();
   for (auto const& [c, p] : model::rank(machine, configs, m, n, k)) {
     table.print_row({c.name, std::to_string(p.warps_per_sm), format("%.4f", p.l2_bytes_per_flop),
                      format("%.1f", p.l2_ceiling / 1e12), format("%.1f", p.smem_ceiling / 1e12),
-                     format("%.3f", p.wave_efficiency), format("%.1f", p.flops / 1e12), p.limiter});
+                     format("%.3f", p.wave_efficiency), format("%.3f", p.latency_efficiency),
+                     format("%.1f", p.flops / 1e12), p.limiter});
   }
   if (!o.measured_file.empty()) {
     if (int const rc = print_ranking_against(machine, o.measured_file); rc != 0) return rc;

@@ -19,6 +19,8 @@ std::vector<model::TileConfig> dgemm_tensorop_model_configs() {
           c.name = "dgemm_tensorop_" + Cfg::name();
           c.bm = Cfg::kBM, c.bn = Cfg::kBN, c.bk = Cfg::kBK, c.warp_m = Cfg::kWarpM, c.warp_n = Cfg::kWarpN;
           c.stages = Cfg::kStages, c.blocks_per_sm = Cfg::kBlocksPerSm;
+          c.mma_k = Cfg::kMmaK;
+          c.fragment_double_buffer = Cfg::kMmaK == 8 || Cfg::kFragmentPrefetch;
           out.push_back(c);
         }(),
         ...);
