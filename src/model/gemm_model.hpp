@@ -5,8 +5,8 @@
     tile), occupancy from registers, shared memory and threads, and wave quantization for a shape.
     The predicted bound is the smallest ceiling times the wave efficiency, or lower where the
     blocks an SM holds cannot keep its tensor pipes busy through the latencies each k-tile exposes
-    (the measured shared-load, DMMA and L2 latencies of the machine description; a description
-    without them models no latency).
+    (the measured barrier, shared-load, DMMA and L2 latencies of the machine description; a
+    description without them models no latency).
 */
 #pragma once
 

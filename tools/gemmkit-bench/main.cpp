@@ -318,10 +318,11 @@ int run_model(Options const& o) {
   }
   std::printf("performance model: %s (%s), m=%lld n=%lld k=%lld\n"
               "ceilings: FP64 tensor %.1f TFLOP/s, L2 %.1f TB/s, shared %.1f TB/s; latencies (cycles): 64-bit shared "
-              "load %.0f, DMMA %.0f, L2 load %.0f (0 = not in the description: no latency term)\n\n",
+              "load %.0f, DMMA %.0f, L2 load %.0f, barrier %.0f (0 = not in the description: no such term)\n\n",
               machine.name.c_str(), machine.source.c_str(), (long long)m, (long long)n, (long long)k,
               machine.fp64_tensor_flops / 1e12, machine.l2_bytes_per_s / 1e12, machine.smem_bytes_per_s() / 1e12,
-              machine.lds64_latency_cycles, machine.dmma_latency_cycles, machine.l2_load_latency_cycles);
+              machine.lds64_latency_cycles, machine.dmma_latency_cycles, machine.l2_load_latency_cycles,
+              machine.barrier_latency_cycles);
 #if GEMMKIT_WITH_CUDA
   std::vector<model::TileConfig> const configs = gemm::dgemm_tensorop_model_configs();
   TablePrinter table({{"config", 36, true}, {"warps/SM", 8}, {"L2 B/flop", 9}, {"L2 TF", 6}, {"smem TF", 7},
