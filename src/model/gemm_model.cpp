@@ -32,7 +32,9 @@ Prediction predict(MachineDescription const& machine, TileConfig const& c, std::
   p.l2_ceiling = machine.l2_bytes_per_s / p.l2_bytes_per_flop;
   // Shared -> registers: a warp_m x warp_n warp tile reads (warp_m + warp_n) words per k for
   // 2 warp_m warp_n flops; the cp.async writes of the block tile cross shared memory as well.
-  p.smem_bytes_per_flop = word * (1.0 / c.warp_m + 1.0 / c.warp_n) / 2.0 + p.l2_bytes_per_flop;
+  // Spilled registers reloaded in the loop take the same L1 / shared datapath.
+  p.smem_bytes_per_flop = word * (1.0 / c.warp_m + 1.0 / c.warp_n) / 2.0 + p.l2_bytes_per_flop +
+                          c.threads() * c.spill_bytes_per_k_tile / (2.0 * c.bm * c.bn * c.bk);
   p.smem_ceiling = machine.smem_bytes_per_s() / p.smem_bytes_per_flop;
   p.resident_blocks = resident_blocks(machine, c);
   p.warps_per_sm = p.resident_blocks * c.threads() / 32;
@@ -52,7 +54,11 @@ Prediction predict(MachineDescription const& machine, TileConfig const& c, std::
   p.flops = p.tensor_ceiling;
   p.limiter = "FP64 tensor peak";
   if (p.l2_ceiling < p.flops) p.flops = p.l2_ceiling, p.limiter = "L2 bandwidth (block tile)";
-  if (p.smem_ceiling < p.flops) p.flops = p.smem_ceiling, p.limiter = "shared-memory bandwidth (warp tile)";
+  if (p.smem_ceiling < p.flops) {
+    p.flops = p.smem_ceiling;
+    p.limiter = c.spill_bytes_per_k_tile > 0 ? "shared-memory bandwidth (warp tile, spills)"
+                                             : "shared-memory bandwidth (warp tile)";
+  }
   if (p.resident_blocks == 0) {
     p.flops = 0, p.limiter = "does not fit on an SM";
     return p;

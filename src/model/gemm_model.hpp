@@ -2,7 +2,8 @@
     \brief The GEMM performance model (seed 001 §3 made executable) for the FP64 tensor-core
     kernel's tile configs: the bandwidth each memory level must deliver for a tile
     (RB = DF * WB * (1/bm + 1/bn) / 2 at the L2, the same reasoning at shared memory for the warp
-    tile), occupancy from registers, shared memory and threads, and wave quantization for a shape.
+    tile, plus the compiled loop's spill traffic where it is known), occupancy from registers, shared
+    memory and threads, and wave quantization for a shape.
     The predicted bound is the smallest ceiling times the wave efficiency, or lower where the
     blocks an SM holds cannot keep its tensor pipes busy through the latencies each k-tile exposes
     (the measured barrier, shared-load, DMMA and L2 latencies of the machine description; a
@@ -30,6 +31,10 @@ struct TileConfig {
   /// Whether a warp loads the next k step's fragments while this step's MMAs run (the m16n8k8
   /// forms and the two-level prefetch): no fragment load then waits behind the MMAs.
   bool fragment_double_buffer = false;
+  /// Local-memory bytes a thread loads and stores per k-tile in the compiled main loop (spills;
+  /// kernel_resources.hpp reads them from the SASS): they cross the same L1 / shared datapath as
+  /// the fragments.
+  double spill_bytes_per_k_tile = 0;
 
   int threads() const { return 32 * (bm / warp_m) * (bn / warp_n); }
   int shared_bytes() const { return stages * (bm + bn) * bk * element_bytes; }
@@ -40,7 +45,7 @@ struct Prediction {
   std::string limiter;           ///< which ceiling is lowest
   double tensor_ceiling = 0;     ///< the FP64 tensor peak
   double l2_ceiling = 0;         ///< L2 bandwidth / bytes per flop of the block tile
-  double smem_ceiling = 0;       ///< shared bandwidth / (fragment reads + tile writes) per flop
+  double smem_ceiling = 0;       ///< shared bandwidth / (fragment reads + tile writes + spills) per flop
   double l2_bytes_per_flop = 0, smem_bytes_per_flop = 0;
   int resident_blocks = 0;       ///< blocks per SM the resources allow
   int warps_per_sm = 0;

@@ -32,6 +32,23 @@ TEST(GemmModel, RequiredBandwidthIsSeed001s) {
   EXPECT_DOUBLE_EQ(small.smem_bytes_per_flop, 8.0 * (1.0 / 32 + 1.0 / 32) / 2 + 0.125);
 }
 
+TEST(GemmModel, SpillTrafficSharesTheSharedMemoryCeiling) {
+  MachineDescription const h100 = h100_sxm();
+  TileConfig c = config(64, 64, 16, 32, 32, 4, 3, 168);
+  Prediction const clean = predict(h100, c, 8192, 8192, 8192);
+  // 224 local bytes per thread per k-tile, 128 threads, over the 2 x 64 x 64 x 16 flops of a k-tile.
+  c.spill_bytes_per_k_tile = 224;
+  Prediction const spilled = predict(h100, c, 8192, 8192, 8192);
+  EXPECT_DOUBLE_EQ(spilled.smem_bytes_per_flop - clean.smem_bytes_per_flop, 128.0 * 224 / (2.0 * 64 * 64 * 16));
+  EXPECT_LT(spilled.smem_ceiling, clean.smem_ceiling);
+  EXPECT_DOUBLE_EQ(spilled.l2_ceiling, clean.l2_ceiling);
+  // Enough spill traffic and shared memory, not the tensor peak, bounds the config.
+  c.spill_bytes_per_k_tile = 1024;
+  Prediction const bound = predict(h100, c, 8192, 8192, 8192);
+  EXPECT_EQ(bound.limiter, "shared-memory bandwidth (warp tile, spills)");
+  EXPECT_NEAR(bound.flops, bound.smem_ceiling * bound.wave_efficiency, 1.0);
+}
+
 TEST(GemmModel, OccupancyFromRegistersSharedMemoryAndTarget) {
   MachineDescription const h100 = h100_sxm();
   EXPECT_EQ(resident_blocks(h100, config(64, 64, 16, 32, 32, 4, 3, 168)), 3);   // 168 x 128 x 3 <= 64K

@@ -6,6 +6,7 @@
 #include "batched_gpu.hpp"
 #include "batched_tune.hpp"
 #include "model/gemm_model.hpp"
+#include "model/kernel_resources.hpp"
 #if GEMMKIT_WITH_CUDA
 #include "cuda/gemm/tensorop_model.hpp"
 #endif
@@ -51,7 +52,9 @@ void print_usage() {
       "             8192): seed 001's required bandwidth at L2 and shared memory, occupancy, waves; on the\n"
       "             description --machine FILE (written by micro --machine-out), else DESIGN.md's H100 anchors;\n"
       "             --measured FILE (a sweep's JSON lines, e.g. bench/results/h100/dgemm-sweep.jsonl): the\n"
-      "             model's ranking against the measured one for every NN shape the file holds\n"
+      "             model's ranking against the measured one for every NN shape the file holds; --kernels FILE\n"
+      "             (bench/sass_spills.py's rows, e.g. bench/results/h200/sass-spills-301f593.jsonl): each\n"
+      "             instance's registers and main-loop spill traffic, charged to shared memory\n"
       "  micro      device micro-benchmarks (seeds 000/001 on this GPU): peak FMA and FP64 tensor-core rates per\n"
       "             mma shape, launch latency, copy bandwidth by width and offset, memcpy, L2, host<->device\n"
       "             copies, shared-memory and instruction latencies, beside DESIGN.md's anchors; --json FILE,\n"
@@ -248,7 +251,8 @@ int run_list() {
 #if GEMMKIT_WITH_CUDA
 /// `model --measured FILE`: for every NN f64 shape of a sweep, the model's ranking of the configs
 /// the sweep forced (plain forms: the ids the model names) against their measured rates.
-int print_ranking_against(model::MachineDescription const& machine, std::string const& path) {
+int print_ranking_against(model::MachineDescription const& machine, std::string const& path,
+                          std::vector<model::KernelResources> const& resources) {
   std::ifstream file(path);
   if (!file) {
     std::fprintf(stderr, "gemmkit-bench model: cannot open %s\n", path.c_str());
@@ -286,7 +290,9 @@ int print_ranking_against(model::MachineDescription const& machine, std::string 
   for (auto const& [shape, rates] : measured) {
     auto const [m, n, k] = shape;
     if (rates.size() < 3) continue;  // too few configs to say anything about a ranking
-    model::RankingCheck const c = model::check_ranking(model::rank(machine, configs, m, n, k), rates);
+    std::vector<model::TileConfig> instances = configs;
+    model::apply_kernel_resources(&instances, resources, model::dense_nn_form(m, k));
+    model::RankingCheck const c = model::check_ranking(model::rank(machine, instances, m, n, k), rates);
     ++shapes;
     in_tier += c.measured_top_in_tier ? 1 : 0;
     same_first += c.model_top == c.measured_top ? 1 : 0;
@@ -324,18 +330,33 @@ int run_model(Options const& o) {
               machine.lds64_latency_cycles, machine.dmma_latency_cycles, machine.l2_load_latency_cycles,
               machine.barrier_latency_cycles);
 #if GEMMKIT_WITH_CUDA
-  std::vector<model::TileConfig> const configs = gemm::dgemm_tensorop_model_configs();
-  TablePrinter table({{"config", 36, true}, {"warps/SM", 8}, {"L2 B/flop", 9}, {"L2 TF", 6}, {"smem TF", 7},
-                      {"waves eff", 9}, {"lat eff", 7}, {"bound TF", 8}, {"limited by", 34, true}});
+  std::vector<model::KernelResources> resources;
+  if (!o.kernels_file.empty()) {
+    if (std::string e = model::load_kernel_resources(o.kernels_file, &resources); !e.empty()) {
+      std::fprintf(stderr, "gemmkit-bench model: %s\n", e.c_str());
+      return 2;
+    }
+  }
+  std::vector<model::TileConfig> configs = gemm::dgemm_tensorop_model_configs();
+  int const matched = model::apply_kernel_resources(&configs, resources, model::dense_nn_form(m, k));
+  if (!o.kernels_file.empty()) {
+    std::printf("compiled kernels: %s (%d of %zu configs matched, NN instance with %s copies)\n\n",
+                o.kernels_file.c_str(), matched, configs.size(), model::dense_nn_form(m, k).vec_a > 1 ? "16-byte" : "8-byte");
+  }
+  TablePrinter table({{"config", 36, true}, {"warps/SM", 8}, {"regs", 4}, {"spill B/kt", 10}, {"L2 B/flop", 9},
+                      {"L2 TF", 6}, {"smem TF", 7}, {"waves eff", 9}, {"lat eff", 7}, {"bound TF", 8},
+                      {"limited by", 34, true}});
   table.print_header();
   for (auto const& [c, p] : model::rank(machine, configs, m, n, k)) {
-    table.print_row({c.name, std::to_string(p.warps_per_sm), format("%.4f", p.l2_bytes_per_flop),
+    table.print_row({c.name, std::to_string(p.warps_per_sm),
+                     c.registers_per_thread > 0 ? std::to_string(c.registers_per_thread) : "-",
+                     format("%.0f", c.spill_bytes_per_k_tile), format("%.4f", p.l2_bytes_per_flop),
                      format("%.1f", p.l2_ceiling / 1e12), format("%.1f", p.smem_ceiling / 1e12),
                      format("%.3f", p.wave_efficiency), format("%.3f", p.latency_efficiency),
                      format("%.1f", p.flops / 1e12), p.limiter});
   }
   if (!o.measured_file.empty()) {
-    if (int const rc = print_ranking_against(machine, o.measured_file); rc != 0) return rc;
+    if (int const rc = print_ranking_against(machine, o.measured_file, resources); rc != 0) return rc;
   }
 #else
   std::printf("this build has no CUDA: no tensor-core configs to model\n");

@@ -303,6 +303,7 @@ std::string parse_options(int argc, char** argv, Options* o) {
     else if (arg == "--machine-out") e = need(&o->machine_out);
     else if (arg == "--machine") e = need(&o->machine_file);
     else if (arg == "--measured") e = need(&o->measured_file);
+    else if (arg == "--kernels") e = need(&o->kernels_file);
     else if (arg == "--gpu") o->force_gpu = true;
     else if (arg == "--grouped") o->grouped = true;
     else if (arg == "--group-mix") {

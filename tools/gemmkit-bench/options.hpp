@@ -63,6 +63,7 @@ struct Options {
   std::string machine_out;             ///< micro --machine-out FILE: the measured machine description
   std::string machine_file;            ///< model --machine FILE: the description the model reads
   std::string measured_file;           ///< model --measured FILE: sweep rows to hold the ranking against
+  std::string kernels_file;            ///< model --kernels FILE: compiled kernels' resources (bench/sass_spills.py)
 };
 
 /// Parses argv into `out`; returns "" or a message for a usage error.

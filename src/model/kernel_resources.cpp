@@ -1,0 +1,87 @@
+/*! \file
+    \brief Reading the compiled kernels' resources and applying them to the model's tile configs.
+*/
+#include "model/kernel_resources.hpp"
+
+#include "model/machine.hpp"
+
+#include <fstream>
+#include <map>
+
+namespace gemmkit::model {
+
+std::string load_kernel_resources(std::string const& path, std::vector<KernelResources>* out) {
+  std::ifstream file(path);
+  if (!file) return path + ": cannot open the kernel resources";
+  std::string line;
+  int line_number = 0;
+  while (std::getline(file, line)) {
+    ++line_number;
+    if (line.empty()) continue;
+    std::map<std::string, std::string> text;
+    std::map<std::string, double> number;
+    if (std::string e = read_json_row(line, &text, &number); !e.empty()) {
+      return path + ":" + std::to_string(line_number) + ": " + e;
+    }
+    if (text["suite"] != "sass-spills" || text["dtype"] != "f64") continue;
+    for (char const* key : {"bm", "bn", "bk", "warp_m", "warp_n", "stages", "blocks_per_sm", "mma_k", "vec_a", "vec_b",
+                            "registers", "loop_dmma", "loop_ldl_bytes", "loop_stl_bytes"}) {
+      if (!number.count(key)) return path + ":" + std::to_string(line_number) + ": no number for \"" + key + "\"";
+    }
+    KernelResources r;
+    r.bm = int(number["bm"]), r.bn = int(number["bn"]), r.bk = int(number["bk"]);
+    r.warp_m = int(number["warp_m"]), r.warp_n = int(number["warp_n"]), r.stages = int(number["stages"]);
+    r.blocks_per_sm = int(number["blocks_per_sm"]), r.mma_k = int(number["mma_k"]);
+    r.fragment_prefetch = text["fragment_prefetch"] == "true";
+    r.form.trans_a = text["trans_a"] == "true", r.form.trans_b = text["trans_b"] == "true";
+    r.form.c_transposed = text["c_transposed"] == "true";
+    r.form.vec_a = int(number["vec_a"]), r.form.vec_b = int(number["vec_b"]);
+    r.registers = int(number["registers"]);
+    r.loop_dmma = int(number["loop_dmma"]);
+    r.loop_local_load_bytes = int(number["loop_ldl_bytes"]), r.loop_local_store_bytes = int(number["loop_stl_bytes"]);
+    out->push_back(r);
+  }
+  return {};
+}
+
+InstanceForm dense_nn_form(std::int64_t m, std::int64_t k, int element_bytes) {
+  InstanceForm form;
+  std::int64_t const per_chunk = 16 / element_bytes;
+  bool const wide = m % per_chunk == 0 && k % per_chunk == 0;
+  form.vec_a = form.vec_b = wide ? int(per_chunk) : 1;
+  return form;
+}
+
+namespace {
+
+bool same_instance(TileConfig const& c, KernelResources const& r, InstanceForm const& form) {
+  // The m16n8k8 forms double-buffer fragments by construction; the m16n8k16 ones by prefetching.
+  bool const double_buffered = r.mma_k == 8 || r.fragment_prefetch;
+  return c.bm == r.bm && c.bn == r.bn && c.bk == r.bk && c.warp_m == r.warp_m && c.warp_n == r.warp_n &&
+         c.stages == r.stages && c.blocks_per_sm == r.blocks_per_sm && c.mma_k == r.mma_k &&
+         c.fragment_double_buffer == double_buffered && r.form.trans_a == form.trans_a &&
+         r.form.trans_b == form.trans_b && r.form.c_transposed == form.c_transposed && r.form.vec_a == form.vec_a &&
+         r.form.vec_b == form.vec_b;
+}
+
+}  // namespace
+
+int apply_kernel_resources(std::vector<TileConfig>* configs, std::vector<KernelResources> const& resources,
+                           InstanceForm const& form) {
+  int matched = 0;
+  for (TileConfig& c : *configs) {
+    for (KernelResources const& r : resources) {
+      if (!same_instance(c, r, form)) continue;
+      c.registers_per_thread = r.registers;
+      // The loop may be unrolled over several k-tiles: scale its traffic by the DMMAs of one.
+      double const dmma_per_k_tile = double(c.warp_m / 16) * (c.warp_n / 8) * (c.bk / c.mma_k);
+      double const k_tiles_per_pass = r.loop_dmma > 0 ? r.loop_dmma / dmma_per_k_tile : 1.0;
+      c.spill_bytes_per_k_tile = (r.loop_local_load_bytes + r.loop_local_store_bytes) / k_tiles_per_pass;
+      ++matched;
+      break;
+    }
+  }
+  return matched;
+}
+
+}  // namespace gemmkit::model
