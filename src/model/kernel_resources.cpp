@@ -5,28 +5,17 @@
 
 #include "model/machine.hpp"
 
-#include <fstream>
-#include <map>
 
 namespace gemmkit::model {
 
 std::string load_kernel_resources(std::string const& path, std::vector<KernelResources>* out) {
-  std::ifstream file(path);
-  if (!file) return path + ": cannot open the kernel resources";
-  std::string line;
-  int line_number = 0;
-  while (std::getline(file, line)) {
-    ++line_number;
-    if (line.empty()) continue;
-    std::map<std::string, std::string> text;
-    std::map<std::string, double> number;
-    if (std::string e = read_json_row(line, &text, &number); !e.empty()) {
-      return path + ":" + std::to_string(line_number) + ": " + e;
-    }
-    if (text["suite"] != "sass-spills" || text["dtype"] != "f64") continue;
+  return read_json_rows(path, [&](JsonRow& row) -> std::string {
+    auto& text = row.text;
+    auto& number = row.number;
+    if (text["suite"] != "sass-spills" || text["dtype"] != "f64") return {};
     for (char const* key : {"bm", "bn", "bk", "warp_m", "warp_n", "stages", "blocks_per_sm", "mma_k", "vec_a", "vec_b",
                             "registers", "loop_dmma", "loop_ldl_bytes", "loop_stl_bytes"}) {
-      if (!number.count(key)) return path + ":" + std::to_string(line_number) + ": no number for \"" + key + "\"";
+      if (!number.count(key)) return std::string("no number for \"") + key + "\"";
     }
     KernelResources r;
     r.bm = int(number["bm"]), r.bn = int(number["bn"]), r.bk = int(number["bk"]);
@@ -40,8 +29,8 @@ std::string load_kernel_resources(std::string const& path, std::vector<KernelRes
     r.loop_dmma = int(number["loop_dmma"]);
     r.loop_local_load_bytes = int(number["loop_ldl_bytes"]), r.loop_local_store_bytes = int(number["loop_stl_bytes"]);
     out->push_back(r);
-  }
-  return {};
+    return {};
+  });
 }
 
 InstanceForm dense_nn_form(std::int64_t m, std::int64_t k, int element_bytes) {

@@ -270,6 +270,20 @@ std::string read_json_row(std::string const& line, std::map<std::string, std::st
   return {};
 }
 
+std::string read_json_rows(std::string const& path, std::function<std::string(JsonRow&)> const& use) {
+  std::ifstream file(path);
+  if (!file) return path + ": cannot open";
+  std::string line;
+  for (int line_number = 1; std::getline(file, line); ++line_number) {
+    if (line.empty()) continue;
+    JsonRow row;
+    std::string e = read_json_row(line, &row.text, &row.number);
+    if (e.empty()) e = use(row);
+    if (!e.empty()) return path + ":" + std::to_string(line_number) + ": " + e;
+  }
+  return {};
+}
+
 std::string load_machine_description(std::string const& path, MachineDescription* out) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return path + ": cannot open the machine description";

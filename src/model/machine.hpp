@@ -6,6 +6,7 @@
 */
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -84,6 +85,16 @@ std::string machine_description_json(MachineDescription const& machine);
 /// what is wrong.
 std::string read_json_row(std::string const& line, std::map<std::string, std::string>* strings,
                           std::map<std::string, double>* numbers);
+
+/// The fields of one row of a JSON-lines file: strings (and true / false / null as words), numbers.
+struct JsonRow {
+  std::map<std::string, std::string> text;
+  std::map<std::string, double> number;
+};
+
+/// Calls `use` with each non-empty line of the JSON-lines file at `path`; stops at the first error
+/// (no file, a malformed line, or what `use` returns) and returns it with the path and line, or "".
+std::string read_json_rows(std::string const& path, std::function<std::string(JsonRow&)> const& use);
 
 /// Reads a description written by machine_description_json (or by hand) from `path` into `out`;
 /// returns "" or what is wrong (no file, not a flat JSON object, a field missing or of the wrong

@@ -22,7 +22,6 @@
 #include "table_printer.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -253,31 +252,25 @@ int run_list() {
 /// the sweep forced (plain forms: the ids the model names) against their measured rates.
 int print_ranking_against(model::MachineDescription const& machine, std::string const& path,
                           std::vector<model::KernelResources> const& resources) {
-  std::ifstream file(path);
-  if (!file) {
-    std::fprintf(stderr, "gemmkit-bench model: cannot open %s\n", path.c_str());
-    return 2;
-  }
   std::vector<model::TileConfig> const configs = gemm::dgemm_tensorop_model_configs();
   std::set<std::string> known;
   for (model::TileConfig const& c : configs) known.insert(c.name);
   using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
   std::map<Shape, std::map<std::string, double>> measured;  // the last row of a config wins
-  std::string line;
-  int line_number = 0;
-  while (std::getline(file, line)) {
-    ++line_number;
-    if (line.empty()) continue;
-    std::map<std::string, std::string> text;
-    std::map<std::string, double> number;
-    if (std::string e = model::read_json_row(line, &text, &number); !e.empty()) {
-      std::fprintf(stderr, "gemmkit-bench model: %s:%d: %s\n", path.c_str(), line_number, e.c_str());
-      return 2;
+  std::string const error = model::read_json_rows(path, [&](model::JsonRow& row) -> std::string {
+    auto& text = row.text;
+    auto& number = row.number;
+    if (text["dtype"] != "f64" || text["trans"] != "nn" || text["status"] != "ok" || !known.count(text["variant"])) {
+      return {};
     }
-    if (text["dtype"] != "f64" || text["trans"] != "nn" || text["status"] != "ok" || !known.count(text["variant"])) continue;
-    if (number["batch"] != 1 || !(number["gflops"] > 0)) continue;
+    if (number["batch"] != 1 || !(number["gflops"] > 0)) return {};
     measured[Shape{std::int64_t(number["m"]), std::int64_t(number["n"]), std::int64_t(number["k"])}][text["variant"]] =
         number["gflops"] * 1e9;
+    return {};
+  });
+  if (!error.empty()) {
+    std::fprintf(stderr, "gemmkit-bench model: %s\n", error.c_str());
+    return 2;
   }
   std::printf("\nranking against %s (NN f64, plain forms; model tier: predictions within 0.5%% of its best)\n",
               path.c_str());
