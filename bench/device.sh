@@ -11,7 +11,8 @@
 # tune: the small batched GPU kernel's tuner; its table lands in $OUT/small_tuning.csv and is built
 # into this run's binaries, so a later batched step measures the tuned kernels.
 # sass: per-kernel instruction mix (DMMA, LDS, LDGSTS, BAR, spills) from cuobjdump, and the FP64
-# tensor-core instances' registers and main-loop spill bytes ($out/sass-spills.jsonl, for the model).
+# tensor-core and FP32 SIMT instances' registers, main-loop mix and spill bytes ($out/sass-spills.jsonl,
+# for the model).
 # ladder (not a default step): gemmkit-bench ladder --dtype both at 1024, 2048, 4096 (seed 000's
 # version table with the model's bound per row) into $out/ladder.jsonl, and the SASS instruction mix
 # of the ladder steps and production kernels, whole kernel and main loop, into $out/sass-mix.jsonl.
@@ -259,10 +260,10 @@ build_cpu_only() {
     stage "SASS instruction mix of the tensor-core and small batched kernels"
     bench/sass_summary.sh "$build"/CMakeFiles/gemmkit.dir/generated/cuda/*.o > "$out/sass-summary.txt" 2>&1 || status=1
     grep -c . "$out/sass-summary.txt"
-    # Registers and main-loop spill traffic per FP64 tensor-core instance: the model reads them
-    # (gemmkit-bench model --kernels).
-    python3 bench/sass_spills.py --commit "$GEMMKIT_COMMIT" \
-      "$build"/CMakeFiles/gemmkit.dir/generated/cuda/dgemm_tensorop_*.o > "$out/sass-spills.jsonl" || status=1
+    # Registers and main-loop mix and spill traffic per tensor-core and FP32 SIMT instance: the model
+    # reads them (gemmkit-bench model --kernels).
+    python3 bench/sass_spills.py --commit "$GEMMKIT_COMMIT" "$build"/CMakeFiles/gemmkit.dir/generated/cuda/dgemm_tensorop_*.o \
+      "$build"/CMakeFiles/gemmkit.dir/generated/cuda/sgemm_*.o > "$out/sass-spills.jsonl" || status=1
   fi
   if want ladder; then
     stage "ladder: seed 000's version table (every ladder step and the production pick beside cuBLAS, with the model)"
