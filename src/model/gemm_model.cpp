@@ -152,14 +152,21 @@ double pearson(std::vector<double> const& x, std::vector<double> const& y) {
 
 RankingCheck check_ranking(std::vector<std::pair<TileConfig, Prediction>> const& ranked,
                            std::map<std::string, double> const& measured, double tier) {
+  std::vector<std::pair<std::string, double>> bounds;
+  for (auto const& [config, prediction] : ranked) bounds.emplace_back(config.name, prediction.flops);
+  return check_ranking(bounds, measured, tier);
+}
+
+RankingCheck check_ranking(std::vector<std::pair<std::string, double>> const& ranked,
+                           std::map<std::string, double> const& measured, double tier) {
   RankingCheck check;
   std::vector<double> predicted_flops, measured_flops;
   std::vector<std::string> names;
-  for (auto const& [config, prediction] : ranked) {
-    auto const found = measured.find(config.name);
+  for (auto const& [name, bound] : ranked) {
+    auto const found = measured.find(name);
     if (found == measured.end()) continue;
-    names.push_back(config.name);
-    predicted_flops.push_back(prediction.flops);
+    names.push_back(name);
+    predicted_flops.push_back(bound);
     measured_flops.push_back(found->second);
   }
   check.configs = int(names.size());

@@ -91,4 +91,8 @@ struct RankingCheck {
 RankingCheck check_ranking(std::vector<std::pair<TileConfig, Prediction>> const& ranked,
                            std::map<std::string, double> const& measured, double tier = 0.005);
 
+/// The same for any configs: (name, predicted bound) in the model's order, best first.
+RankingCheck check_ranking(std::vector<std::pair<std::string, double>> const& ranked,
+                           std::map<std::string, double> const& measured, double tier = 0.005);
+
 }  // namespace gemmkit::model

@@ -29,10 +29,10 @@ InstructionMix instruction_mix(SimtKernelShape const& s) {
   mix.shared_load_bytes = s.shared_load_bytes;
   mix.global_loads = s.global_loads_per_slice();
   mix.shared_stores = mix.global_loads;
-  mix.barriers = s.buffers == 2 ? 1 : 2;
+  mix.barriers = s.buffers >= 2 ? 1 : 2;
   // Per fetched element a predicate and an address step; per slice the loop counter, its compare
   // and branch, the k left, and with two buffers the buffer switch.
-  mix.integer = 2 * mix.global_loads + 4 + (s.buffers == 2 ? 2 : 0);
+  mix.integer = 2 * mix.global_loads + 4 + (s.buffers >= 2 ? 2 : 0);
   return mix;
 }
 
@@ -66,15 +66,19 @@ SimtPrediction predict_simt(MachineDescription const& machine, SimtKernelShape c
   // slot, seed 001's ratio (DFMA on Fermi could not dual-issue, the same arithmetic).
   double const lane_cycles = 2.0 * kWarp * schedulers * machine.sm_count * machine.sm_clock_hz / p.fma_peak;
   p.fma_issue_cycles = std::max(1, int(std::lround(lane_cycles)));
+  // The compiled loop's own counts where known; the per-slice FMAs are the same either way.
   double const fma_cycles = double(p.mix.fma) * p.fma_issue_cycles;
-  double const issue_cycles = std::max(fma_cycles, double(p.mix.total()));
+  double const instructions = s.loop_instructions > 0 && s.loop_fma > 0
+                                  ? double(p.mix.fma) * s.loop_instructions / s.loop_fma
+                                  : double(p.mix.total());
+  double const issue_cycles = std::max(fma_cycles, instructions);
   p.issue_ceiling = p.fma_peak * fma_cycles / issue_cycles;
 
   // Shared memory: a warp's fragment load reads one address per distinct thread index along the
   // tile (the others are broadcasts); the slice's stores write 32 elements each. The SM's shared
   // pipe serves all its schedulers.
-  int const distinct_m = std::min(kWarp, s.threads_m());
-  int const distinct_n = std::max(1, kWarp / std::max(1, s.threads_m()));
+  int const distinct_m = s.lanes_m();
+  int const distinct_n = std::max(1, kWarp / std::max(1, distinct_m));
   int const elements_per_load = std::max(1, s.shared_load_bytes / s.element_bytes);
   double const wf_a = double(s.bk) * s.tm / elements_per_load * wavefronts(distinct_m, s.shared_load_bytes);
   double const wf_b = double(s.bk) * s.tn / elements_per_load * wavefronts(distinct_n, s.shared_load_bytes);

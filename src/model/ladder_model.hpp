@@ -6,12 +6,14 @@
     from registers and shared memory, and how the tiles land on the SMs' schedulers. The bound is
     the lowest ceiling times that placement efficiency. Left out: latency (a scheduler with one or
     two warps stalls on shared loads and barriers the ceilings assume hidden), bank conflicts of
-    transposed operands, local-memory traffic of spills.
+    transposed operands, local-memory traffic of spills. Where the compiled main loop's FMAs and
+    instructions are known (the SASS), they replace the estimated mix in the issue bound.
 */
 #pragma once
 
 #include "model/machine.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -31,8 +33,16 @@ struct SimtKernelShape {
   bool shared_prefetch = false;  ///< fragments of k-step kk+1 held while kk computes
   int registers_per_thread = 0;  ///< of the compiled kernel; 0 = estimated from the config
   int spill_bytes = 0;           ///< local memory per thread of the compiled kernel (spills)
+  /// The production SIMT kernel (SimtConfig): its warp tile, whose lanes split kThreadM x kThreadN
+  /// register blocks, and its blocks-per-SM target (0: the ladder's one-warp-row layout).
+  int warp_m = 0, warp_n = 0, blocks_per_sm = 0;
+  /// One pass of the compiled main loop (SASS): its FMAs and all its instructions. 0: the issue
+  /// bound comes from instruction_mix's estimate.
+  int loop_fma = 0, loop_instructions = 0;
 
   int threads_m() const { return bm / tm; }
+  /// Lanes of a warp that read distinct A fragments (the rest get broadcasts).
+  int lanes_m() const { return warp_m > 0 ? warp_m / tm : std::min(32, threads_m()); }
   int global_loads_per_slice() const { return (bm + bn) * bk / threads; }  ///< elements per thread
   int shared_bytes() const { return buffers * bk * (bm + bn) * element_bytes; }
 };

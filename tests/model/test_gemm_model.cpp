@@ -99,6 +99,12 @@ TEST(GemmModel, RankingCheckAgainstMeasuredRates) {
   EXPECT_NEAR(r.model_top_fraction, 1.0 / 3.0, 1e-12);
   EXPECT_NEAR(r.spearman, -1.0, 1e-12);
   EXPECT_EQ(check_ranking(ranked, {}).configs, 0);
+  // By names: the same check for configs of any family.
+  std::vector<std::pair<std::string, double>> const named{{"simt", 5e13}, {"tensorop", 4e13}};
+  RankingCheck const n = check_ranking(named, {{"simt", 1e13}, {"tensorop", 2e13}}, 0.0);
+  EXPECT_EQ(n.model_top, "simt");
+  EXPECT_EQ(n.measured_top, "tensorop");
+  EXPECT_NEAR(n.model_top_fraction, 0.5, 1e-12);
 }
 
 TEST(GemmModel, ReadsTheTopLevelOfABenchRow) {

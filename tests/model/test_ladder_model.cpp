@@ -95,6 +95,29 @@ TEST(LadderModel, BoundFallsAsTheRegisterBlockShrinks) {
   EXPECT_DOUBLE_EQ(predict_simt(h100, small, 4096, 4096, 4096).smem_bytes_per_flop, 4.0 * (0.25 + 0.25) / 2);
 }
 
+TEST(LadderModel, CompiledLoopReplacesTheEstimatedMix) {
+  // The FP32 SIMT kernel's 128x128 t8x8 slice: 1024 FFMA in a loop of 1321 instructions (SASS at
+  // f4b242f). FFMA takes one issue slot, so the bound is the peak times 1024 / 1321.
+  SimtKernelShape s;
+  s.bm = 128, s.bn = 128, s.bk = 16, s.tm = 8, s.tn = 8, s.threads = 256, s.element_bytes = 4;
+  s.buffers = 4, s.shared_load_bytes = 16, s.warp_m = 32, s.warp_n = 64, s.blocks_per_sm = 2;
+  s.registers_per_thread = 127;
+  MachineDescription const h100 = h100_sxm();
+  SimtPrediction const estimated = predict_simt(h100, s, 8192, 8192, 8192);
+  s.loop_fma = 1024, s.loop_instructions = 1321;
+  SimtPrediction const compiled = predict_simt(h100, s, 8192, 8192, 8192);
+  EXPECT_EQ(compiled.mix.fma, estimated.mix.fma);
+  EXPECT_NEAR(compiled.issue_ceiling, h100.fp32_fma_flops * 1024.0 / 1321.0, 1.0);
+  EXPECT_NE(compiled.issue_ceiling, estimated.issue_ceiling);
+  // A loop unrolled over two slices has the same fraction.
+  s.loop_fma = 2048, s.loop_instructions = 2642;
+  EXPECT_NEAR(predict_simt(h100, s, 8192, 8192, 8192).issue_ceiling, compiled.issue_ceiling, 1.0);
+  // The warp tile sets which lanes read distinct A fragments: 32 / 8 = 4 here, not 16 (bm / tm).
+  EXPECT_EQ(s.lanes_m(), 4);
+  s.warp_m = 0;
+  EXPECT_EQ(s.lanes_m(), 16);
+}
+
 TEST(LadderModel, RequiredL2BandwidthIsSeed001s) {
   MachineDescription const h100 = h100_sxm();
   SimtPrediction const p = predict_simt(h100, simt_shape_of<ladder::Step03Config>("03", 8), 4096, 4096, 4096);

@@ -21,6 +21,7 @@
 #include "registry/registry.hpp"
 #include "table_printer.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -248,56 +249,83 @@ int run_list() {
 }
 
 #if GEMMKIT_WITH_CUDA
-/// `model --measured FILE`: for every NN f64 shape of a sweep, the model's ranking of the configs
-/// the sweep forced (plain forms: the ids the model names) against their measured rates.
+/// The model's bounds for the registered configs of `dtype` at m x n x k, best first, named by
+/// their registry ids: for f64 the FP64 tensor-core configs (rank's order); for f32 the FP32
+/// tensor-core and SIMT configs together. Each with its NN instance's compiled resources, where
+/// `resources` has them.
+std::vector<std::pair<std::string, double>> ranked_bounds(model::MachineDescription const& machine, Dtype dtype,
+                                                          std::int64_t m, std::int64_t n, std::int64_t k,
+                                                          std::vector<model::KernelResources> const& resources) {
+  std::vector<std::pair<std::string, double>> out;
+  if (dtype == Dtype::kF64) {
+    std::vector<model::TileConfig> configs = gemm::dgemm_tensorop_model_configs();
+    model::apply_kernel_resources(&configs, resources, model::dense_nn_form(m, k));
+    for (auto const& [c, p] : model::rank(machine, configs, m, n, k)) out.emplace_back(c.name, p.flops);
+    return out;
+  }
+  std::vector<model::TileConfig> tensorop = gemm::sgemm_tensorop_model_configs();
+  model::apply_kernel_resources(&tensorop, resources, model::dense_nn_form(m, k, 4));
+  for (auto const& [c, p] : model::rank(machine, tensorop, m, n, k)) out.emplace_back(c.name, p.flops);
+  std::vector<model::SimtKernelShape> simt = gemm::sgemm_simt_model_shapes();
+  model::apply_kernel_resources(&simt, resources, model::dense_nn_simt_form(m));
+  for (model::SimtKernelShape const& s : simt) out.emplace_back(s.name, model::predict_simt(machine, s, m, n, k).flops);
+  std::stable_sort(out.begin(), out.end(), [](auto const& a, auto const& b) { return a.second > b.second; });
+  return out;
+}
+
+/// `model --measured FILE`: for every NN shape of a sweep (f64 and f32), the model's ranking of the
+/// configs the sweep forced (plain forms: the ids the model names) against their measured rates.
 int print_ranking_against(model::MachineDescription const& machine, std::string const& path,
                           std::vector<model::KernelResources> const& resources) {
-  std::vector<model::TileConfig> const configs = gemm::dgemm_tensorop_model_configs();
   std::set<std::string> known;
-  for (model::TileConfig const& c : configs) known.insert(c.name);
+  for (model::TileConfig const& c : gemm::dgemm_tensorop_model_configs()) known.insert(c.name);
+  for (model::TileConfig const& c : gemm::sgemm_tensorop_model_configs()) known.insert(c.name);
+  for (model::SimtKernelShape const& s : gemm::sgemm_simt_model_shapes()) known.insert(s.name);
   using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
-  std::map<Shape, std::map<std::string, double>> measured;  // the last row of a config wins
+  std::map<Dtype, std::map<Shape, std::map<std::string, double>>> measured;  // the last row of a config wins
   std::string const error = model::read_json_rows(path, [&](model::JsonRow& row) -> std::string {
     auto& text = row.text;
     auto& number = row.number;
-    if (text["dtype"] != "f64" || text["trans"] != "nn" || text["status"] != "ok" || !known.count(text["variant"])) {
-      return {};
-    }
+    if (text["trans"] != "nn" || text["status"] != "ok" || !known.count(text["variant"])) return {};
+    if (text["dtype"] != "f64" && text["dtype"] != "f32") return {};
     if (number["batch"] != 1 || !(number["gflops"] > 0)) return {};
-    measured[Shape{std::int64_t(number["m"]), std::int64_t(number["n"]), std::int64_t(number["k"])}][text["variant"]] =
-        number["gflops"] * 1e9;
+    Dtype const dtype = text["dtype"] == "f64" ? Dtype::kF64 : Dtype::kF32;
+    measured[dtype][Shape{std::int64_t(number["m"]), std::int64_t(number["n"]), std::int64_t(number["k"])}]
+            [text["variant"]] = number["gflops"] * 1e9;
     return {};
   });
   if (!error.empty()) {
     std::fprintf(stderr, "gemmkit-bench model: %s\n", error.c_str());
     return 2;
   }
-  std::printf("\nranking against %s (NN f64, plain forms; model tier: predictions within 0.5%% of its best)\n",
-              path.c_str());
-  TablePrinter table({{"m x n x k", 20, true}, {"cfgs", 4}, {"model's first", 34, true}, {"tier", 4},
-                      {"measured first", 34, true}, {"in tier", 7, true}, {"pick/best", 9}, {"rank corr", 9}});
-  table.print_header();
-  int shapes = 0, in_tier = 0, same_first = 0;
-  double worst = 1;
-  auto const short_name = [](std::string const& name) { return name.substr(std::string("dgemm_tensorop_").size()); };
-  for (auto const& [shape, rates] : measured) {
-    auto const [m, n, k] = shape;
-    if (rates.size() < 3) continue;  // too few configs to say anything about a ranking
-    std::vector<model::TileConfig> instances = configs;
-    model::apply_kernel_resources(&instances, resources, model::dense_nn_form(m, k));
-    model::RankingCheck const c = model::check_ranking(model::rank(machine, instances, m, n, k), rates);
-    ++shapes;
-    in_tier += c.measured_top_in_tier ? 1 : 0;
-    same_first += c.model_top == c.measured_top ? 1 : 0;
-    worst = std::min(worst, c.model_top_fraction);
-    table.print_row({format("%lldx%lldx%lld", (long long)m, (long long)n, (long long)k), std::to_string(c.configs),
-                     short_name(c.model_top), std::to_string(c.model_top_tier), short_name(c.measured_top),
-                     c.measured_top_in_tier ? "yes" : "no", format("%.3f", c.model_top_fraction),
-                     format("%.2f", c.spearman)});
+  for (auto const& [dtype, shapes_measured] : measured) {
+    bool const f64 = dtype == Dtype::kF64;
+    std::printf("\nranking against %s (NN %s, plain forms%s; model tier: predictions within 0.5%% of its best)\n",
+                path.c_str(), f64 ? "f64" : "f32", f64 ? "" : ": FP32 tensor-core and SIMT configs together");
+    TablePrinter table({{"m x n x k", 20, true}, {"cfgs", 4}, {"model's first", 38, true}, {"tier", 4},
+                        {"measured first", 38, true}, {"in tier", 7, true}, {"pick/best", 9}, {"rank corr", 9}});
+    table.print_header();
+    int shapes = 0, in_tier = 0, same_first = 0;
+    double worst = 1;
+    std::string const prefix = f64 ? "dgemm_tensorop_" : "sgemm_";
+    auto const short_name = [&](std::string const& name) { return name.substr(prefix.size()); };
+    for (auto const& [shape, rates] : shapes_measured) {
+      auto const [m, n, k] = shape;
+      if (rates.size() < 3) continue;  // too few configs to say anything about a ranking
+      model::RankingCheck const c = model::check_ranking(ranked_bounds(machine, dtype, m, n, k, resources), rates);
+      ++shapes;
+      in_tier += c.measured_top_in_tier ? 1 : 0;
+      same_first += c.model_top == c.measured_top ? 1 : 0;
+      worst = std::min(worst, c.model_top_fraction);
+      table.print_row({format("%lldx%lldx%lld", (long long)m, (long long)n, (long long)k), std::to_string(c.configs),
+                       short_name(c.model_top), std::to_string(c.model_top_tier), short_name(c.measured_top),
+                       c.measured_top_in_tier ? "yes" : "no", format("%.3f", c.model_top_fraction),
+                       format("%.2f", c.spearman)});
+    }
+    std::printf("%d shapes: the measured best is the model's first %d times and in its first tier %d times; "
+                "taking the model's first costs at worst %.1f %% of the measured best\n",
+                shapes, same_first, in_tier, 100 * (1 - worst));
   }
-  std::printf("%d shapes: the measured best is the model's first %d times and in its first tier %d times; "
-              "taking the model's first costs at worst %.1f %% of the measured best\n",
-              shapes, same_first, in_tier, 100 * (1 - worst));
   return 0;
 }
 #endif
@@ -347,6 +375,26 @@ int run_model(Options const& o) {
                      format("%.1f", p.l2_ceiling / 1e12), format("%.1f", p.smem_ceiling / 1e12),
                      format("%.3f", p.wave_efficiency), format("%.3f", p.latency_efficiency),
                      format("%.1f", p.flops / 1e12), p.limiter});
+  }
+  // FP32: the tensor-core configs on float operands and the SIMT configs, one ranking.
+  std::printf("\nFP32 configs (tensor-core on float operands: the FP64 model with 4-byte operands; SIMT: "
+              "model::predict_simt, FMA fraction from the compiled loop where --kernels has it)\n");
+  TablePrinter f32_table({{"config", 44, true}, {"regs", 4}, {"loop FMA/instr", 14}, {"bound TF", 8},
+                          {"limited by", 36, true}});
+  f32_table.print_header();
+  std::vector<model::TileConfig> f32_tensorop = gemm::sgemm_tensorop_model_configs();
+  model::apply_kernel_resources(&f32_tensorop, resources, model::dense_nn_form(m, k, 4));
+  for (auto const& [c, p] : model::rank(machine, f32_tensorop, m, n, k)) {
+    f32_table.print_row({c.name, c.registers_per_thread > 0 ? std::to_string(c.registers_per_thread) : "-", "-",
+                         format("%.1f", p.flops / 1e12), p.limiter});
+  }
+  std::vector<model::SimtKernelShape> simt = gemm::sgemm_simt_model_shapes();
+  model::apply_kernel_resources(&simt, resources, model::dense_nn_simt_form(m));
+  for (model::SimtKernelShape const& sh : simt) {
+    model::SimtPrediction const p = model::predict_simt(machine, sh, m, n, k);
+    f32_table.print_row({sh.name, std::to_string(p.registers_per_thread) + (sh.registers_per_thread > 0 ? "" : "~"),
+                         sh.loop_instructions > 0 ? format("%d/%d", sh.loop_fma, sh.loop_instructions) : "-",
+                         format("%.1f", p.flops / 1e12), p.limiter});
   }
   if (!o.measured_file.empty()) {
     if (int const rc = print_ranking_against(machine, o.measured_file, resources); rc != 0) return rc;

@@ -1,30 +1,67 @@
 /*! \file
-    \brief The registered FP64 tensor-core configs as the performance model sees them.
+    \brief The registered tile configs as the performance model sees them.
 */
 #include "cuda/gemm/tensorop_model.hpp"
 
 #include "cuda/gemm/dgemm_tensorop.hpp"
+#include "cuda/gemm/sgemm_simt.hpp"
+#include "cuda/gemm/sgemm_tensorop.hpp"
 
+#include <string>
+#include <tuple>
 #include <utility>
 
 namespace gemmkit::gemm {
 
-std::vector<model::TileConfig> dgemm_tensorop_model_configs() {
-  std::vector<model::TileConfig> out;
+namespace {
+
+/// Calls `each.template operator()<Cfg>()` for every config of the tuple, in order.
+template <typename Configs, typename Each>
+void for_each_config(Each&& each) {
   [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (
-        [&] {
-          using Cfg = std::tuple_element_t<I, DgemmTensorOpConfigs>;
-          model::TileConfig c;
-          c.name = "dgemm_tensorop_" + Cfg::name();
-          c.bm = Cfg::kBM, c.bn = Cfg::kBN, c.bk = Cfg::kBK, c.warp_m = Cfg::kWarpM, c.warp_n = Cfg::kWarpN;
-          c.stages = Cfg::kStages, c.blocks_per_sm = Cfg::kBlocksPerSm;
-          c.mma_k = Cfg::kMmaK;
-          c.fragment_double_buffer = Cfg::kMmaK == 8 || Cfg::kFragmentPrefetch;
-          out.push_back(c);
-        }(),
-        ...);
-  }(std::make_index_sequence<kDgemmTensorOpConfigCount>{});
+    (each.template operator()<std::tuple_element_t<I, Configs>>(), ...);
+  }(std::make_index_sequence<std::tuple_size_v<Configs>>{});
+}
+
+template <typename Configs>
+std::vector<model::TileConfig> tensorop_model_configs(std::string const& prefix, int element_bytes) {
+  std::vector<model::TileConfig> out;
+  for_each_config<Configs>([&]<typename Cfg>() {
+    model::TileConfig c;
+    c.name = prefix + Cfg::name();
+    c.bm = Cfg::kBM, c.bn = Cfg::kBN, c.bk = Cfg::kBK, c.warp_m = Cfg::kWarpM, c.warp_n = Cfg::kWarpN;
+    c.stages = Cfg::kStages, c.blocks_per_sm = Cfg::kBlocksPerSm;
+    c.element_bytes = element_bytes;
+    c.mma_k = Cfg::kMmaK;
+    c.fragment_double_buffer = Cfg::kMmaK == 8 || Cfg::kFragmentPrefetch;
+    out.push_back(c);
+  });
+  return out;
+}
+
+}  // namespace
+
+std::vector<model::TileConfig> dgemm_tensorop_model_configs() {
+  return tensorop_model_configs<DgemmTensorOpConfigs>("dgemm_tensorop_", 8);
+}
+
+std::vector<model::TileConfig> sgemm_tensorop_model_configs() {
+  return tensorop_model_configs<SgemmTensorOpConfigs>("sgemm_tensorop_", 4);
+}
+
+std::vector<model::SimtKernelShape> sgemm_simt_model_shapes() {
+  std::vector<model::SimtKernelShape> out;
+  for_each_config<SgemmSimtConfigs>([&]<typename Cfg>() {
+    model::SimtKernelShape s;
+    s.name = "sgemm_simt_" + Cfg::name();
+    s.bm = Cfg::kBM, s.bn = Cfg::kBN, s.bk = Cfg::kBK, s.tm = Cfg::kThreadM, s.tn = Cfg::kThreadN;
+    s.threads = Cfg::kThreads;
+    s.element_bytes = 4;
+    s.buffers = Cfg::kStages;  // a cp.async ring: one barrier per slice, as with two buffers
+    s.shared_load_bytes = 16;  // every fragment a 128-bit load
+    s.warp_m = Cfg::kWarpM, s.warp_n = Cfg::kWarpN, s.blocks_per_sm = Cfg::kBlocksPerSm;
+    out.push_back(s);
+  });
   return out;
 }
 
