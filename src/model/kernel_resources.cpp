@@ -80,19 +80,15 @@ bool same_instance(SimtKernelShape const& s, KernelResources const& r, InstanceF
          s.buffers == r.stages && s.blocks_per_sm == r.blocks_per_sm && same_form(r.form, form);
 }
 
-}  // namespace
-
-int apply_kernel_resources(std::vector<TileConfig>* configs, std::vector<KernelResources> const& resources,
-                           InstanceForm const& form) {
+/// Calls apply(shape, row) for each shape with a row of its instance of `form`; counts them.
+template <typename Shape, typename Apply>
+int apply_matching(std::vector<Shape>* shapes, std::vector<KernelResources> const& resources,
+                   InstanceForm const& form, Apply apply) {
   int matched = 0;
-  for (TileConfig& c : *configs) {
+  for (Shape& shape : *shapes) {
     for (KernelResources const& r : resources) {
-      if (!same_instance(c, r, form)) continue;
-      c.registers_per_thread = r.registers;
-      // The loop may be unrolled over several k-tiles: scale its traffic by the DMMAs of one.
-      double const dmma_per_k_tile = double(c.warp_m / 16) * (c.warp_n / 8) * (c.bk / c.mma_k);
-      double const k_tiles_per_pass = r.loop_dmma > 0 ? r.loop_dmma / dmma_per_k_tile : 1.0;
-      c.spill_bytes_per_k_tile = (r.loop_local_load_bytes + r.loop_local_store_bytes) / k_tiles_per_pass;
+      if (!same_instance(shape, r, form)) continue;
+      apply(shape, r);
       ++matched;
       break;
     }
@@ -100,19 +96,25 @@ int apply_kernel_resources(std::vector<TileConfig>* configs, std::vector<KernelR
   return matched;
 }
 
+}  // namespace
+
+int apply_kernel_resources(std::vector<TileConfig>* configs, std::vector<KernelResources> const& resources,
+                           InstanceForm const& form) {
+  return apply_matching(configs, resources, form, [](TileConfig& c, KernelResources const& r) {
+    c.registers_per_thread = r.registers;
+    // The loop may be unrolled over several k-tiles: scale its traffic by the DMMAs of one.
+    double const dmma_per_k_tile = double(c.warp_m / 16) * (c.warp_n / 8) * (c.bk / c.mma_k);
+    double const k_tiles_per_pass = r.loop_dmma > 0 ? r.loop_dmma / dmma_per_k_tile : 1.0;
+    c.spill_bytes_per_k_tile = (r.loop_local_load_bytes + r.loop_local_store_bytes) / k_tiles_per_pass;
+  });
+}
+
 int apply_kernel_resources(std::vector<SimtKernelShape>* shapes, std::vector<KernelResources> const& resources,
                            InstanceForm const& form) {
-  int matched = 0;
-  for (SimtKernelShape& s : *shapes) {
-    for (KernelResources const& r : resources) {
-      if (!same_instance(s, r, form)) continue;
-      s.registers_per_thread = r.registers;
-      s.loop_fma = r.loop_ffma, s.loop_instructions = r.loop_instructions;
-      ++matched;
-      break;
-    }
-  }
-  return matched;
+  return apply_matching(shapes, resources, form, [](SimtKernelShape& s, KernelResources const& r) {
+    s.registers_per_thread = r.registers;
+    s.loop_fma = r.loop_ffma, s.loop_instructions = r.loop_instructions;
+  });
 }
 
 }  // namespace gemmkit::model
