@@ -5,8 +5,13 @@
 #include "microbench/device_timing.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <thread>
+
+#include "core/nvml.hpp"
 
 namespace gemmkit::microbench {
 
@@ -104,6 +109,95 @@ Measurement rate_row(std::string name, std::string unit, std::string what, doubl
   Measurement m{std::move(name), std::move(unit), std::move(what), {}, {}, {}};
   for (double const t : ms) m.samples.push_back(work / (t * 1e-3) / unit_scale);
   return m;
+}
+
+namespace {
+
+std::string pci_bus_id(int device, std::string* out) {
+  char id[32] = {};
+  std::string e = cuda_error_text(cudaDeviceGetPCIBusId(id, int(sizeof id), device), "cudaDeviceGetPCIBusId");
+  *out = id;
+  return e;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::string sustained_energy(std::function<void()> const& launch, cudaStream_t stream, int device, double seconds,
+                             EnergyRun* out) {
+  std::string bus;
+  if (std::string e = pci_bus_id(device, &bus); !e.empty()) return e;
+  auto const run_once = [&]() -> std::string {
+    launch();
+    std::string e = cuda_error_text(cudaGetLastError(), "launch");
+    if (e.empty()) e = cuda_error_text(cudaStreamSynchronize(stream), "the sustained run");
+    return e;
+  };
+  for (auto const warm = std::chrono::steady_clock::now(); seconds_since(warm) < seconds / 3;) {
+    if (std::string e = run_once(); !e.empty()) return e;
+  }
+  std::optional<double> const before = nvml::total_energy_joules(bus);
+  if (!before) return "NVML's energy counter is not available";
+  *out = EnergyRun{};
+  auto const start = std::chrono::steady_clock::now();
+  while (seconds_since(start) < seconds) {
+    if (std::string e = run_once(); !e.empty()) return e;
+    ++out->runs;
+    if (out->sm_mhz == 0 && seconds_since(start) > seconds / 2) out->sm_mhz = nvml::sm_clock_mhz(bus).value_or(0);
+  }
+  std::optional<double> const after = nvml::total_energy_joules(bus);
+  out->seconds = seconds_since(start);
+  if (!after) return "NVML's energy counter is not available";
+  out->joules = *after - *before;
+  out->power_limit_w = nvml::power_limit_watts(bus).value_or(0);
+  return {};
+}
+
+std::string idle_watts(int device, double seconds, double* out) {
+  std::string bus;
+  if (std::string e = pci_bus_id(device, &bus); !e.empty()) return e;
+  if (std::string e = cuda_error_text(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); !e.empty()) return e;
+  std::optional<double> const before = nvml::total_energy_joules(bus);
+  auto const start = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  std::optional<double> const after = nvml::total_energy_joules(bus);
+  if (!before || !after) return "NVML's energy counter is not available";
+  *out = (*after - *before) / seconds_since(start);
+  return {};
+}
+
+Measurement energy_row(std::string name, std::string unit, std::string what, double work_per_run, EnergyRun const& run,
+                       double idle_w) {
+  Measurement m{std::move(name), std::move(unit), std::move(what), {}, {}, {}};
+  double const work = work_per_run * double(run.runs);
+  if (work <= 0 || run.seconds <= 0) {
+    m.error = "no work measured";
+    return m;
+  }
+  m.samples.push_back((run.joules - idle_w * run.seconds) / work * 1e12);
+  m.parameters = {{"mean_watts", run.joules / run.seconds},
+                  {"idle_watts", idle_w},
+                  {"sm_mhz", run.sm_mhz},
+                  {"power_limit_watts", run.power_limit_w},
+                  {"seconds", run.seconds},
+                  {"gross_pj_per_unit", run.joules / work * 1e12}};
+  return m;
+}
+
+Measurement sustained_energy_row(std::function<void()> const& launch, cudaStream_t stream, Settings const& settings,
+                                 std::string name, std::string unit, std::string what, double work_per_run,
+                                 double idle_w, std::string const& idle_error) {
+  what += ", run on for " + std::to_string(int(std::lround(settings.energy_seconds * 1000))) +
+          " ms; NVML energy counter, net of the idle draw";
+  if (!idle_error.empty()) return failed_row(std::move(name), std::move(unit), std::move(what), idle_error);
+  EnergyRun run;
+  if (std::string e = sustained_energy(launch, stream, settings.device, settings.energy_seconds, &run); !e.empty()) {
+    return failed_row(std::move(name), std::move(unit), std::move(what), e);
+  }
+  return energy_row(std::move(name), std::move(unit), std::move(what), work_per_run, run, idle_w);
 }
 
 Measurement failed_row(std::string name, std::string unit, std::string what, std::string error) {

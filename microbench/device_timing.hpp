@@ -63,6 +63,34 @@ int one_wave_blocks(void const* kernel, int threads, int dynamic_shared_bytes, i
 Measurement rate_row(std::string name, std::string unit, std::string what, double work, double unit_scale,
                      std::vector<double> const& ms);
 
+/// Energy of sustained work, from the board's energy counter (NVML): what sustained_energy saw.
+struct EnergyRun {
+  double joules = 0, seconds = 0;
+  long long runs = 0;
+  double sm_mhz = 0;         ///< NVML's SM clock, read halfway through
+  double power_limit_w = 0;  ///< the limit the board enforced
+};
+
+/// Queues `launch` (one run on `stream`) again and again, each run waited for, for a third of
+/// `seconds` to reach a steady clock and power, then for `seconds` while the energy counter runs.
+std::string sustained_energy(std::function<void()> const& launch, cudaStream_t stream, int device, double seconds,
+                             EnergyRun* out);
+
+/// The board's mean draw over `seconds` with nothing queued, watts.
+std::string idle_watts(int device, double seconds, double* out);
+
+/// A row of picojoules per unit of work above the idle draw: (joules - idle x seconds) / (runs x
+/// work_per_run), in `unit` ("pJ/flop", "pJ/B"); the mean and idle watts, the SM clock and the power
+/// limit ride along as parameters.
+Measurement energy_row(std::string name, std::string unit, std::string what, double work_per_run, EnergyRun const& run,
+                       double idle_w);
+
+/// energy_row for `launch` run on and on (sustained_energy) over settings.energy_seconds, net of
+/// `idle_w`; a failed row where `idle_error` or the run says why not.
+Measurement sustained_energy_row(std::function<void()> const& launch, cudaStream_t stream, Settings const& settings,
+                                 std::string name, std::string unit, std::string what, double work_per_run,
+                                 double idle_w, std::string const& idle_error);
+
 /// A row that could not be measured.
 Measurement failed_row(std::string name, std::string unit, std::string what, std::string error);
 

@@ -116,7 +116,8 @@ Measurement memcpy_row(Settings const& s, cudaStream_t stream, Buffers const& b)
                    : failed_row("d2d_memcpy", "GB/s", what, e);
 }
 
-Measurement l2_read_row(Settings const& s, cudaStream_t stream, Buffers const& b) {
+/// The L2 read rate; with `energy`, the picojoules per byte of the same kernel run on.
+Measurement l2_read_row(Settings const& s, cudaStream_t stream, Buffers const& b, Measurement* energy = nullptr) {
   std::string e;
   int l2_bytes = 0, sms = 0;
   e = cuda_error_text(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, s.device), "cudaDeviceGetAttribute");
@@ -138,8 +139,15 @@ Measurement l2_read_row(Settings const& s, cudaStream_t stream, Buffers const& b
         [&](long long n) { l2_read_kernel<<<blocks, kL2Threads, 0, stream>>>(data, count, n, b.sink.get()); }, stream,
         s, &passes, &ms);
   }
-  return e.empty() ? rate_row("l2_read", "GB/s", what, double(passes) * double(count * sizeof(uint4)), 1e9, ms)
-                   : failed_row("l2_read", "GB/s", what, e);
+  double const bytes = double(passes) * double(count * sizeof(uint4));
+  if (energy != nullptr) {
+    double idle_w = 0;
+    std::string idle_error = e.empty() ? idle_watts(s.device, 0.5, &idle_w) : e;
+    *energy = sustained_energy_row(
+        [&] { l2_read_kernel<<<blocks, kL2Threads, 0, stream>>>(data, count, passes, b.sink.get()); }, stream, s,
+        "energy_l2_read", "pJ/B", what, bytes, idle_w, idle_error);
+  }
+  return e.empty() ? rate_row("l2_read", "GB/s", what, bytes, 1e9, ms) : failed_row("l2_read", "GB/s", what, e);
 }
 
 /// The chase over `bytes` of the destination buffer (a power of two of lines); `flush` first
@@ -184,7 +192,9 @@ std::vector<Measurement> measure_global_memory(Settings const& s) {
   copy_rows<uint2>(s, stream.get(), b, &rows);
   copy_rows<uint4>(s, stream.get(), b, &rows);
   rows.push_back(memcpy_row(s, stream.get(), b));
-  rows.push_back(l2_read_row(s, stream.get(), b));
+  Measurement l2_energy;
+  rows.push_back(l2_read_row(s, stream.get(), b, s.energy_seconds > 0 ? &l2_energy : nullptr));
+  if (s.energy_seconds > 0) rows.push_back(l2_energy);
   rows.push_back(latency_row(s, stream.get(), b, "l2_load_latency", std::size_t(4) << 20, false,
                              "ld.global.cg pointer chase, one thread, 4 MiB of 128-byte lines in a random cycle, "
                              "after a pass over all of them"));

@@ -1,7 +1,8 @@
 /*! \file
     \brief Device micro-benchmarks (seeds 000/001 measured again on the present GPU): peak FMA and
     FP64 tensor-core rates, launch latency, global-memory bandwidth vs offset and width, copy rates
-    (device, host<->device), shared-memory latency and bank conflicts, instruction latencies. Each
+    (device, host<->device), shared-memory latency and bank conflicts, instruction latencies, and
+    the energy of DMMA flops, L2 bytes and shared-memory bytes (the board's energy counter). Each
     family returns rows; describe_machine turns them into the description the model reads.
 
     Method: rates come from many independent chains over one wave of blocks, timed by CUDA events;
@@ -36,6 +37,9 @@ struct Settings {
   double target_ms = 20;                              ///< length of one timed rate kernel
   std::size_t device_bytes = std::size_t(512) << 20;  ///< each copy buffer on the device (>> L2)
   std::size_t host_bytes = std::size_t(512) << 20;    ///< each host<->device buffer
+  /// Seconds of each energy row's sustained run (NVML's energy counter: picojoules per DMMA flop,
+  /// per L2 byte, per shared-memory byte); 0 leaves those rows out.
+  double energy_seconds = 1.5;
 };
 
 // The families, one source file each. Each needs a GPU and returns its rows (failed rows carry

@@ -115,7 +115,8 @@ Measurement chase_row(cudaStream_t stream, Buffers const& b, int reps, int strid
 /// Bytes per clock per SM: the bytes one SM's blocks read over the cycles of the longest block
 /// (one wave: the blocks of an SM run side by side for the whole kernel), scaled rep by rep with
 /// the event times.
-Measurement bandwidth_row(Settings const& s, cudaStream_t stream, Buffers const& b) {
+/// With `energy`, also the picojoules per byte of the same kernel run on.
+Measurement bandwidth_row(Settings const& s, cudaStream_t stream, Buffers const& b, Measurement* energy = nullptr) {
   char const* const what = "conflict-free ld.shared.v4 by one wave of 256-thread blocks, bytes per SM per clock";
   std::string e;
   int const blocks = one_wave_blocks(reinterpret_cast<void const*>(&shared_read_kernel), kReadThreads, 0, s.device, &e);
@@ -137,6 +138,14 @@ Measurement bandwidth_row(Settings const& s, cudaStream_t stream, Buffers const&
     e = cuda_error_text(
         cudaMemcpy(block_cycles.data(), cycles.get(), block_cycles.size() * sizeof(long long), cudaMemcpyDeviceToHost),
         "cudaMemcpy");
+  }
+  if (energy != nullptr) {
+    double idle_w = 0;
+    std::string idle_error = e.empty() ? idle_watts(s.device, 0.5, &idle_w) : e;
+    *energy = sustained_energy_row(
+        [&] { shared_read_kernel<<<blocks, kReadThreads, 0, stream>>>(iterations, b.sink.get(), cycles.get()); },
+        stream, s, "energy_smem_read", "pJ/B", what,
+        double(blocks) * kReadThreads * 16.0 * kReadUnroll * double(iterations), idle_w, idle_error);
   }
   if (!e.empty()) return failed_row("smem_bandwidth", "B/clk/SM", what, e);
   double const bytes_per_sm = double(blocks) * kReadThreads * 16.0 * kReadUnroll * double(iterations) / sms;
@@ -166,7 +175,9 @@ std::vector<Measurement> measure_shared_memory(Settings const& s) {
                                 "dependent ld.shared.u32 chain, one warp, lanes " + std::to_string(ways) +
                                     " words apart: " + std::to_string(ways) + "-way bank conflict"));
   }
-  rows.push_back(bandwidth_row(s, st, b));
+  Measurement smem_energy;
+  rows.push_back(bandwidth_row(s, st, b, s.energy_seconds > 0 ? &smem_energy : nullptr));
+  if (s.energy_seconds > 0) rows.push_back(smem_energy);
   return rows;
 }
 

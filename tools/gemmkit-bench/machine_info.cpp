@@ -3,12 +3,12 @@
 */
 #include "machine_info.hpp"
 
+#include "core/nvml.hpp"
+
 #include "cpu/cpu_blas.hpp"
 #include "cpu/cpu_features.hpp"
 
 #include <gemmkit/gemmkit.h>
-
-#include <dlfcn.h>
 
 #include <array>
 #include <cctype>
@@ -126,30 +126,6 @@ std::string version_text(int version) {
 }
 #endif
 
-/// NVML entry points, resolved once with dlopen so gemmkit-bench runs where NVML is absent.
-struct Nvml {
-  using Init = int (*)();
-  using HandleByBusId = int (*)(char const*, void**);
-  using ClockInfo = int (*)(void*, int, unsigned int*);
-  HandleByBusId handle_by_bus_id = nullptr;
-  ClockInfo clock_info = nullptr;
-  bool ok = false;
-
-  static Nvml const& instance() {
-    static Nvml const nvml = [] {
-      Nvml n;
-      void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-      if (lib == nullptr) return n;
-      auto init = reinterpret_cast<Init>(dlsym(lib, "nvmlInit_v2"));
-      n.handle_by_bus_id = reinterpret_cast<HandleByBusId>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
-      n.clock_info = reinterpret_cast<ClockInfo>(dlsym(lib, "nvmlDeviceGetClockInfo"));
-      n.ok = init != nullptr && n.handle_by_bus_id != nullptr && n.clock_info != nullptr && init() == 0;
-      return n;
-    }();
-    return nvml;
-  }
-};
-
 }  // namespace
 
 MachineInfo collect_machine_info(int device, bool use_gpu) {
@@ -214,16 +190,7 @@ MachineInfo collect_machine_info(int device, bool use_gpu) {
   return info;
 }
 
-std::optional<int> current_sm_clock_mhz(std::string const& pci_bus_id) {
-  Nvml const& nvml = Nvml::instance();
-  if (!nvml.ok || pci_bus_id.empty()) return std::nullopt;
-  void* handle = nullptr;
-  if (nvml.handle_by_bus_id(pci_bus_id.c_str(), &handle) != 0) return std::nullopt;
-  unsigned int mhz = 0;
-  constexpr int kNvmlClockSm = 1;
-  if (nvml.clock_info(handle, kNvmlClockSm, &mhz) != 0) return std::nullopt;
-  return int(mhz);
-}
+std::optional<int> current_sm_clock_mhz(std::string const& pci_bus_id) { return nvml::sm_clock_mhz(pci_bus_id); }
 
 std::string short_device_name(std::string const& name) {
   for (char const* gpu : {"H100", "H200", "H20", "GH200", "B200", "A100", "L40S", "L4"}) {

@@ -80,6 +80,7 @@ int run_micro_command(Options const& o) {
   s.device = o.device;
   if (o.reps > 0) s.reps = o.reps;
   if (o.target_ms > 0) s.target_ms = o.target_ms;
+  if (o.energy_seconds >= 0) s.energy_seconds = o.energy_seconds;
   if (o.bytes > 0) s.device_bytes = s.host_bytes = std::size_t(o.bytes);
   MachineInfo const machine = collect_machine_info(o.device, true);
   if (!machine.gpu) {

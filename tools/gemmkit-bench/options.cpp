@@ -290,6 +290,10 @@ std::string parse_options(int argc, char** argv, Options* o) {
       if ((e = need_int(&o->reps)).empty() && o->reps < 1) e = "--reps must be at least 1";
     } else if (arg == "--calls") {
       if ((e = need_int(&o->calls)).empty() && o->calls < 1) e = "--calls must be at least 1";
+    } else if (arg == "--energy-seconds") {
+      if ((e = need_double(&o->energy_seconds)).empty() && !(o->energy_seconds >= 0)) {
+        e = "--energy-seconds must be 0 or more";
+      }
     } else if (arg == "--target-ms") {
       if ((e = need_double(&o->target_ms)).empty() && !(o->target_ms > 0)) e = "--target-ms must be positive";
     } else if (arg == "--json") e = need(&o->json_file);

@@ -35,6 +35,7 @@ struct Options {
   int reps = -1;                       ///< timed repetitions (batches) per side; -1 = default
   int calls = -1;                      ///< overhead: calls per timed rep; -1 = default
   double target_ms = -1;               ///< length of one timed batch; -1 = default
+  double energy_seconds = -1;          ///< micro --energy-seconds X: each energy row's run; 0 skips them; -1 = default
   std::string json_file;
   bool force_cpu = false;
   std::string suite;
