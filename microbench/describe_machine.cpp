@@ -38,7 +38,21 @@ ModelField const kModelFields[] = {
     {"bar_sync_4warps", &M::barrier_latency_cycles, 1, false},
     {"launch_latency", &M::launch_latency_s, 1e-6, false},
     {"launch_interval", &M::launch_interval_s, 1e-6, false},
+    {"energy_fp64_mma_m16n8k16", &M::dmma_energy_j_per_flop, 1e-12, false},
+    {"energy_l2_read", &M::l2_energy_j_per_byte, 1e-12, false},
+    {"energy_smem_read", &M::smem_energy_j_per_byte, 1e-12, false},
 };
+
+/// The power limit and the idle draw, from the parameters of the DMMA energy row.
+void power_of(std::vector<Measurement> const& rows, model::MachineDescription* m) {
+  for (Measurement const& row : rows) {
+    if (row.name != "energy_fp64_mma_m16n8k16" || !row.error.empty()) continue;
+    for (auto const& [key, value] : row.parameters) {
+      if (key == "power_limit_watts") m->power_limit_w = value;
+      if (key == "idle_watts") m->idle_power_w = value;
+    }
+  }
+}
 
 /// Warp schedulers (SM sub-partitions) per SM: four on every architecture since sm_70; the runtime
 /// has no attribute for it.
@@ -74,6 +88,7 @@ std::string describe_machine(int device, std::vector<Measurement> const& rows, s
       if (std::isfinite(value)) m.*f.field = value * f.to_field_unit;
     }
   }
+  power_of(rows, &m);
   *out = m;
   return {};
 }

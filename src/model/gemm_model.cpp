@@ -59,6 +59,15 @@ Prediction predict(MachineDescription const& machine, TileConfig const& c, std::
     p.limiter = c.spill_bytes_per_k_tile > 0 ? "shared-memory bandwidth (warp tile, spills)"
                                              : "shared-memory bandwidth (warp tile)";
   }
+  if (machine.power_limit_w > machine.idle_power_w && machine.dmma_energy_j_per_flop > 0) {
+    // The bytes a flop moves cost energy too; at the board's limit that sets the rate. Reported,
+    // not applied: energies measured at the top clock overstate them at the clock the limit holds,
+    // and the ranking came out worse with it (docs/ladder.md, "Energy per flop").
+    double const joules_per_flop = machine.dmma_energy_j_per_flop +
+                                   machine.l2_energy_j_per_byte * p.l2_bytes_per_flop +
+                                   machine.smem_energy_j_per_byte * p.smem_bytes_per_flop;
+    p.power_ceiling = (machine.power_limit_w - machine.idle_power_w) / joules_per_flop;
+  }
   if (p.resident_blocks == 0) {
     p.flops = 0, p.limiter = "does not fit on an SM";
     return p;

@@ -4,7 +4,10 @@
     (RB = DF * WB * (1/bm + 1/bn) / 2 at the L2, the same reasoning at shared memory for the warp
     tile, plus the compiled loop's spill traffic where it is known), occupancy from registers, shared
     memory and threads, and wave quantization for a shape.
-    The predicted bound is the smallest ceiling times the wave efficiency, or lower where the
+    Where the description has measured energies, the model also reports the power limit's ceiling
+    (the draw above idle over the energy of a flop's DMMA share and of the bytes it moves through
+    L2 and shared memory), without applying it. The predicted bound is the smallest ceiling times
+    the wave efficiency, or lower where the
     blocks an SM holds cannot keep its tensor pipes busy through the latencies each k-tile exposes
     (the measured barrier, shared-load, DMMA and L2 latencies of the machine description; a
     description without them models no latency).
@@ -47,6 +50,9 @@ struct Prediction {
   double l2_ceiling = 0;         ///< L2 bandwidth / bytes per flop of the block tile
   double smem_ceiling = 0;       ///< shared bandwidth / (fragment reads + tile writes + spills) per flop
   double l2_bytes_per_flop = 0, smem_bytes_per_flop = 0;
+  /// (power limit - idle draw) / (DMMA energy + L2 and shared bytes' energy) per flop; 0 when the
+  /// description has no energies. Reported only: not part of `flops`.
+  double power_ceiling = 0;
   int resident_blocks = 0;       ///< blocks per SM the resources allow
   int warps_per_sm = 0;
   double wave_efficiency = 1;    ///< tiles / (SMs x the most tiles one SM runs), x the useful part of edge tiles

@@ -37,6 +37,13 @@ struct MachineDescription {
   // Host side of a kernel launch.
   double launch_latency_s = 0;    ///< launch an empty kernel and wait for it (round trip)
   double launch_interval_s = 0;   ///< per launch of back-to-back empty kernels on one stream
+  // Energy: the board's energy counter over sustained runs, at the clock they reached, above the idle
+  // draw (0 = not measured: no power term).
+  double power_limit_w = 0;           ///< the power limit the board enforces
+  double idle_power_w = 0;            ///< its draw with nothing queued
+  double dmma_energy_j_per_flop = 0;  ///< mma.sync m16n8k16 .f64
+  double l2_energy_j_per_byte = 0;    ///< L2 reads
+  double smem_energy_j_per_byte = 0;  ///< shared-memory reads
   // Per-SM resources (architecture limits).
   int registers_per_sm = 0;
   int max_registers_per_thread = 0;

@@ -49,6 +49,21 @@ TEST(GemmModel, SpillTrafficSharesTheSharedMemoryCeiling) {
   EXPECT_NEAR(bound.flops, bound.smem_ceiling * bound.wave_efficiency, 1.0);
 }
 
+TEST(GemmModel, PowerCeilingIsReportedNotApplied) {
+  MachineDescription m = h100_sxm();
+  TileConfig const c = config(64, 64, 16, 32, 32, 4, 3, 168);
+  EXPECT_EQ(predict(m, c, 8192, 8192, 8192).power_ceiling, 0.0);  // no energies: no ceiling
+  Prediction const without = predict(m, c, 8192, 8192, 8192);
+  // H200 energies (micro-b7ef4d4): 8.03 pJ per DMMA flop, 18.3 per L2 byte, 3.97 per shared byte.
+  m.power_limit_w = 700, m.idle_power_w = 125;
+  m.dmma_energy_j_per_flop = 8.03e-12, m.l2_energy_j_per_byte = 18.3e-12, m.smem_energy_j_per_byte = 3.97e-12;
+  Prediction const p = predict(m, c, 8192, 8192, 8192);
+  double const joules = 8.03e-12 + 18.3e-12 * p.l2_bytes_per_flop + 3.97e-12 * p.smem_bytes_per_flop;
+  EXPECT_NEAR(p.power_ceiling, 575.0 / joules, 1e3);
+  EXPECT_LT(p.power_ceiling, p.flops);  // below the bound, and still not part of it
+  EXPECT_DOUBLE_EQ(p.flops, without.flops);
+}
+
 TEST(GemmModel, OccupancyFromRegistersSharedMemoryAndTarget) {
   MachineDescription const h100 = h100_sxm();
   EXPECT_EQ(resident_blocks(h100, config(64, 64, 16, 32, 32, 4, 3, 168)), 3);   // 168 x 128 x 3 <= 64K

@@ -29,6 +29,8 @@ TEST(MachineDescription, RoundTripThroughAFileKeepsEveryField) {
   m.barrier_latency_cycles = 21.5;
   m.launch_latency_s = 4.5e-6;
   m.schedulers_per_sm = 4;
+  m.power_limit_w = 700, m.idle_power_w = 124.8129;
+  m.dmma_energy_j_per_flop = 8.029148e-12, m.l2_energy_j_per_byte = 1.831092e-11, m.smem_energy_j_per_byte = 3.9665e-12;
   std::string const path = temp_path("round_trip.json");
   write_file(path, machine_description_json(m));
 
@@ -48,6 +50,11 @@ TEST(MachineDescription, RoundTripThroughAFileKeepsEveryField) {
   EXPECT_EQ(read.launch_latency_s, m.launch_latency_s);
   EXPECT_EQ(read.shared_bytes_per_sm, m.shared_bytes_per_sm);
   EXPECT_EQ(read.schedulers_per_sm, m.schedulers_per_sm);
+  EXPECT_EQ(read.power_limit_w, m.power_limit_w);
+  EXPECT_EQ(read.idle_power_w, m.idle_power_w);
+  EXPECT_EQ(read.dmma_energy_j_per_flop, m.dmma_energy_j_per_flop);
+  EXPECT_EQ(read.l2_energy_j_per_byte, m.l2_energy_j_per_byte);
+  EXPECT_EQ(read.smem_energy_j_per_byte, m.smem_energy_j_per_byte);
   // Written again, it is the same text: nothing was lost or added.
   EXPECT_EQ(machine_description_json(read), machine_description_json(m));
   std::remove(path.c_str());

@@ -351,6 +351,12 @@ int run_model(Options const& o) {
               machine.fp64_tensor_flops / 1e12, machine.l2_bytes_per_s / 1e12, machine.smem_bytes_per_s() / 1e12,
               machine.lds64_latency_cycles, machine.dmma_latency_cycles, machine.l2_load_latency_cycles,
               machine.barrier_latency_cycles);
+  if (machine.dmma_energy_j_per_flop > 0) {
+    std::printf("energy above the idle draw: DMMA %.2f pJ/flop, L2 %.2f pJ/B, shared %.2f pJ/B; power limit %.0f W, "
+                "idle %.0f W (the power TF column: reported, not part of the bound)\n\n",
+                machine.dmma_energy_j_per_flop * 1e12, machine.l2_energy_j_per_byte * 1e12,
+                machine.smem_energy_j_per_byte * 1e12, machine.power_limit_w, machine.idle_power_w);
+  }
 #if GEMMKIT_WITH_CUDA
   std::vector<model::KernelResources> resources;
   if (!o.kernels_file.empty()) {
@@ -366,14 +372,15 @@ int run_model(Options const& o) {
                 o.kernels_file.c_str(), matched, configs.size(), model::dense_nn_form(m, k).vec_a > 1 ? "16-byte" : "8-byte");
   }
   TablePrinter table({{"config", 36, true}, {"warps/SM", 8}, {"regs", 4}, {"spill B/kt", 10}, {"L2 B/flop", 9},
-                      {"L2 TF", 6}, {"smem TF", 7}, {"waves eff", 9}, {"lat eff", 7}, {"bound TF", 8},
-                      {"limited by", 34, true}});
+                      {"L2 TF", 6}, {"smem TF", 7}, {"power TF", 8}, {"waves eff", 9}, {"lat eff", 7},
+                      {"bound TF", 8}, {"limited by", 34, true}});
   table.print_header();
   for (auto const& [c, p] : model::rank(machine, configs, m, n, k)) {
     table.print_row({c.name, std::to_string(p.warps_per_sm),
                      c.registers_per_thread > 0 ? std::to_string(c.registers_per_thread) : "-",
                      format("%.0f", c.spill_bytes_per_k_tile), format("%.4f", p.l2_bytes_per_flop),
                      format("%.1f", p.l2_ceiling / 1e12), format("%.1f", p.smem_ceiling / 1e12),
+                     p.power_ceiling > 0 ? format("%.1f", p.power_ceiling / 1e12) : "-",
                      format("%.3f", p.wave_efficiency), format("%.3f", p.latency_efficiency),
                      format("%.1f", p.flops / 1e12), p.limiter});
   }
