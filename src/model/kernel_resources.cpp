@@ -5,7 +5,6 @@
 
 #include "model/machine.hpp"
 
-
 namespace gemmkit::model {
 
 std::string load_kernel_resources(std::string const& path, std::vector<KernelResources>* out) {
