@@ -189,14 +189,14 @@ Measurement energy_row(std::string name, std::string unit, std::string what, dou
 
 Measurement sustained_energy_row(std::function<void()> const& launch, cudaStream_t stream, Settings const& settings,
                                  std::string name, std::string unit, std::string what, double work_per_run,
-                                 double idle_w, std::string const& idle_error) {
+                                 std::string const& cannot) {
   what += ", run on for " + std::to_string(int(std::lround(settings.energy_seconds * 1000))) +
           " ms; NVML energy counter, net of the idle draw";
-  if (!idle_error.empty()) return failed_row(std::move(name), std::move(unit), std::move(what), idle_error);
+  double idle_w = 0;
+  std::string e = cannot.empty() ? idle_watts(settings.device, 0.5, &idle_w) : cannot;
   EnergyRun run;
-  if (std::string e = sustained_energy(launch, stream, settings.device, settings.energy_seconds, &run); !e.empty()) {
-    return failed_row(std::move(name), std::move(unit), std::move(what), e);
-  }
+  if (e.empty()) e = sustained_energy(launch, stream, settings.device, settings.energy_seconds, &run);
+  if (!e.empty()) return failed_row(std::move(name), std::move(unit), std::move(what), e);
   return energy_row(std::move(name), std::move(unit), std::move(what), work_per_run, run, idle_w);
 }
 

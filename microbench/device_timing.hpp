@@ -85,11 +85,12 @@ std::string idle_watts(int device, double seconds, double* out);
 Measurement energy_row(std::string name, std::string unit, std::string what, double work_per_run, EnergyRun const& run,
                        double idle_w);
 
-/// energy_row for `launch` run on and on (sustained_energy) over settings.energy_seconds, net of
-/// `idle_w`; a failed row where `idle_error` or the run says why not.
+/// energy_row for `launch` run on and on (sustained_energy) over settings.energy_seconds, net of the
+/// idle draw read over 0.5 s just before; a failed row where `cannot` (e.g. the rate run's error),
+/// the idle reading or the run says why not.
 Measurement sustained_energy_row(std::function<void()> const& launch, cudaStream_t stream, Settings const& settings,
                                  std::string name, std::string unit, std::string what, double work_per_run,
-                                 double idle_w, std::string const& idle_error);
+                                 std::string const& cannot = {});
 
 /// A row that could not be measured.
 Measurement failed_row(std::string name, std::string unit, std::string what, std::string error);

@@ -141,11 +141,9 @@ Measurement l2_read_row(Settings const& s, cudaStream_t stream, Buffers const& b
   }
   double const bytes = double(passes) * double(count * sizeof(uint4));
   if (energy != nullptr) {
-    double idle_w = 0;
-    std::string idle_error = e.empty() ? idle_watts(s.device, 0.5, &idle_w) : e;
     *energy = sustained_energy_row(
         [&] { l2_read_kernel<<<blocks, kL2Threads, 0, stream>>>(data, count, passes, b.sink.get()); }, stream, s,
-        "energy_l2_read", "pJ/B", what, bytes, idle_w, idle_error);
+        "energy_l2_read", "pJ/B", what, bytes, e);
   }
   return e.empty() ? rate_row("l2_read", "GB/s", what, bytes, 1e9, ms) : failed_row("l2_read", "GB/s", what, e);
 }

@@ -151,16 +151,17 @@ Measurement fma_rate(Settings const& s, cudaStream_t stream, char const* name, c
 }
 
 /// The shape's rate; with `clock`, also the SM clock during the last run; with `energy`, the
-/// picojoules per flop of the same kernel run on (net of `idle_w`).
+/// picojoules per flop of the same kernel run on.
 template <class Shape>
 Measurement mma_rate(Settings const& s, cudaStream_t stream, char const* name, Measurement* clock,
-                     Measurement* energy = nullptr, double idle_w = 0, std::string const& idle_error = {}) {
+                     Measurement* energy = nullptr) {
   std::string const what = "mma.sync .f64, " + std::to_string(kMmaChains) + " accumulators per warp, one wave";
   RateRun<double> r;
   std::string e = needs_sm(s.device, Shape::kMinSm);
   if (e.empty()) e = r.run(&mma_chains_kernel<Shape>, s, stream);
   if (!e.empty()) {
     if (clock != nullptr) *clock = failed_row("sm_clock", "MHz", "", e);
+    if (energy != nullptr) *energy = failed_row(std::string("energy_") + name, "pJ/flop", what, e);
     return failed_row(name, "TFLOP/s", what, e);
   }
   if (clock != nullptr) *clock = clock_during(r, "sm_clock", name);
@@ -169,7 +170,7 @@ Measurement mma_rate(Settings const& s, cudaStream_t stream, char const* name, M
     *energy = sustained_energy_row(
         [&] { mma_chains_kernel<Shape><<<r.blocks, kThreads, 0, stream>>>(r.seeds.get(), r.iterations, r.sink.get(),
                                                                            r.cycles.get()); },
-        stream, s, std::string("energy_") + name, "pJ/flop", what, flops, idle_w, idle_error);
+        stream, s, std::string("energy_") + name, "pJ/flop", what, flops);
   }
   return rate_row(name, "TFLOP/s", what, flops, 1e12, r.ms);
 }
@@ -190,10 +191,8 @@ std::vector<Measurement> measure_peak_rates(Settings const& s) {
   rows.push_back(mma_rate<arch::MmaF64Shape<16, 8, 4>>(s, stream.get(), "fp64_mma_m16n8k4", nullptr));
   rows.push_back(mma_rate<arch::MmaF64Shape<16, 8, 8>>(s, stream.get(), "fp64_mma_m16n8k8", nullptr));
   Measurement energy;
-  double idle_w = 0;
-  std::string const idle_error = s.energy_seconds > 0 ? idle_watts(s.device, 0.5, &idle_w) : std::string();
   rows.push_back(mma_rate<arch::MmaF64Shape<16, 8, 16>>(s, stream.get(), "fp64_mma_m16n8k16", &clock,
-                                                        s.energy_seconds > 0 ? &energy : nullptr, idle_w, idle_error));
+                                                        s.energy_seconds > 0 ? &energy : nullptr));
   rows.push_back(clock);
   if (s.energy_seconds > 0) rows.push_back(energy);
   return rows;

@@ -140,12 +140,10 @@ Measurement bandwidth_row(Settings const& s, cudaStream_t stream, Buffers const&
         "cudaMemcpy");
   }
   if (energy != nullptr) {
-    double idle_w = 0;
-    std::string idle_error = e.empty() ? idle_watts(s.device, 0.5, &idle_w) : e;
     *energy = sustained_energy_row(
         [&] { shared_read_kernel<<<blocks, kReadThreads, 0, stream>>>(iterations, b.sink.get(), cycles.get()); },
         stream, s, "energy_smem_read", "pJ/B", what,
-        double(blocks) * kReadThreads * 16.0 * kReadUnroll * double(iterations), idle_w, idle_error);
+        double(blocks) * kReadThreads * 16.0 * kReadUnroll * double(iterations), e);
   }
   if (!e.empty()) return failed_row("smem_bandwidth", "B/clk/SM", what, e);
   double const bytes_per_sm = double(blocks) * kReadThreads * 16.0 * kReadUnroll * double(iterations) / sms;

@@ -4,6 +4,8 @@
 */
 #include "batched_gpu.hpp"
 
+#include "core/nvml.hpp"
+
 #include "table_printer.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
@@ -1211,7 +1213,7 @@ void BatchedGpuRun::write_row_tail(JsonObject& row, std::vector<ImplResult> cons
   if (!bound.error.empty()) message += (message.empty() ? "bound: " : "; bound: ") + bound.error;
   row.add_string("status", bound.error.empty() ? status[int(gk.status)] : "error");
   if (!message.empty()) row.add_string("message", message);
-  std::optional<int> const sm_mhz = machine_.gpu ? current_sm_clock_mhz(machine_.gpu->pci_bus_id) : std::nullopt;
+  std::optional<int> const sm_mhz = machine_.gpu ? nvml::sm_clock_mhz(machine_.gpu->pci_bus_id) : std::nullopt;
   add_gpu_device_keys(row, machine_, sm_mhz);
   add_run_keys(row, machine_);
   json_->write(row);

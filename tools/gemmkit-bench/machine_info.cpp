@@ -3,8 +3,6 @@
 */
 #include "machine_info.hpp"
 
-#include "core/nvml.hpp"
-
 #include "cpu/cpu_blas.hpp"
 #include "cpu/cpu_features.hpp"
 
@@ -189,8 +187,6 @@ MachineInfo collect_machine_info(int device, bool use_gpu) {
 #endif
   return info;
 }
-
-std::optional<int> current_sm_clock_mhz(std::string const& pci_bus_id) { return nvml::sm_clock_mhz(pci_bus_id); }
 
 std::string short_device_name(std::string const& name) {
   for (char const* gpu : {"H100", "H200", "H20", "GH200", "B200", "A100", "L40S", "L4"}) {

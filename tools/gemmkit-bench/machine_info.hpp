@@ -54,9 +54,6 @@ std::string short_device_name(std::string const& name);
 std::string short_cpu_name(std::string const& model, std::string const& isa, int cores,
                            std::string const& generation = "");
 
-/// The SM clock right now in MHz of the GPU at this PCI bus id, from NVML (loaded at run time, no link dependency), or nothing
-/// when NVML is not there. Read right after a timed batch it shows the clock under load.
-std::optional<int> current_sm_clock_mhz(std::string const& pci_bus_id);
 
 /// The keys of a row that ran on the CPU: device (the model), device_short, clocks, driver "none".
 void add_cpu_device_keys(JsonObject& row, MachineInfo const& machine);
