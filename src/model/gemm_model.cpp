@@ -30,10 +30,13 @@ Prediction predict(MachineDescription const& machine, TileConfig const& c, std::
   // Global -> shared: a bm x bn tile loads (bm + bn) words per k for 2 bm bn flops.
   p.l2_bytes_per_flop = word * (1.0 / c.bm + 1.0 / c.bn) / 2.0;
   p.l2_ceiling = machine.l2_bytes_per_s / p.l2_bytes_per_flop;
-  // Shared -> registers: a warp_m x warp_n warp tile reads (warp_m + warp_n) words per k for
-  // 2 warp_m warp_n flops; the cp.async writes of the block tile cross shared memory as well.
-  // Spilled registers reloaded in the loop take the same L1 / shared datapath.
-  p.smem_bytes_per_flop = word * (1.0 / c.warp_m + 1.0 / c.warp_n) / 2.0 + p.l2_bytes_per_flop +
+  // Shared -> registers: a warp_m x warp_n warp tile reads (warp_m + warp_n) doubles per k for
+  // 2 warp_m warp_n flops (float operands too: the fragments come from the converted tiles); the
+  // block tile's way in crosses shared memory as well (the cp.async writes, and for float operands
+  // the conversion's read and write). Spilled registers reloaded in the loop take the same L1 /
+  // shared datapath.
+  p.smem_bytes_per_flop = 8.0 * (1.0 / c.warp_m + 1.0 / c.warp_n) / 2.0 +
+                          c.shared_tile_bytes_per_element() * (1.0 / c.bm + 1.0 / c.bn) / 2.0 +
                           c.threads() * c.spill_bytes_per_k_tile / (2.0 * c.bm * c.bn * c.bk);
   p.smem_ceiling = machine.smem_bytes_per_s() / p.smem_bytes_per_flop;
   p.resident_blocks = resident_blocks(machine, c);

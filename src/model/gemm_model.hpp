@@ -29,6 +29,8 @@ struct TileConfig {
   std::string name;
   int bm = 0, bn = 0, bk = 0, warp_m = 0, warp_n = 0, stages = 0, blocks_per_sm = 1;
   int registers_per_thread = 0;  ///< 0: the launch-bounds cap
+  /// Operand bytes in global memory. The MMAs are FP64 either way: float operands (4) land in a
+  /// cp.async ring of floats and are converted into two double tiles that the fragments read.
   int element_bytes = 8;
   int mma_k = 16;                ///< the MMA's depth (m16n8k16 or m16n8k8)
   /// Whether a warp loads the next k step's fragments while this step's MMAs run (the m16n8k8
@@ -40,7 +42,14 @@ struct TileConfig {
   double spill_bytes_per_k_tile = 0;
 
   int threads() const { return 32 * (bm / warp_m) * (bn / warp_n); }
-  int shared_bytes() const { return stages * (bm + bn) * bk * element_bytes; }
+  bool staged() const { return element_bytes != 8; }
+  int shared_bytes() const {
+    int const tile = (bm + bn) * bk;
+    return staged() ? 2 * tile * 8 + stages * tile * element_bytes : stages * tile * 8;
+  }
+  /// Shared-memory bytes per element of a block tile on its way in: the cp.async write, and for
+  /// float operands the ring's read and the double tile's write as well.
+  int shared_tile_bytes_per_element() const { return staged() ? 2 * element_bytes + 8 : 8; }
 };
 
 struct Prediction {

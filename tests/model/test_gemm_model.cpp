@@ -32,6 +32,21 @@ TEST(GemmModel, RequiredBandwidthIsSeed001s) {
   EXPECT_DOUBLE_EQ(small.smem_bytes_per_flop, 8.0 * (1.0 / 32 + 1.0 / 32) / 2 + 0.125);
 }
 
+TEST(GemmModel, FloatOperandsCrossL2AsFloatsAndSharedMemoryAsDoubles) {
+  MachineDescription const h100 = h100_sxm();
+  TileConfig c = config(128, 64, 16, 64, 32, 4, 2);
+  Prediction const on_doubles = predict(h100, c, 8192, 8192, 8192);
+  c.element_bytes = 4;
+  Prediction const on_floats = predict(h100, c, 8192, 8192, 8192);
+  // Half the L2 bytes; the fragments are read from the converted double tiles, and each tile
+  // element is written as a float, read back and written as a double (4 + 4 + 8 bytes, not 8).
+  double const per_tile = (1.0 / 128 + 1.0 / 64) / 2;
+  EXPECT_DOUBLE_EQ(on_floats.l2_bytes_per_flop, on_doubles.l2_bytes_per_flop / 2);
+  EXPECT_DOUBLE_EQ(on_floats.smem_bytes_per_flop - on_doubles.smem_bytes_per_flop, 8.0 * per_tile);
+  // Shared memory: two double tiles and a ring of float stages (tensorop_smem_bytes).
+  EXPECT_EQ(c.shared_bytes(), 2 * 192 * 16 * 8 + 4 * 192 * 16 * 4);
+}
+
 TEST(GemmModel, SpillTrafficSharesTheSharedMemoryCeiling) {
   MachineDescription const h100 = h100_sxm();
   TileConfig c = config(64, 64, 16, 32, 32, 4, 3, 168);

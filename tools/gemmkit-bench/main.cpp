@@ -385,8 +385,9 @@ int run_model(Options const& o) {
                      format("%.1f", p.flops / 1e12), p.limiter});
   }
   // FP32: the tensor-core configs on float operands and the SIMT configs, one ranking.
-  std::printf("\nFP32 configs (tensor-core on float operands: the FP64 model with 4-byte operands; SIMT: "
-              "model::predict_simt, FMA fraction from the compiled loop where --kernels has it)\n");
+  std::printf("\nFP32 configs (tensor-core on float operands: the FP64 model with 4-byte operands in L2 and converted "
+              "double tiles in shared memory; SIMT: model::predict_simt, FMA fraction from the compiled loop where "
+              "--kernels has it)\n");
   TablePrinter f32_table({{"config", 44, true}, {"regs", 4}, {"loop FMA/instr", 14}, {"bound TF", 8},
                           {"limited by", 36, true}});
   f32_table.print_header();
