@@ -99,9 +99,9 @@ int main(int argc, char** argv) {
       CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, int(aligned), int(aligned), int(aligned), &one, ga,
                         int(aligned), gb, int(aligned), &zero, gc, int(aligned)));
     };
-    Timer t_main, t_side;
-    cudaEvent_t fork;
-    CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    Timer t_main;
+    cudaEvent_t side_done;
+    CHECK(cudaEventCreateWithFlags(&side_done, cudaEventDisableTiming));
 
     // form 0: kernel copy alone; 1: engine copy alone; 2: GEMM alone; 3: GEMM with the kernel copy
     // on the side stream; 4: GEMM with the engine copy on the side stream. Concurrent forms time
@@ -116,12 +116,12 @@ int main(int argc, char** argv) {
         if (form == 1) engine_copy(main_stream);
         if (form >= 2) gemm();
         if (form >= 3) {
-          CHECK(cudaEventRecord(fork, main_stream));  // after the GEMM is queued: it gets the SMs first
+          // The copy starts with the GEMM (both follow the start event); the GEMM is queued first.
           CHECK(cudaStreamWaitEvent(side, t_main.start, 0));
           if (form == 3) kernel_copy(side);
           if (form == 4) engine_copy(side);
-          CHECK(cudaEventRecord(t_side.stop, side));
-          CHECK(cudaStreamWaitEvent(main_stream, t_side.stop, 0));
+          CHECK(cudaEventRecord(side_done, side));
+          CHECK(cudaStreamWaitEvent(main_stream, side_done, 0));
         }
         CHECK(cudaEventRecord(t_main.stop, main_stream));
         float const ms = t_main.ms();
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
     for (double* p : {a, b, pa, pb, ga, gb, gc}) CHECK(cudaFree(p));
-    CHECK(cudaEventDestroy(fork));
+    CHECK(cudaEventDestroy(side_done));
   }
   CHECK(cublasDestroy(handle));
   return 0;

@@ -35,7 +35,7 @@ Prediction predict(MachineDescription const& machine, TileConfig const& c, std::
   // block tile's way in crosses shared memory as well (the cp.async writes, and for float operands
   // the conversion's read and write). Spilled registers reloaded in the loop take the same L1 /
   // shared datapath.
-  p.smem_bytes_per_flop = 8.0 * (1.0 / c.warp_m + 1.0 / c.warp_n) / 2.0 +
+  p.smem_bytes_per_flop = TileConfig::kFragmentBytes * (1.0 / c.warp_m + 1.0 / c.warp_n) / 2.0 +
                           c.shared_tile_bytes_per_element() * (1.0 / c.bm + 1.0 / c.bn) / 2.0 +
                           c.threads() * c.spill_bytes_per_k_tile / (2.0 * c.bm * c.bn * c.bk);
   p.smem_ceiling = machine.smem_bytes_per_s() / p.smem_bytes_per_flop;

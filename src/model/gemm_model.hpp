@@ -42,14 +42,16 @@ struct TileConfig {
   double spill_bytes_per_k_tile = 0;
 
   int threads() const { return 32 * (bm / warp_m) * (bn / warp_n); }
-  bool staged() const { return element_bytes != 8; }
+  static constexpr int kFragmentBytes = 8;  ///< what the MMAs read: doubles, whatever the operands
+
+  bool staged() const { return element_bytes != kFragmentBytes; }
   int shared_bytes() const {
     int const tile = (bm + bn) * bk;
-    return staged() ? 2 * tile * 8 + stages * tile * element_bytes : stages * tile * 8;
+    return staged() ? 2 * tile * kFragmentBytes + stages * tile * element_bytes : stages * tile * kFragmentBytes;
   }
   /// Shared-memory bytes per element of a block tile on its way in: the cp.async write, and for
   /// float operands the ring's read and the double tile's write as well.
-  int shared_tile_bytes_per_element() const { return staged() ? 2 * element_bytes + 8 : 8; }
+  int shared_tile_bytes_per_element() const { return staged() ? 2 * element_bytes + kFragmentBytes : kFragmentBytes; }
 };
 
 struct Prediction {
