@@ -6,7 +6,9 @@
 
 #include "cuda/ladder/ladder_config.hpp"
 #include "gemm_suite.hpp"
+#include "model/kernel_resources.hpp"
 #include "model/ladder_model.hpp"
+#include "model/machine.hpp"
 #include "registry/registry.hpp"
 #include "table_printer.hpp"
 #if GEMMKIT_WITH_CUDA
@@ -74,7 +76,8 @@ struct RowModel {
   int registers = 0, spill_bytes = -1, resident_blocks = 0;
 };
 
-RowModel model_row(model::MachineDescription const& machine, std::string const& variant, GemmCase const& c) {
+RowModel model_row(model::MachineDescription const& machine, std::vector<model::KernelResources> const& resources,
+                   std::string const& variant, GemmCase const& c) {
   RowModel out;
   std::string const prefix = dtype_prefix(c.dtype);
   for (LadderStep const& step : kSteps) {
@@ -87,12 +90,13 @@ RowModel model_row(model::MachineDescription const& machine, std::string const& 
     return out;
   }
 #if GEMMKIT_WITH_CUDA
-  for (model::TileConfig const& config : gemm::dgemm_tensorop_model_configs()) {
-    if (config.name != variant) continue;
-    model::Prediction const p = model::predict(machine, config, c.m, c.n, c.k);
-    out.gflops = p.flops / 1e9, out.limiter = p.limiter, out.resident_blocks = p.resident_blocks;
-    return out;
+  // The production pick: a registered config the model names (its plain form).
+  if (std::optional<gemm::RegisteredBound> const p = gemm::predict_registered(machine, variant, resources, c.m, c.n, c.k)) {
+    out.gflops = p->flops / 1e9, out.limiter = p->limiter, out.resident_blocks = p->resident_blocks;
+    out.registers = p->registers;
   }
+#else
+  (void)resources;
 #endif
   return out;
 }
@@ -268,10 +272,26 @@ int run_ladder(Options const& o, RunSettings const& settings, MachineInfo const&
   std::vector<Dtype> const dtypes = o.dtypes.empty() ? std::vector<Dtype>{Dtype::kF64, Dtype::kF32} : o.dtypes;
   std::vector<std::int64_t> const sizes = o.n.empty() ? std::vector<std::int64_t>{1024, 2048, 4096} : o.n;
   std::string const suite = o.suite.empty() ? "ladder" : o.suite;
-  model::MachineDescription const model_machine = model::h100_sxm();
-  std::printf("model: %s%s\n", model_machine.name.c_str(),
-              machine.gpu && machine.gpu->name.find("H100") == std::string::npos ? "; NOT this GPU: bounds are the H100's"
-                                                                                  : "");
+  // The model reads the description --machine names (micro --machine-out on this GPU), else
+  // DESIGN.md's H100 anchors; --kernels adds the production configs' compiled resources.
+  model::MachineDescription model_machine = model::h100_sxm();
+  if (!o.machine_file.empty()) {
+    if (std::string e = model::load_machine_description(o.machine_file, &model_machine); !e.empty()) {
+      std::fprintf(stderr, "gemmkit-bench ladder: %s\n", e.c_str());
+      return 2;
+    }
+  }
+  std::vector<model::KernelResources> resources;
+  if (!o.kernels_file.empty()) {
+    if (std::string e = model::load_kernel_resources(o.kernels_file, &resources); !e.empty()) {
+      std::fprintf(stderr, "gemmkit-bench ladder: %s\n", e.c_str());
+      return 2;
+    }
+  }
+  bool const other_gpu = o.machine_file.empty() && machine.gpu && machine.gpu->name.find("H100") == std::string::npos;
+  std::printf("model: %s (%s)%s%s\n", model_machine.name.c_str(), model_machine.source.c_str(),
+              other_gpu ? "; NOT this GPU: bounds are the H100's (--machine FILE reads this GPU's)" : "",
+              o.kernels_file.empty() ? "" : ("; compiled kernels: " + o.kernels_file).c_str());
 
   GemmRunner runner(settings);
   if (std::string e = runner.init(true); !e.empty()) {
@@ -314,7 +334,7 @@ int run_ladder(Options const& o, RunSettings const& settings, MachineInfo const&
         cell.variant = cell.ok ? r.gemmkit.variant : row;
         cell.gflops = cell.ok ? c.flops() / (r.gemmkit.time.median * 1e6) : kNotMeasured;
         cell.peer_gflops = cell.ok && r.peer.measured() ? c.flops() / (r.peer.time.median * 1e6) : kNotMeasured;
-        cell.model = model_row(model_machine, cell.variant, c);
+        cell.model = model_row(model_machine, resources, cell.variant, c);
         double const ratio = cell.gflops / cell.model.gflops;
         live.print_row({std::to_string(n), versions[row], cell.ok ? cell.variant : cell.variant + ": " + r.message,
                         format_gflops(cell.gflops), format_gflops(cell.peer_gflops), format_gflops(cell.model.gflops),

@@ -7,6 +7,7 @@
 #include "cuda/gemm/sgemm_simt.hpp"
 #include "cuda/gemm/sgemm_tensorop.hpp"
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -63,6 +64,27 @@ std::vector<model::SimtKernelShape> sgemm_simt_model_shapes() {
     out.push_back(s);
   });
   return out;
+}
+
+std::optional<RegisteredBound> predict_registered(model::MachineDescription const& machine, std::string const& id,
+                                                  std::vector<model::KernelResources> const& resources,
+                                                  std::int64_t m, std::int64_t n, std::int64_t k) {
+  for (int element_bytes : {8, 4}) {
+    std::vector<model::TileConfig> configs =
+        element_bytes == 8 ? dgemm_tensorop_model_configs() : sgemm_tensorop_model_configs();
+    std::erase_if(configs, [&](model::TileConfig const& c) { return c.name != id; });
+    if (configs.empty()) continue;
+    model::apply_kernel_resources(&configs, resources, model::dense_nn_form(m, k, element_bytes));
+    model::TileConfig const& c = configs.front();
+    model::Prediction const p = model::predict(machine, c, m, n, k);
+    return RegisteredBound{p.flops, p.limiter, p.resident_blocks, c.registers_per_thread};
+  }
+  std::vector<model::SimtKernelShape> shapes = sgemm_simt_model_shapes();
+  std::erase_if(shapes, [&](model::SimtKernelShape const& s) { return s.name != id; });
+  if (shapes.empty()) return std::nullopt;
+  model::apply_kernel_resources(&shapes, resources, model::dense_nn_simt_form(m));
+  model::SimtPrediction const p = model::predict_simt(machine, shapes.front(), m, n, k);
+  return RegisteredBound{p.flops, p.limiter, p.resident_blocks, shapes.front().registers_per_thread};
 }
 
 }  // namespace gemmkit::gemm
