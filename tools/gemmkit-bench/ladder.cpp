@@ -199,8 +199,9 @@ void print_tables(Dtype dtype, std::vector<std::int64_t> const& sizes, std::vect
   }
   print_variants_by_size(sizes, rows, versions, cells, false);
 
-  std::printf("\n%s: the model's bound (model::predict_simt; registers and spills of the compiled kernel on this "
-              "device) and measured / model\n",
+  std::printf("\n%s: the model's bound (the steps: model::predict_simt, registers and spills of the compiled kernel "
+              "on this device; the production pick: model::predict or predict_simt where it is a plain config) and "
+              "measured / model\n",
               dtype == Dtype::kF64 ? "DGEMM" : "SGEMM");
   std::vector<TableColumn> model_columns = {{"version", 24, true}, {"regs", 4}, {"spill B", 7}, {"blk/SM", 6},
                                             {"FMA frac", 8}, {"limited by", 32, true}};
