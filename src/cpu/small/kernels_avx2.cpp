@@ -33,6 +33,7 @@ struct Avx2F64 {
   static Reg broadcast(double x) { return _mm256_set1_pd(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_pd(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm256_mul_pd(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm256_add_pd(a, b); }
   template <int kSelect>
   static Reg permute(Reg v) { return _mm256_permute4x64_pd(v, kSelect); }  // the 4 lanes
 };
@@ -53,6 +54,7 @@ struct Avx2F32 {
   static Reg broadcast(float x) { return _mm256_set1_ps(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm256_mul_ps(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
   template <int kSelect>
   static Reg permute(Reg v) { return _mm256_permute_ps(v, kSelect); }  // within each group of 4
 };

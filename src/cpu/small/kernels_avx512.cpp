@@ -40,6 +40,7 @@ struct Avx512F64 {
   static Reg broadcast(double x) { return _mm512_set1_pd(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_pd(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm512_mul_pd(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm512_add_pd(a, b); }
   template <int kSelect>
   static Reg permute(Reg v) { return _mm512_permutex_pd(v, kSelect); }  // within each group of 4
   /// kGroup elements at p repeated in every group of kGroup lanes (column groups, small_kernels.inl).
@@ -88,6 +89,7 @@ struct Avx512F32 {
   static Reg broadcast(float x) { return _mm512_set1_ps(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
   template <int kSelect>
   static Reg permute(Reg v) { return _mm512_permute_ps(v, kSelect); }  // within each group of 4
   /// kGroup elements at p repeated in every group of kGroup lanes (column groups, small_kernels.inl).
@@ -143,6 +145,7 @@ struct Avx512VlF64x4 {
   static Reg broadcast(double x) { return _mm256_set1_pd(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_pd(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm256_mul_pd(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm256_add_pd(a, b); }
   template <int kLanes>
   static Reg rotate_up(Reg v) {
     return _mm256_castsi256_pd(_mm256_alignr_epi64(_mm256_castpd_si256(v), _mm256_castpd_si256(v), kLanes));
@@ -165,6 +168,7 @@ struct Avx512VlF64x2 {
   static Reg broadcast(double x) { return _mm_set1_pd(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm_fmadd_pd(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm_mul_pd(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm_add_pd(a, b); }
   template <int kLanes>
   static Reg rotate_up(Reg v) {
     return _mm_castsi128_pd(_mm_alignr_epi64(_mm_castpd_si128(v), _mm_castpd_si128(v), kLanes));
@@ -189,6 +193,7 @@ struct Avx512VlF32x8 {
   static Reg broadcast(float x) { return _mm256_set1_ps(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm256_mul_ps(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
   template <int kLanes>
   static Reg rotate_up(Reg v) {
     return _mm256_castsi256_ps(_mm256_alignr_epi32(_mm256_castps_si256(v), _mm256_castps_si256(v), kLanes));
@@ -211,6 +216,7 @@ struct Avx512VlF32x4 {
   static Reg broadcast(float x) { return _mm_set1_ps(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm_fmadd_ps(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm_mul_ps(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm_add_ps(a, b); }
   template <int kLanes>
   static Reg rotate_up(Reg v) {
     return _mm_castsi128_ps(_mm_alignr_epi32(_mm_castps_si128(v), _mm_castps_si128(v), kLanes));
