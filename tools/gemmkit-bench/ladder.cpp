@@ -246,6 +246,17 @@ void print_tables(Dtype dtype, std::vector<std::int64_t> const& sizes, std::vect
 
 }  // namespace
 
+std::string load_model_inputs(Options const& o, model::MachineDescription* machine,
+                              std::vector<model::KernelResources>* resources) {
+  *machine = model::h100_sxm();
+  resources->clear();
+  if (!o.machine_file.empty()) {
+    if (std::string e = model::load_machine_description(o.machine_file, machine); !e.empty()) return e;
+  }
+  if (!o.kernels_file.empty()) return model::load_kernel_resources(o.kernels_file, resources);
+  return {};
+}
+
 void print_ladder_model(model::MachineDescription const& machine, std::int64_t m, std::int64_t n, std::int64_t k) {
   std::printf("\nSIMT ladder steps (model::predict_simt): issue = FMA peak x FMA cycles / all issue cycles; shared = "
               "128-byte wavefronts per clock per SM; L2 = seed 001's RB for the block tile\n");
@@ -273,21 +284,11 @@ int run_ladder(Options const& o, RunSettings const& settings, MachineInfo const&
   std::vector<Dtype> const dtypes = o.dtypes.empty() ? std::vector<Dtype>{Dtype::kF64, Dtype::kF32} : o.dtypes;
   std::vector<std::int64_t> const sizes = o.n.empty() ? std::vector<std::int64_t>{1024, 2048, 4096} : o.n;
   std::string const suite = o.suite.empty() ? "ladder" : o.suite;
-  // The model reads the description --machine names (micro --machine-out on this GPU), else
-  // DESIGN.md's H100 anchors; --kernels adds the production configs' compiled resources.
-  model::MachineDescription model_machine = model::h100_sxm();
-  if (!o.machine_file.empty()) {
-    if (std::string e = model::load_machine_description(o.machine_file, &model_machine); !e.empty()) {
-      std::fprintf(stderr, "gemmkit-bench ladder: %s\n", e.c_str());
-      return 2;
-    }
-  }
+  model::MachineDescription model_machine;
   std::vector<model::KernelResources> resources;
-  if (!o.kernels_file.empty()) {
-    if (std::string e = model::load_kernel_resources(o.kernels_file, &resources); !e.empty()) {
-      std::fprintf(stderr, "gemmkit-bench ladder: %s\n", e.c_str());
-      return 2;
-    }
+  if (std::string e = load_model_inputs(o, &model_machine, &resources); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench ladder: %s\n", e.c_str());
+    return 2;
   }
   bool const other_gpu = o.machine_file.empty() && machine.gpu && machine.gpu->name.find("H100") == std::string::npos;
   std::printf("model: %s (%s)%s%s\n", model_machine.name.c_str(), model_machine.source.c_str(),

@@ -8,6 +8,7 @@
 #include "gemm_runner.hpp"
 #include "json_writer.hpp"
 #include "machine_info.hpp"
+#include "model/kernel_resources.hpp"
 #include "model/machine.hpp"
 #include "options.hpp"
 
@@ -20,6 +21,11 @@ int run_ladder(Options const& options, RunSettings const& settings, MachineInfo 
 
 /// `model`'s part for the ladder: each modelled step's ceilings and bound at m x n x k, f64 and f32
 /// (registers and spills from the compiled kernels when a device reports them, else estimated).
+/// What `model` and `ladder` read: the description --machine names (else DESIGN.md's H100 anchors)
+/// and the compiled kernels' resources --kernels names (else none). An error message, or empty.
+std::string load_model_inputs(Options const& o, model::MachineDescription* machine,
+                              std::vector<model::KernelResources>* resources);
+
 void print_ladder_model(model::MachineDescription const& machine, std::int64_t m, std::int64_t n, std::int64_t k);
 
 }  // namespace gemmkit::bench

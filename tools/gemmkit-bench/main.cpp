@@ -339,12 +339,11 @@ int run_model(Options const& o) {
   std::int64_t const m = o.m.empty() ? 8192 : o.m.front();
   std::int64_t const n = o.n.empty() ? m : o.n.front();
   std::int64_t const k = o.k.empty() ? m : o.k.front();
-  model::MachineDescription machine = model::h100_sxm();
-  if (!o.machine_file.empty()) {
-    if (std::string e = model::load_machine_description(o.machine_file, &machine); !e.empty()) {
-      std::fprintf(stderr, "gemmkit-bench model: %s\n", e.c_str());
-      return 2;
-    }
+  model::MachineDescription machine;
+  std::vector<model::KernelResources> resources;
+  if (std::string e = load_model_inputs(o, &machine, &resources); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench model: %s\n", e.c_str());
+    return 2;
   }
   std::printf("performance model: %s (%s), m=%lld n=%lld k=%lld\n"
               "ceilings: FP64 tensor %.1f TFLOP/s, L2 %.1f TB/s, shared %.1f TB/s; latencies (cycles): 64-bit shared "
@@ -360,13 +359,6 @@ int run_model(Options const& o) {
                 machine.smem_energy_j_per_byte * 1e12, machine.power_limit_w, machine.idle_power_w);
   }
 #if GEMMKIT_WITH_CUDA
-  std::vector<model::KernelResources> resources;
-  if (!o.kernels_file.empty()) {
-    if (std::string e = model::load_kernel_resources(o.kernels_file, &resources); !e.empty()) {
-      std::fprintf(stderr, "gemmkit-bench model: %s\n", e.c_str());
-      return 2;
-    }
-  }
   std::vector<model::TileConfig> configs = gemm::dgemm_tensorop_model_configs();
   int const matched = model::apply_kernel_resources(&configs, resources, model::dense_nn_form(m, k));
   if (!o.kernels_file.empty()) {

@@ -130,9 +130,10 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
 
   // Each accumulator is a chain of k dependent FMAs. A block of fewer than kMinChains of them with
   // k of at least kMinSplitK leaves FMA pipes idle for the latency, so it adds the odd steps into a
-  // second set, summed with the first before the stores (AMD Zen 5, 512 KiB batch, 1 thread, two
-  // runs each: f32 8x4x16 +5 %, 8x1x32 +14-25 %, 4x4x32 +6-14 %, f64 8x4x16 0-8 %). With shorter k
-  // the next problem's chains overlap this one's and the split only cost (7x7x7: -7-8 %).
+  // second set, summed with the first before the stores (AMD Zen 5, 512 KiB batch, 1 thread, three
+  // rounds: 8x1x32 +10-18 %, 4x4x32 +6 %, f32 16x2x32 +11 %, 8x4x16 +2-4 %;
+  // logs/small-kernel-two-sets-ab.txt). With shorter k the next problem's chains overlap this one's
+  // and the split only cost (7x7x7: -7-8 %).
   constexpr int kChains = (kWide + (kNarrowTail ? 1 : 0)) * NB;
   constexpr bool kTwoSetsFit = 2 * kChains + kVectors + 1 <= V::kRegisters;  // AVX2 has 16
   constexpr int kSets = kChains < kMinChains && kTwoSetsFit && (K == 0 || K >= kMinSplitK) ? 2 : 1;
