@@ -11,7 +11,7 @@
 #include <optional>
 #include <thread>
 
-#include "core/nvml.hpp"
+#include "base/nvml.hpp"
 
 namespace gemmkit::microbench {
 

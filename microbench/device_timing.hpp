@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/cuda_check.hpp"
+#include "base/cuda_check.hpp"
 #include "microbench/microbench.hpp"
 
 namespace gemmkit::microbench {

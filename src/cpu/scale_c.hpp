@@ -3,7 +3,7 @@
 */
 #pragma once
 
-#include "core/problem.hpp"
+#include "base/problem.hpp"
 
 namespace gemmkit {
 

@@ -3,7 +3,7 @@
 */
 #include "model/gemm_model.hpp"
 
-#include "core/problem.hpp"
+#include "base/problem.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,6 +6,7 @@
 
 #include "cpu/cpu_blas.hpp"
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 
 #include <cblas.h>
 
@@ -156,7 +157,7 @@ gk_status execute_with_cpu_share(GemmArguments const& args, ExecutorOptions cons
   gpu.problem.n = gpu_cols;
 
   bool const cpu_runs = cpu_cols > 0 || probe;
-  GemmVariant const* cpu_variant = cpu_runs ? Registry::instance().select(cpu.problem, Platform::kCpu) : nullptr;
+  GemmVariant const* cpu_variant = cpu_runs ? variant_registry().select(cpu.problem, Platform::kCpu) : nullptr;
   if (cpu_runs && cpu_variant == nullptr) {
     *error = std::string("no CPU variant for the CPU share (") + to_string(p.dtype) + ")";
     return GK_NOT_SUPPORTED;

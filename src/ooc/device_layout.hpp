@@ -6,7 +6,7 @@
 */
 #pragma once
 
-#include "core/problem.hpp"
+#include "base/problem.hpp"
 #include "ooc/planner.hpp"
 
 #include <cstddef>

@@ -5,11 +5,12 @@
 */
 #include "ooc/executor.hpp"
 
-#include "core/device.hpp"
-#include "cuda/cuda_check.hpp"
+#include "base/device.hpp"
+#include "base/cuda_check.hpp"
 #include "ooc/block_queue.hpp"
 #include "ooc/device_layout.hpp"
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 
 #include <cuda_runtime.h>
 
@@ -698,7 +699,7 @@ class Worker {
         return false;
       }
       if (v == nullptr) {
-        v = Registry::instance().select(kp, Platform::kCuda, cc, multiprocessor_count(device_), workspace_limit);
+        v = variant_registry().select(kp, Platform::kCuda, cc, multiprocessor_count(device_), workspace_limit);
       }
       if (v == nullptr) {
         job_.failure.raise(GK_NOT_SUPPORTED, std::string("no registered CUDA ") + to_string(kp.dtype) +

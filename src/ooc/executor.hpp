@@ -8,7 +8,7 @@
 */
 #pragma once
 
-#include "core/problem.hpp"
+#include "base/problem.hpp"
 #include "ooc/planner.hpp"
 
 #include <cstddef>

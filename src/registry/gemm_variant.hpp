@@ -3,7 +3,7 @@
 */
 #pragma once
 
-#include "core/problem.hpp"
+#include "base/problem.hpp"
 
 #include <cstddef>
 #include <string>

@@ -3,8 +3,6 @@
 */
 #include "registry/registry.hpp"
 
-#include "registry/selection_table_data.hpp"
-
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
@@ -27,16 +25,6 @@ std::vector<std::string> split(std::string const& line, char separator) {
 
 }  // namespace
 
-Registry const& Registry::instance() {
-  static Registry const registry = [] {
-    Registry r;
-    register_cpu_variants(r);
-    register_cuda_variants(r);
-    r.set_rules(parse_selection_table(kSelectionTableCsv));
-    return r;
-  }();
-  return registry;
-}
 
 std::vector<GemmVariant const*> Registry::variants() const {
   std::vector<GemmVariant const*> out;

@@ -36,9 +36,6 @@ struct SelectionRule {
 
 class Registry {
  public:
-  /// The process-wide registry, filled on first use with every variant this build has.
-  static Registry const& instance();
-
   std::vector<GemmVariant const*> variants() const;
   GemmVariant const* find(std::string_view id) const;
   /// The variant the selection table picks for this problem, or nullptr if no rule matches.
@@ -67,9 +64,5 @@ class Registry {
 /// trans are optional.
 /// Throws std::invalid_argument naming the line on a malformed header or row.
 std::vector<SelectionRule> parse_selection_table(std::string_view csv);
-
-/// Registration hooks, one per layer; each adds what its layer built.
-void register_cpu_variants(Registry& registry);
-void register_cuda_variants(Registry& registry);
 
 }  // namespace gemmkit

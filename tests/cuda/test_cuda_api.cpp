@@ -3,6 +3,7 @@
     device, mixed pointer locations, backend policy, the context's stream, batched forms, determinism.
 */
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 #include "support/api_calls.hpp"
 #include "support/device_memory.hpp"
 #include "support/gemm_check.hpp"
@@ -35,7 +36,7 @@ TYPED_TEST(CudaApi, DevicePointersRunACudaVariant) {
                         make_problem(dtype_of<T>(), GK_OP_T, GK_OP_C, 17, 16, 15, 0, 3)}) {
     std::string ran;
     EXPECT_TRUE(check_api(p, 1.0, 0.0, /*on_device=*/true, &ran));
-    GemmVariant const* v = Registry::instance().find(ran);
+    GemmVariant const* v = variant_registry().find(ran);
     ASSERT_NE(v, nullptr) << "gk_last_variant '" << ran << "'";
     EXPECT_EQ(v->info().backend, Platform::kCuda);
     EXPECT_EQ(v->info().dtype, dtype_of<T>());

@@ -3,6 +3,7 @@
 */
 #include "registry/function_variant.hpp"
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 #include "support/gemm_check.hpp"
 
 #include <gtest/gtest.h>
@@ -77,7 +78,7 @@ TEST(SelectionTable, MaxWorkWithTrailingTextThrows) {
 }
 
 TEST(SelectionTable, CompiledInTableNamesRegisteredVariants) {
-  Registry const& r = Registry::instance();
+  Registry const& r = variant_registry();
   ASSERT_FALSE(r.rules().empty());
   bool cpu_f64 = false, cpu_f32 = false;
   for (SelectionRule const& rule : r.rules()) {
@@ -102,7 +103,7 @@ TEST(SelectionTable, CompiledInTableNamesRegisteredVariants) {
 /// What the compiled-in table picks for `p` on the H100 (sm_90, 132 SMs).
 GemmVariant const* h100_pick(GemmProblem const& p) {
   constexpr int kSm90 = 90, kH100Multiprocessors = 132;
-  return Registry::instance().select(p, Platform::kCuda, kSm90, kH100Multiprocessors);
+  return variant_registry().select(p, Platform::kCuda, kSm90, kH100Multiprocessors);
 }
 
 /// The compiled-in table's picks for odd leading dimensions on the H100 (132 SMs), where the packed
@@ -231,10 +232,10 @@ TEST(SelectionTable, Fp64ShortKOnTheH100) {
 
 // ---- the process registry -------------------------------------------------------------------------
 
-TEST(Registry, InstanceIsOneObject) { EXPECT_EQ(&Registry::instance(), &Registry::instance()); }
+TEST(Registry, InstanceIsOneObject) { EXPECT_EQ(&variant_registry(), &variant_registry()); }
 
 TEST(Registry, IdsAreUniqueAndSpellTheirDtype) {
-  auto const variants = Registry::instance().variants();
+  auto const variants = variant_registry().variants();
   ASSERT_FALSE(variants.empty());
   std::set<std::string> ids;
   for (GemmVariant const* v : variants) {
@@ -259,7 +260,7 @@ TEST(Registry, IdsAreUniqueAndSpellTheirDtype) {
 
 TEST(Registry, HasCpuVariantsForBothDtypes) {
   int f64 = 0, f32 = 0;
-  for (GemmVariant const* v : Registry::instance().variants()) {
+  for (GemmVariant const* v : variant_registry().variants()) {
     if (v->info().backend != Platform::kCpu) continue;
     f64 += v->info().dtype == Dtype::kF64;
     f32 += v->info().dtype == Dtype::kF32;
@@ -267,12 +268,12 @@ TEST(Registry, HasCpuVariantsForBothDtypes) {
   EXPECT_GE(f64, 1);
   EXPECT_GE(f32, 1);
 #if !defined(GEMMKIT_WITH_CUDA)
-  for (GemmVariant const* v : Registry::instance().variants()) EXPECT_EQ(v->info().backend, Platform::kCpu);
+  for (GemmVariant const* v : variant_registry().variants()) EXPECT_EQ(v->info().backend, Platform::kCpu);
 #endif
 }
 
 TEST(Registry, FindReturnsTheRegisteredObject) {
-  Registry const& r = Registry::instance();
+  Registry const& r = variant_registry();
   for (GemmVariant const* v : r.variants()) EXPECT_EQ(r.find(v->info().id), v);
   EXPECT_EQ(r.find("no_such_variant"), nullptr);
   EXPECT_EQ(r.find(""), nullptr);
@@ -280,7 +281,7 @@ TEST(Registry, FindReturnsTheRegisteredObject) {
 }
 
 TEST(Registry, SelectPicksARunnableCpuVariant) {
-  Registry const& r = Registry::instance();
+  Registry const& r = variant_registry();
   for (Dtype dtype : {Dtype::kF64, Dtype::kF32}) {
     for (auto const& p : {make_problem(dtype, GK_OP_N, GK_OP_N, 1, 1, 1), make_problem(dtype, GK_OP_T, GK_OP_C, 97, 61, 37, 3),
                           make_problem(dtype, GK_OP_N, GK_OP_T, 500, 400, 300, 0, 4)}) {
@@ -296,7 +297,7 @@ TEST(Registry, SelectPicksARunnableCpuVariant) {
 }
 
 TEST(Registry, VariantsRefuseTheOtherDtype) {
-  for (GemmVariant const* v : Registry::instance().variants()) {
+  for (GemmVariant const* v : variant_registry().variants()) {
     Dtype const other = v->info().dtype == Dtype::kF64 ? Dtype::kF32 : Dtype::kF64;
     EXPECT_EQ(v->can_implement(make_problem(other, GK_OP_N, GK_OP_N, 8, 8, 8)), GK_NOT_SUPPORTED) << v->info().id;
     EXPECT_EQ(v->can_implement(make_problem(v->info().dtype, GK_OP_N, GK_OP_N, 8, 8, 8)), GK_SUCCESS)
@@ -306,7 +307,7 @@ TEST(Registry, VariantsRefuseTheOtherDtype) {
 
 /// OpenBLAS takes 32-bit ints: a dimension past INT_MAX must be refused, not truncated.
 TEST(Registry, OpenBlasRefusesDimensionsPastInt32) {
-  GemmVariant const* v = Registry::instance().find("openblas_dgemm");
+  GemmVariant const* v = variant_registry().find("openblas_dgemm");
   ASSERT_NE(v, nullptr);
   GemmProblem p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 8, 8, 8);
   p.ldc = std::int64_t(1) << 31;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 
 #include <gemmkit/gemmkit.h>
 
@@ -69,7 +70,7 @@ inline CaseGroup batch3_group(Shape const& s) {
 /// Ids of every registered variant of one platform, the parameter list of the variant tests.
 inline std::vector<std::string> variant_ids(Platform platform) {
   std::vector<std::string> ids;
-  for (GemmVariant const* v : Registry::instance().variants()) {
+  for (GemmVariant const* v : variant_registry().variants()) {
     if (v->info().backend == platform) ids.push_back(v->info().id);
   }
   return ids;

@@ -8,7 +8,7 @@
 */
 #pragma once
 
-#include "core/problem.hpp"
+#include "base/problem.hpp"
 #include "cpu/reference_gemm.hpp"
 #include "registry/gemm_variant.hpp"
 

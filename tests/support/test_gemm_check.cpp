@@ -5,6 +5,7 @@
 */
 #include "registry/function_variant.hpp"
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 #include "support/gemm_check.hpp"
 
 #include <gtest/gtest.h>
@@ -24,7 +25,7 @@ FunctionVariant faulty_variant(std::function<void(GemmArguments&)> before,
       [before, after](GemmArguments const& given, void* ws, ExecutionContext const& exec) {
         GemmArguments args = given;
         if (before) before(args);
-        gk_status const s = Registry::instance().find("reference_dgemm")->run(args, ws, exec);
+        gk_status const s = variant_registry().find("reference_dgemm")->run(args, ws, exec);
         if (after) after(given);
         return s;
       });

@@ -4,7 +4,7 @@
 */
 #include "batched_gpu.hpp"
 
-#include "core/nvml.hpp"
+#include "base/nvml.hpp"
 
 #include "table_printer.hpp"
 #include "timing.hpp"

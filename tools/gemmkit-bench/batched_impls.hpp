@@ -9,7 +9,7 @@
 */
 #pragma once
 
-#include "core/problem.hpp"
+#include "base/problem.hpp"
 
 #include <cstdint>
 #include <functional>

@@ -8,10 +8,11 @@
 */
 #include "gemm_runner.hpp"
 
-#include "core/nvml.hpp"
+#include "base/nvml.hpp"
 
 #include "machine_info.hpp"
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -142,7 +143,7 @@ GemmVariant const* GemmRunner::peer_for(Dtype dtype, Platform backend, std::stri
   if (peer == "auto") peer = backend == Platform::kCuda ? "cublas" : "openblas";
   *name = peer;
   std::string const id = peer + (dtype == Dtype::kF64 ? "_dgemm" : "_sgemm");
-  GemmVariant const* v = Registry::instance().find(id);
+  GemmVariant const* v = variant_registry().find(id);
   if (v == nullptr) {
     *why = "peer variant '" + id + "' is not registered in this build";
     return nullptr;
@@ -182,7 +183,7 @@ template <typename T>
 void GemmRunner::run_typed(CaseResult& r) {
   GemmCase const& c = r.spec;
   RunSettings const& set = settings_;
-  Registry const& registry = Registry::instance();
+  Registry const& registry = variant_registry();
 
   GemmProblem p;
   p.dtype = c.dtype;

@@ -4,6 +4,7 @@
 #include "gemm_suite.hpp"
 
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 #include "table_printer.hpp"
 
 #include <fnmatch.h>
@@ -60,7 +61,7 @@ std::vector<ShapeSpec> default_gemm_shapes(Platform backend) {
 std::vector<std::string> match_variants(std::string const& globs, Dtype dtype, Platform backend) {
   std::vector<std::string> const patterns = split_list(globs);
   std::vector<std::string> ids;
-  for (GemmVariant const* v : Registry::instance().variants()) {
+  for (GemmVariant const* v : variant_registry().variants()) {
     VariantInfo const& info = v->info();
     if (info.dtype != dtype || info.backend != backend) continue;
     for (std::string const& glob : patterns) {

@@ -10,6 +10,7 @@
 #include "model/ladder_model.hpp"
 #include "model/machine.hpp"
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 #include "table_printer.hpp"
 #if GEMMKIT_WITH_CUDA
 #include "cuda/gemm/tensorop_model.hpp"
@@ -301,7 +302,7 @@ int run_ladder(Options const& o, RunSettings const& settings, MachineInfo const&
     return 1;
   }
   GemmReporter reporter(suite, machine, o.peak_gflops, json);
-  Registry const& registry = Registry::instance();
+  Registry const& registry = variant_registry();
   for (Dtype dtype : dtypes) {
     // Rows: the known steps in seed 000's order, any other registered ladder variant, then the
     // selection's pick (the public API as is).

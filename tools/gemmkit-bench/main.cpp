@@ -19,6 +19,7 @@
 #include "options.hpp"
 #include "overhead.hpp"
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 #include "table_printer.hpp"
 
 #include <algorithm>
@@ -224,7 +225,7 @@ std::string open_json(Options const& o, JsonLinesFile* json) {
 }
 
 int run_list() {
-  Registry const& registry = Registry::instance();
+  Registry const& registry = variant_registry();
   bool const gpu = gk_gpu_available() != 0;
   TablePrinter table({{"id", 28, true}, {"dtype", 5, true}, {"backend", 7, true}, {"kind", 10, true},
                       {"min sm", 6}, {"here", 4, true}, {"summary", 48, true}});
@@ -413,7 +414,7 @@ int run_model(Options const& o) {
 /// One line about the registry for the tour.
 void print_registry_summary() {
   std::map<std::string, int> counts;
-  auto const variants = Registry::instance().variants();
+  auto const variants = variant_registry().variants();
   for (GemmVariant const* v : variants) {
     VariantInfo const& i = v->info();
     ++counts[std::string(to_string(i.backend)) + " " + kind_name(i.kind)];
@@ -421,7 +422,7 @@ void print_registry_summary() {
   std::string parts;
   for (auto const& [key, count] : counts) parts += (parts.empty() ? "" : ", ") + std::to_string(count) + " " + key;
   std::printf("registry: %zu variants (%s); selection table: %zu rules; `gemmkit-bench list` shows them\n",
-              variants.size(), parts.c_str(), Registry::instance().rules().size());
+              variants.size(), parts.c_str(), variant_registry().rules().size());
 }
 
 int run_gemm(Options const& o) {
@@ -619,7 +620,7 @@ int run_tour(Options const& o) {
                            make_cases(both, squares({1024, 2048, 4096, 4097}), nn, Platform::kCuda, {""}, {""}),
                            runner);
       std::vector<std::string> ladder_f64, ladder_f32;
-      for (GemmVariant const* v : Registry::instance().variants()) {
+      for (GemmVariant const* v : variant_registry().variants()) {
         VariantInfo const& i = v->info();
         if (i.kind != VariantKind::kLadder || i.backend != Platform::kCuda) continue;
         (i.dtype == Dtype::kF64 ? ladder_f64 : ladder_f32).push_back(i.id);

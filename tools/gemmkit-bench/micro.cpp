@@ -4,7 +4,7 @@
 */
 #include "micro.hpp"
 
-#include "core/nvml.hpp"
+#include "base/nvml.hpp"
 
 #include <cmath>
 #include <cstdio>

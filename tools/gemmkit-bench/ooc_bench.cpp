@@ -10,6 +10,7 @@
 #include "ooc/cpu_share.hpp"
 #include "ooc/executor.hpp"
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 #include "options.hpp"
 #include "table_printer.hpp"
 #include "timing.hpp"
@@ -480,7 +481,7 @@ Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::Exec
       slice.problem.m = slice.problem.k = std::min<std::int64_t>(ops.n, ooc::kProbeExtent);
       slice.problem.n = std::min<std::int64_t>(ops.n, ooc::kProbeColumns);
     }
-    if (GemmVariant const* v = Registry::instance().select(slice.problem, Platform::kCpu); v != nullptr) {
+    if (GemmVariant const* v = variant_registry().select(slice.problem, Platform::kCpu); v != nullptr) {
       // The faster of two calls: the first wakes the CPU BLAS's threads.
       double best_ms = 0;
       for (int run = 0; run < 2; ++run) {

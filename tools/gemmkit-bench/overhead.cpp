@@ -4,7 +4,7 @@
 */
 #include "overhead.hpp"
 
-#include "core/nvml.hpp"
+#include "base/nvml.hpp"
 
 #include "table_printer.hpp"
 #include "timing.hpp"
@@ -17,10 +17,11 @@
 #include <optional>
 
 #if GEMMKIT_WITH_CUDA
-#include "core/problem.hpp"
-#include "cuda/driver_pointer_query.hpp"
+#include "base/problem.hpp"
+#include "base/driver_pointer_query.hpp"
 #include "cuda/gemm/scale_c.hpp"
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 
 #include <cublas_v2.h>
 #endif
@@ -210,7 +211,7 @@ std::vector<Row> make_rows(OverheadSettings const& s, Resources& res, std::strin
                   },
                   {}});
 
-  GemmVariant const* const peer = Registry::instance().find("cublas_dgemm");
+  GemmVariant const* const peer = variant_registry().find("cublas_dgemm");
   for (std::int64_t const n : s.sizes) {
     rows.push_back({"gk_dgemm", "gemmkit, the public API on device pointers", n,
                     [&error, &res, n] {

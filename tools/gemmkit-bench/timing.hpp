@@ -15,7 +15,7 @@
 #include <vector>
 
 #if GEMMKIT_WITH_CUDA
-#include "cuda/cuda_check.hpp"  // cuda_error_text
+#include "base/cuda_check.hpp"  // cuda_error_text
 
 #include <cuda_runtime.h>
 #endif

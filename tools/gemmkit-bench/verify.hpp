@@ -10,7 +10,7 @@
 */
 #pragma once
 
-#include "core/problem.hpp"
+#include "base/problem.hpp"
 
 #include <cstdint>
 #include <limits>

@@ -129,9 +129,9 @@ class SmallBatchedGemm final : public GemmVariant {
 
 }  // namespace
 
-void register_small_variants(Registry& registry) {
-  registry.add(std::make_unique<SmallBatchedGemm<double>>(small_kernels_for_this_cpu<double>()));
-  registry.add(std::make_unique<SmallBatchedGemm<float>>(small_kernels_for_this_cpu<float>()));
+std::unique_ptr<GemmVariant> make_small_batched_variant(Dtype dtype) {
+  if (dtype == Dtype::kF64) return std::make_unique<SmallBatchedGemm<double>>(small_kernels_for_this_cpu<double>());
+  return std::make_unique<SmallBatchedGemm<float>>(small_kernels_for_this_cpu<float>());
 }
 
 }  // namespace gemmkit::cpu

@@ -3,7 +3,7 @@
 */
 #include "cpu/small/small_blocking.hpp"
 
-#include "core/csv_rows.hpp"
+#include "base/csv_rows.hpp"
 #include "cpu/small/small_blocking_data.hpp"
 
 #include <algorithm>

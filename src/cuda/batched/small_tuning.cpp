@@ -4,7 +4,7 @@
 */
 #include "cuda/batched/small_tuning.hpp"
 
-#include "core/csv_rows.hpp"
+#include "base/csv_rows.hpp"
 #include "cuda/batched/small_batched_config.hpp"
 #include "cuda/batched/small_tuning_data.hpp"
 

@@ -3,7 +3,7 @@
 */
 #pragma once
 
-#include "core/problem.hpp"
+#include "base/problem.hpp"
 #include "cuda/gemm/split_k.hpp"
 #include "cuda/gemm/tensorop_config.hpp"
 #include "cuda/kernel_params.hpp"

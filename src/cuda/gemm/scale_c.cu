@@ -3,6 +3,9 @@
 */
 #include "cuda/gemm/scale_c.hpp"
 
+#include "base/cuda_check.hpp"
+#include "cuda/scale_c_device.hpp"
+
 #include <algorithm>
 
 namespace gemmkit {
@@ -44,6 +47,10 @@ cudaError_t launch(GemmProblem const& p, T beta, void* C, cudaStream_t stream) {
 cudaError_t launch_scale_c(GemmProblem const& problem, double beta, void* C, cudaStream_t stream) {
   if (problem.dtype == Dtype::kF64) return launch(problem, beta, C, stream);
   return launch(problem, float(beta), C, stream);
+}
+
+std::string scale_c_device(GemmProblem const& problem, double beta, void* C, ExecutionContext const& exec) {
+  return cuda_error_text(launch_scale_c(problem, beta, C, static_cast<cudaStream_t>(exec.stream)), "scale_c kernel");
 }
 
 }  // namespace gemmkit

@@ -3,7 +3,7 @@
 */
 #pragma once
 
-#include "core/problem.hpp"
+#include "base/problem.hpp"
 #include "cuda/gemm/simt_config.hpp"
 #include "cuda/kernel_params.hpp"
 

@@ -4,7 +4,7 @@
 */
 #pragma once
 
-#include "core/problem.hpp"
+#include "base/problem.hpp"
 #include "cuda/gemm/tensorop_config.hpp"
 #include "cuda/kernel_params.hpp"
 

@@ -4,7 +4,7 @@
 */
 #pragma once
 
-#include "core/problem.hpp"
+#include "base/problem.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -16,7 +16,7 @@
 */
 #pragma once
 
-#include "core/problem.hpp"
+#include "base/problem.hpp"
 #include "cuda/gemm/split_k.hpp"
 
 #include <algorithm>

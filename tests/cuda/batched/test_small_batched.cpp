@@ -5,12 +5,13 @@
     broadcast operands, and pointer arrays through the public API; the flat kernel's plan and copy
     modes. Device tests skip without a device.
 */
-#include "core/device.hpp"
+#include "base/device.hpp"
 #include "cuda/batched/flat_batched.hpp"
 #include "cuda/batched/small_batched.hpp"
 #include "cuda/batched/small_batched_config.hpp"
 #include "cuda/batched/small_tuning.hpp"
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 #include "support/device_memory.hpp"
 #include "support/gemm_check.hpp"
 
@@ -32,7 +33,7 @@ class GpuSmall : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
-    variant_ = Registry::instance().find(GetParam());
+    variant_ = variant_registry().find(GetParam());
     ASSERT_NE(variant_, nullptr);
     if (compute_capability(device_memory()->device()) < variant_->info().min_sm) GTEST_SKIP() << "needs sm_80";
   }
@@ -110,7 +111,7 @@ INSTANTIATE_TEST_SUITE_P(Registered, GpuSmall,
 /// B of slot s starts at s * (k * n + b_gap): a gap of one element leaves every other problem's B
 /// off 16-byte alignment.
 void check_shuffled_pointer_array(int m, int n, int k, int b_gap, char const* variant = "dgemm_gpu_small") {
-  GemmVariant const* v = Registry::instance().find(variant);
+  GemmVariant const* v = variant_registry().find(variant);
   ASSERT_NE(v, nullptr);
   constexpr int batch = 300;
   std::size_t const b_slot = std::size_t(k) * n + b_gap;

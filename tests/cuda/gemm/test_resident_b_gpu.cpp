@@ -5,8 +5,9 @@
     the depth whose panel fits, where it runs the plain kernel. The registered-variant suite covers
     the small shapes.
 */
-#include "core/device.hpp"
+#include "base/device.hpp"
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 #include "support/case_groups.hpp"
 #include "support/gemm_check.hpp"
 
@@ -25,7 +26,7 @@ class ResidentB : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ResidentB, StreamsManyRowTilesPerBlock) {
   if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
-  GemmVariant const* v = Registry::instance().find(GetParam());
+  GemmVariant const* v = variant_registry().find(GetParam());
   ASSERT_NE(v, nullptr);
   // 626 row tiles of 64 over at most 2 blocks x 132 SMs; 469 x 3 panels with 10 k-tiles each;
   // K = 300: the panel does not fit (the plain kernel).
@@ -39,7 +40,7 @@ TEST_P(ResidentB, StreamsManyRowTilesPerBlock) {
 
 TEST_P(ResidentB, StreamsABatchOfTallProblems) {
   if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
-  GemmVariant const* v = Registry::instance().find(GetParam());
+  GemmVariant const* v = variant_registry().find(GetParam());
   ASSERT_NE(v, nullptr);
   for (VariantCase const& c : batch3_group(Shape{20001, 70, 33}).cases) {
     GemmProblem const p = make_problem(Dtype::kF64, c.ta, c.tb, c.shape.m, c.shape.n, c.shape.k, c.ld_pad, c.batch);

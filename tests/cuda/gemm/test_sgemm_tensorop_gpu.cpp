@@ -5,8 +5,9 @@
     copies (this K leaves whole 16-byte chunks in no column of A^T). The registered-variant suite
     checks the usual cases (edges, transposes, NaN C, batches).
 */
-#include "core/device.hpp"
+#include "base/device.hpp"
 #include "registry/registry.hpp"
+#include "variants/variants.hpp"
 #include "support/case_groups.hpp"
 #include "support/device_memory.hpp"
 #include "support/gemm_check.hpp"
@@ -32,7 +33,7 @@ class SgemmTensorOp : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SgemmTensorOp, RoundsCOnce) {
   if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device";
-  GemmVariant const* v = Registry::instance().find(GetParam());
+  GemmVariant const* v = variant_registry().find(GetParam());
   ASSERT_NE(v, nullptr);
   std::mt19937 rng(20261124);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);

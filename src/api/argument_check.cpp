@@ -1,0 +1,57 @@
+/*! \file
+    \brief BLAS argument rules for gemm (reference CBLAS order of checks and parameter indices).
+*/
+#include "api/argument_check.hpp"
+
+#include <algorithm>
+
+namespace gemmkit {
+
+namespace {
+
+bool valid_op(gk_op op) { return op == GK_OP_N || op == GK_OP_T || op == GK_OP_C; }
+
+ArgumentError error(int parameter, std::string message) { return ArgumentError{parameter, std::move(message)}; }
+
+}  // namespace
+
+ArgumentError check_gemm_arguments(gk_layout layout, gk_op transa, gk_op transb, std::int64_t m,
+                                   std::int64_t n, std::int64_t k, std::int64_t lda, std::int64_t ldb,
+                                   std::int64_t ldc, GemmParameterPositions positions) {
+  if (layout != GK_COL_MAJOR && layout != GK_ROW_MAJOR) return error(1, "layout must be GK_COL_MAJOR or GK_ROW_MAJOR");
+  if (!valid_op(transa)) return error(2, "transa must be GK_OP_N, GK_OP_T or GK_OP_C");
+  if (!valid_op(transb)) return error(3, "transb must be GK_OP_N, GK_OP_T or GK_OP_C");
+  if (m < 0) return error(4, "m = " + std::to_string(m) + " is negative");
+  if (n < 0) return error(5, "n = " + std::to_string(n) + " is negative");
+  if (k < 0) return error(6, "k = " + std::to_string(k) + " is negative");
+
+  // Minimum leading dimension = length of a stored row (row-major) or column (column-major).
+  bool const col = layout == GK_COL_MAJOR;
+  std::int64_t const a_min = col ? (is_transposed(transa) ? k : m) : (is_transposed(transa) ? m : k);
+  std::int64_t const b_min = col ? (is_transposed(transb) ? n : k) : (is_transposed(transb) ? k : n);
+  std::int64_t const c_min = col ? m : n;
+  auto ld_rule = [](std::int64_t ld, std::int64_t need, char const* name) {
+    return std::string(name) + " = " + std::to_string(ld) + " must be >= max(1, " + std::to_string(need) + ")";
+  };
+  if (lda < std::max<std::int64_t>(1, a_min)) return error(positions.lda, ld_rule(lda, a_min, "lda"));
+  if (ldb < std::max<std::int64_t>(1, b_min)) return error(positions.ldb, ld_rule(ldb, b_min, "ldb"));
+  if (ldc < std::max<std::int64_t>(1, c_min)) return error(positions.ldc, ld_rule(ldc, c_min, "ldc"));
+  return {};
+}
+
+GemmProblem to_column_major(gk_layout layout, Dtype dtype, gk_op transa, gk_op transb, std::int64_t m,
+                            std::int64_t n, std::int64_t k, std::int64_t lda, std::int64_t ldb,
+                            std::int64_t ldc) {
+  GemmProblem p;
+  p.dtype = dtype;
+  p.k = k;
+  p.ldc = ldc;
+  if (layout == GK_COL_MAJOR) {
+    p.trans_a = transa, p.trans_b = transb, p.m = m, p.n = n, p.lda = lda, p.ldb = ldb;
+  } else {
+    p.trans_a = transb, p.trans_b = transa, p.m = n, p.n = m, p.lda = ldb, p.ldb = lda;
+  }
+  return p;
+}
+
+}  // namespace gemmkit

@@ -1,0 +1,82 @@
+/*! \file
+    \brief The gk_context internals: stream, device, memory budget, options, the last error and the
+    device workspace kept between calls.
+*/
+#pragma once
+
+#include "base/device.hpp"
+#include "ooc/cpu_share.hpp"
+#include "ooc/executor.hpp"
+
+#include <gemmkit/gemmkit.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gemmkit {
+class GemmVariant;
+}
+
+struct gk_context_st {
+  gk_context_st() = default;
+  ~gk_context_st();
+  gk_context_st(gk_context_st const&) = delete;
+  gk_context_st& operator=(gk_context_st const&) = delete;
+
+  void* stream = nullptr;
+  int device = 0;
+  std::size_t device_memory_budget = 0;
+  gk_backend backend = GK_BACKEND_AUTO;
+  int verbosity = 0;
+  std::string forced_variant;
+  /// The registered variant forced_variant names, looked up once by gk_set_variant (nullptr: none).
+  gemmkit::GemmVariant const* forced_variant_found = nullptr;
+  /// A registered id (the registry lives as long as the process) or a literal: set on every call
+  /// without copying a string.
+  char const* last_variant = "";
+  std::string last_error;
+  int error_parameter = 0;
+  gemmkit::DeviceWorkspace workspace;
+
+  /// Host-resident GEMM options (gk_set_host_gemm_devices and the setters after it).
+  std::vector<int> host_gemm_devices;  ///< empty: the context's device
+  int host_gemm_pipeline = 4;
+  gk_host_memory host_memory = GK_HOST_MEMORY_AUTO;
+  bool cpu_share = false;
+  gemmkit::ooc::ShareState cpu_share_state;  ///< the rates the CPU/GPU split follows, measured call by call
+  /// Its device arenas and pinned rings, kept between calls (allocated on first use).
+  gemmkit::ooc::ExecutorCachePtr host_gemm_buffers;
+};
+
+namespace gemmkit {
+
+/// Where the context's calls run; overlaps_previous_kernel lets the call's kernel start while the
+/// stream's previous one drains (a grouped call's second and later groups).
+inline ExecutionContext execution_context(gk_context_st const& ctx, bool overlaps_previous_kernel = false) {
+  return ExecutionContext{ctx.stream, ctx.device, overlaps_previous_kernel};
+}
+
+/// The context a call should use: ctx itself, or a per-thread default when ctx is NULL.
+gk_context_st& resolve_context(gk_context ctx);
+
+/// Records a failure on the context and returns the status, so callers can `return fail(...)`.
+gk_status fail(gk_context_st& ctx, gk_status status, std::string message, int parameter = 0);
+
+/// Clears the last error; called at the start of every API call.
+void clear_error(gk_context_st& ctx);
+
+/// Prints "gemmkit: <message>" to stderr.
+void print_note(std::string const& message);
+
+/// Prints a note when ctx.verbosity >= level. The parts (strings, string literals) are joined only
+/// then, so a quiet context formats nothing on the call path.
+template <typename... Parts>
+void note(gk_context_st const& ctx, int level, Parts const&... parts) {
+  if (ctx.verbosity < level) return;
+  std::string message;
+  (message += ... += parts);
+  print_note(message);
+}
+
+}  // namespace gemmkit

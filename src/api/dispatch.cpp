@@ -1,0 +1,333 @@
+/*! \file
+    \brief The dispatcher: special cases, pointer location, backend policy and variant selection.
+*/
+#include "api/dispatch.hpp"
+
+#include "base/device.hpp"
+#include "cpu/scale_c.hpp"
+#include "cuda/scale_c_device.hpp"
+#include "ooc/cpu_share.hpp"
+#include "ooc/executor.hpp"
+#include "registry/registry.hpp"
+#include "variants/variants.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+namespace gemmkit {
+
+namespace {
+
+/// Chooses the backend from where C (and A, B when they are read) live and the context policy.
+gk_status choose_backend(gk_context_st& ctx, GemmArguments const& args, bool reads_ab, Platform* backend) {
+  // Each pointer query is a runtime call into the driver: one per distinct pointer.
+  MemoryLocation const c_place = locate(args.C);
+  if (reads_ab) {
+    MemoryLocation const a_place = args.A == args.C ? c_place : locate(args.A);
+    MemoryLocation const b_place = args.B == args.C ? c_place : (args.B == args.A ? a_place : locate(args.B));
+    if (a_place != c_place || b_place != c_place) {
+      return fail(ctx, GK_NOT_SUPPORTED,
+                  "A, B and C must all be host pointers or all device pointers (mixed locations given)");
+    }
+  }
+  *backend = c_place == MemoryLocation::kDevice ? Platform::kCuda : Platform::kCpu;
+  if (ctx.backend == GK_BACKEND_CPU && *backend == Platform::kCuda) {
+    return fail(ctx, GK_NOT_SUPPORTED, "backend policy is CPU but the operands are device pointers");
+  }
+  if (ctx.backend == GK_BACKEND_GPU && *backend == Platform::kCpu) {
+    if (device_count() == 0) return fail(ctx, GK_NO_DEVICE, "backend policy is GPU but no usable GPU was found");
+    if (args.problem.batch != 1) {
+      return fail(ctx, GK_NOT_SUPPORTED,
+                  "backend policy is GPU but the operands are host pointers: the host-resident GPU GEMM runs single "
+                  "problems, not strided batches");
+    }
+  }
+  if (*backend == Platform::kCpu && ctx.backend == GK_BACKEND_AUTO && device_count() == 0) {
+    note(ctx, 2, "no usable GPU: CPU path");
+  }
+  return GK_SUCCESS;
+}
+
+/// The selection table's pick for a problem on `backend`; on the GPU, for the context's device (its
+/// compute capability and multiprocessor count) and within its memory budget (a variant whose
+/// workspace would not fit is passed over for the next rule).
+GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem const& problem, Platform backend,
+                                      std::size_t workspace_limit) {
+  bool const gpu = backend == Platform::kCuda;
+  return variant_registry().select(problem, backend, gpu ? compute_capability(ctx.device) : 0,
+                                     gpu ? multiprocessor_count(ctx.device) : 0, gpu ? workspace_limit : 0);
+}
+
+GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem const& problem, Platform backend) {
+  return select_for_context(ctx, problem, backend, ctx.device_memory_budget);
+}
+
+gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform backend, GemmVariant const** out) {
+  if (!ctx.forced_variant.empty()) {
+    GemmVariant const* v = ctx.forced_variant_found;
+    if (v == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "no registered variant named '" + ctx.forced_variant + "'");
+    if (v->info().backend != backend || v->info().dtype != problem.dtype) {
+      return fail(ctx, GK_NOT_SUPPORTED,
+                  "forced variant '" + ctx.forced_variant + "' is for " + to_string(v->info().backend) + "/" +
+                      to_string(v->info().dtype) + ", the call needs " + to_string(backend) + "/" +
+                      to_string(problem.dtype));
+    }
+    if (v->can_implement(problem) != GK_SUCCESS) {
+      return fail(ctx, GK_NOT_SUPPORTED, "forced variant '" + ctx.forced_variant + "' cannot run this problem");
+    }
+    *out = v;
+    return GK_SUCCESS;
+  }
+  *out = select_for_context(ctx, problem, backend);
+  if (*out == nullptr) {
+    return fail(ctx, GK_NOT_SUPPORTED,
+                std::string("no registered ") + to_string(backend) + " variant for " + to_string(problem.dtype) +
+                    " m=" + std::to_string(problem.m) + " n=" + std::to_string(problem.n) +
+                    " k=" + std::to_string(problem.k));
+  }
+  return GK_SUCCESS;
+}
+
+/// True when a host-pointer problem runs on the GPU(s) through the host-resident pipeline: a GPU is
+/// usable, the policy allows it, no CPU variant is forced, and the GPU policy asks for it or the
+/// problem is large enough for the transfers to hide behind the compute.
+bool wants_host_resident(gk_context_st const& ctx, GemmProblem const& p) {
+  if (ctx.backend == GK_BACKEND_CPU || p.batch != 1 || p.pointer_array || device_count() == 0) return false;
+  if (ctx.forced_variant_found != nullptr && ctx.forced_variant_found->info().backend != Platform::kCuda) return false;
+  return ctx.backend == GK_BACKEND_GPU || double(p.m) * double(p.n) * double(p.k) >= ooc::kMinWorkForDevice;
+}
+
+/// The host-resident GEMM with the context's options (k > 0, alpha != 0, host pointers).
+gk_status run_host_resident(gk_context_st& ctx, GemmArguments const& args) {
+  ooc::ExecutorOptions options;
+  options.devices = ctx.host_gemm_devices.empty() ? std::vector<int>{ctx.device} : ctx.host_gemm_devices;
+  options.device_budget = ctx.device_memory_budget;
+  options.level = ooc::PipelineLevel(ctx.host_gemm_pipeline);
+  options.host_memory = ctx.host_memory == GK_HOST_MEMORY_PINNED     ? ooc::HostMemory::kPinned
+                        : ctx.host_memory == GK_HOST_MEMORY_PAGEABLE ? ooc::HostMemory::kPageable
+                                                                     : ooc::HostMemory::kAuto;
+  if (GemmVariant const* forced = ctx.forced_variant_found; forced != nullptr) {
+    if (forced->info().dtype != args.problem.dtype) {
+      return fail(ctx, GK_NOT_SUPPORTED,
+                  "forced variant '" + ctx.forced_variant + "' is for " + to_string(forced->info().dtype) +
+                      ", the call needs " + to_string(args.problem.dtype));
+    }
+    options.forced_kernel = forced;
+  } else if (!ctx.forced_variant.empty()) {
+    return fail(ctx, GK_INVALID_ARGUMENT, "no registered variant named '" + ctx.forced_variant + "'");
+  }
+  if (!ctx.host_gemm_buffers) ctx.host_gemm_buffers = ooc::make_executor_cache();
+  std::string error;
+  ooc::ExecutionReport report;
+  gk_status const s =
+      ctx.cpu_share ? ooc::execute_with_cpu_share(args, options, ctx.host_gemm_buffers.get(), &ctx.cpu_share_state,
+                                                  &error, &report)
+                    : ooc::execute(args, options, ctx.host_gemm_buffers.get(), &error, &report);
+  if (s != GK_SUCCESS) return fail(ctx, s, "host-resident GEMM: " + error);
+  if (ctx.verbosity >= 2) {
+    note(ctx, 2, "host-resident GEMM on ", std::to_string(options.devices.size()), " device(s), level ",
+         std::to_string(ctx.host_gemm_pipeline), ", kernel ", report.kernel, ", CPU columns ",
+         std::to_string(report.cpu_columns), ctx.cpu_share ? " (" + report.cpu_share_note + ")" : std::string(), ": ",
+         report.plan.describe(0));
+  }
+  ctx.last_variant = "host_resident_gpu";
+  return GK_SUCCESS;
+}
+
+/// Problem `i` of a pointer-array batch as a single problem.
+GemmArguments single_problem(GemmArguments const& args, std::int64_t i) {
+  GemmArguments one = args;
+  one.problem.pointer_array = false;
+  one.problem.batch = 1;
+  one.A = static_cast<void const* const*>(args.A)[i];
+  one.B = static_cast<void const* const*>(args.B)[i];
+  one.C = static_cast<void* const*>(args.C)[i];
+  return one;
+}
+
+/// The variant's lifecycle after selection: initialize, a workspace (host, or the context's
+/// stream-ordered device workspace within the memory budget), run.
+gk_status run_variant(gk_context_st& ctx, GemmVariant const& variant, GemmArguments const& args, Platform backend,
+                      ExecutionContext const& exec) {
+  GemmProblem const& p = args.problem;
+  if (gk_status s = variant.initialize(exec); s != GK_SUCCESS) {
+    return fail(ctx, s, "variant '" + variant.info().id + "' failed to initialize");
+  }
+  std::size_t const ws_bytes = variant.workspace_bytes(p);
+  void* workspace = nullptr;
+  std::vector<unsigned char> host_workspace;
+  WorkspaceLease device_workspace;
+  if (ws_bytes > 0) {
+    if (backend == Platform::kCpu) {
+      host_workspace.resize(ws_bytes);
+      workspace = host_workspace.data();
+    } else {
+      if (ctx.device_memory_budget != 0 && ws_bytes > ctx.device_memory_budget) {
+        return fail(ctx, GK_ALLOCATION_FAILED,
+                    "variant '" + variant.info().id + "' needs " + std::to_string(ws_bytes) +
+                        " bytes of workspace, over the device-memory budget of " +
+                        std::to_string(ctx.device_memory_budget));
+      }
+      if (std::string e = acquire_workspace(ctx.workspace, ws_bytes, ctx.device_memory_budget, exec, &device_workspace);
+          !e.empty()) {
+        // A workspace buys speed (a packed operand, split K), not the result: when the device has no
+        // room for it, the selection's next pick that needs none runs. A forced variant fails.
+        constexpr std::size_t kNoWorkspace = 1;  // a limit only variants without a workspace meet
+        GemmVariant const* without =
+            ctx.forced_variant.empty() ? select_for_context(ctx, p, backend, kNoWorkspace) : nullptr;
+        if (without == nullptr || without == &variant) return fail(ctx, GK_ALLOCATION_FAILED, e);
+        note(ctx, 2, "no room for the ", std::to_string(ws_bytes), " bytes of workspace of ", variant.info().id, " (", e,
+             "): ", without->info().id, " instead");
+        return run_variant(ctx, *without, args, backend, exec);
+      }
+      workspace = device_workspace.pointer;
+    }
+  }
+  gk_status const s = variant.run(args, workspace, exec);
+  if (backend == Platform::kCuda && workspace != nullptr) return_workspace(device_workspace, exec);
+  if (s != GK_SUCCESS) {
+    if (ctx.last_error.empty()) return fail(ctx, s, "variant '" + variant.info().id + "' failed");
+    return s;
+  }
+  ctx.last_variant = variant.info().id.c_str();
+  return GK_SUCCESS;
+}
+
+/// A pointer-array batch: one call to a variant that takes arrays when the selection table has
+/// one for it, else one dispatch per problem.
+gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, CallSite const& call) {
+  GemmProblem const& p = args.problem;
+  bool const reads_ab = p.k > 0 && args.alpha != 0.0;
+  auto no_null = [&](void const* array) {
+    auto const* pointers = static_cast<void const* const*>(array);
+    return std::find(pointers, pointers + p.batch, nullptr) == pointers + p.batch;
+  };
+  // NULL entries take the per-problem path, which reports the problem and the parameter.
+  if (reads_ab && ctx.forced_variant.empty() && no_null(args.A) && no_null(args.B) && no_null(args.C)) {
+    // By the API's contract all matrices live where the first problem's do.
+    GemmArguments const first = single_problem(args, 0);
+    {
+      Platform backend{};
+      if (gk_status s = choose_backend(ctx, first, reads_ab, &backend); s != GK_SUCCESS) return s;
+      // Host matrices the GPU pipeline takes go problem by problem, below.
+      bool const host_resident = backend == Platform::kCpu && wants_host_resident(ctx, first.problem);
+      if (GemmVariant const* v = host_resident ? nullptr : select_for_context(ctx, p, backend); v != nullptr) {
+        ExecutionContext const exec = execution_context(ctx, call.overlaps_previous_kernel);
+        if (backend == Platform::kCuda) {
+          if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
+        }
+        return run_variant(ctx, *v, args, backend, exec);
+      }
+    }
+  }
+  char const* variant = "";  // the first problem's that ran one (m, n = 0 problems run none)
+  for (std::int64_t i = 0; i < p.batch; ++i) {
+    if (gk_status s = dispatch(ctx, single_problem(args, i), call); s != GK_SUCCESS) {
+      ctx.last_error = "problem " + std::to_string(i) + ": " + ctx.last_error;
+      return s;
+    }
+    if (*variant == '\0') variant = ctx.last_variant;
+  }
+  ctx.last_variant = variant;
+  return GK_SUCCESS;
+}
+
+/// The variant that runs a pointer-array batch with device arrays whole: the forced one when it
+/// takes arrays and this problem, else the selection table's; nullptr when none does.
+GemmVariant const* device_array_variant(gk_context_st const& ctx, GemmProblem const& p) {
+  if (ctx.forced_variant.empty()) return select_for_context(ctx, p, Platform::kCuda);
+  GemmVariant const* v = ctx.forced_variant_found;
+  bool const takes_it = v != nullptr && v->info().pointer_array && v->info().backend == Platform::kCuda &&
+                        v->can_implement(p) == GK_SUCCESS;
+  return takes_it ? v : nullptr;
+}
+
+/// A pointer-array batch whose arrays (and so, by the API's contract, matrices) are in device
+/// memory. The host cannot read the entries, so the arrays go as they are to a variant that takes
+/// them, or to the C = beta*C kernel when A and B are not read: one launch, nothing copied. Any
+/// other batch has its arrays copied to the host once and runs as a host-array batch, problem by
+/// problem: correct, but far slower.
+gk_status dispatch_device_arrays(gk_context_st& ctx, GemmArguments const& args, CallSite const& call) {
+  GemmProblem const& p = args.problem;
+  if (ctx.backend == GK_BACKEND_CPU) {
+    return fail(ctx, GK_NOT_SUPPORTED, "backend policy is CPU but the pointer arrays are in device memory");
+  }
+  if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
+  ExecutionContext const exec = execution_context(ctx, call.overlaps_previous_kernel);
+  if (p.k == 0 || args.alpha == 0.0) {  // BLAS: C = beta*C, A and B not touched
+    if (std::string e = scale_c_device(p, args.beta, args.C, exec); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
+    ctx.last_variant = "scale_c";
+    return GK_SUCCESS;
+  }
+  if (GemmVariant const* v = device_array_variant(ctx, p); v != nullptr) {
+    note(ctx, 2, "variant ", v->info().id, " on device pointer arrays");
+    return run_variant(ctx, *v, args, Platform::kCuda, exec);
+  }
+  if (ctx.verbosity >= 2) {
+    note(ctx, 2, "pointer arrays in device memory but no variant takes this batch whole (m=", std::to_string(p.m),
+         " n=", std::to_string(p.n), " k=", std::to_string(p.k),
+         ctx.forced_variant.empty() ? std::string() : ", forced variant " + ctx.forced_variant,
+         "): the arrays are copied to the host and the ", std::to_string(p.batch),
+         " problems run one by one, which is slow");
+  }
+  std::size_t const count = std::size_t(p.batch);
+  std::vector<void const*> pointers(3 * count);  // the A, B and C arrays one after the other
+  void const* const arrays[] = {args.A, args.B, args.C};
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (std::string e = copy_to_host(pointers.data() + i * count, arrays[i], count * sizeof(void*), exec); !e.empty()) {
+      return fail(ctx, GK_CUDA_ERROR, "copying the pointer arrays to the host: " + e);
+    }
+  }
+  GemmArguments host_arrays = args;
+  host_arrays.problem.arrays_on_device = false;
+  host_arrays.A = pointers.data();
+  host_arrays.B = pointers.data() + count;
+  host_arrays.C = pointers.data() + 2 * count;
+  return dispatch_pointer_array(ctx, host_arrays, call);
+}
+
+}  // namespace
+
+gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const& call) {
+  GemmProblem const& p = args.problem;
+  ctx.last_variant = "";
+  if (p.m == 0 || p.n == 0 || p.batch == 0) return GK_SUCCESS;
+  if (p.pointer_array) {
+    return p.arrays_on_device ? dispatch_device_arrays(ctx, args, call)
+                              : dispatch_pointer_array(ctx, args, call);
+  }
+
+  bool const reads_ab = p.k > 0 && args.alpha != 0.0;
+  if (args.C == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "C is NULL", call.positions.c);
+  if (reads_ab && args.A == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "A is NULL", call.positions.a);
+  if (reads_ab && args.B == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "B is NULL", call.positions.b);
+
+  Platform backend{};
+  if (gk_status s = choose_backend(ctx, args, reads_ab, &backend); s != GK_SUCCESS) return s;
+
+  ExecutionContext const exec = execution_context(ctx, call.overlaps_previous_kernel);
+  if (backend == Platform::kCuda) {
+    if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
+  }
+
+  if (!reads_ab) {  // BLAS: C = beta*C, A and B not touched; beta = 0 writes zeros without reading C.
+    if (backend == Platform::kCpu) {
+      scale_c_host(p, args.beta, args.C);
+    } else if (std::string e = scale_c_device(p, args.beta, args.C, exec); !e.empty()) {
+      return fail(ctx, GK_CUDA_ERROR, e);
+    }
+    ctx.last_variant = "scale_c";
+    return GK_SUCCESS;
+  }
+
+  if (backend == Platform::kCpu && wants_host_resident(ctx, p)) return run_host_resident(ctx, args);
+
+  GemmVariant const* variant = nullptr;
+  if (gk_status s = pick_variant(ctx, p, backend, &variant); s != GK_SUCCESS) return s;
+  note(ctx, 2, "variant ", variant->info().id);
+
+  return run_variant(ctx, *variant, args, backend, exec);
+}
+
+}  // namespace gemmkit

@@ -1,0 +1,44 @@
+/*! \file
+    \brief The driver's pointer query through the runtime's entry-point lookup.
+*/
+#include "base/driver_pointer_query.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace gemmkit {
+
+PointerGetAttributes driver_pointer_get_attributes() {
+  static PointerGetAttributes const function = []() -> PointerGetAttributes {
+#if CUDART_VERSION >= 12050
+    void* found_function = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &found_function, 12000, cudaEnableDefault,
+                                         &found) == cudaSuccess &&
+        found == cudaDriverEntryPointSuccess) {
+      return reinterpret_cast<PointerGetAttributes>(found_function);
+    }
+    cudaGetLastError();
+#endif
+    return nullptr;
+  }();
+  return function;
+}
+
+bool driver_pointer_kind(void const* pointer, DriverPointerKind* kind) {
+  PointerGetAttributes const query = driver_pointer_get_attributes();
+  if (query == nullptr) return false;
+  CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED};
+  unsigned memory_type = 0;
+  unsigned managed = 0;
+  void* values[] = {&memory_type, &managed};
+  // Unlike the singular query, this one answers memory CUDA does not know with zeros, not an error.
+  if (query(2, attributes, values, CUdeviceptr(reinterpret_cast<std::uintptr_t>(pointer))) != CUDA_SUCCESS) {
+    return false;
+  }
+  *kind = {memory_type, managed != 0};
+  return true;
+}
+
+}  // namespace gemmkit

@@ -1,0 +1,19 @@
+/*! \file
+    \brief The process-wide registry: every CPU and CUDA variant this build has, and the selection
+    table that picks among them.
+*/
+#pragma once
+
+#include "registry/registry.hpp"
+
+namespace gemmkit {
+
+/// Filled on first use; lives as long as the process.
+Registry const& variant_registry();
+
+/// What each kernel family adds (cpu_variants.cpp, cuda_variants.cpp; the CUDA one adds nothing in a
+/// build without CUDA).
+void register_cpu_variants(Registry& registry);
+void register_cuda_variants(Registry& registry);
+
+}  // namespace gemmkit
