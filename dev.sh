@@ -4,6 +4,7 @@
 #   ./dev.sh test      build and run the whole test suite (GPU tests skip without a device)
 #   ./dev.sh sanitize  the CPU library and its tests under AddressSanitizer and UBSan (CUDA off)
 #   ./dev.sh build     install and build only
+#   ./dev.sh docs      the API reference from the public headers (Doxygen), in build/api-reference
 set -euo pipefail
 cd "$(dirname "$0")"
 command="${1:-tour}"
@@ -12,7 +13,10 @@ build_dir="${GEMMKIT_BUILD_DIR:-build}"
 case "$command" in
   tour) scripts/install-deps.sh base peers ;;
   test|build|sanitize) scripts/install-deps.sh base ;;
-  *) echo "usage: $0 tour|test|sanitize|build" >&2; exit 2 ;;
+  docs) scripts/install-deps.sh docs
+        doxygen docs/Doxyfile && echo "API reference: build/api-reference/html/index.html"
+        exit 0 ;;
+  *) echo "usage: $0 tour|test|sanitize|build|docs" >&2; exit 2 ;;
 esac
 
 jobs="$(nproc 2>/dev/null || echo 2)"
