@@ -178,7 +178,7 @@ def png_beside(path, suffix):
 def save_figure(plt, fig, out):
     """Lays the figure out, writes it to `out` and closes it; returns `out`."""
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    fig.savefig(out, dpi=72)
     plt.close(fig)
     palette_png(out)
     return out
