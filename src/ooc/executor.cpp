@@ -1049,7 +1049,7 @@ gk_status execute(GemmArguments const& args, ExecutorOptions const& options, Exe
   request.granule = options.granule;
   request.store_sub_blocks = level >= 4 ? std::max(options.store_sub_blocks, 1) : 1;
   request.workers = int(workers);
-  request.rates = executor_rates(int(e), staged_a || staged_b, staged_c);
+  request.rates = executor_rates(planning_machine(), int(e), staged_a || staged_b, staged_c);
   Plan const plan = options.forced_tile > 0 ? plan_forced_tile(request, options.forced_tile) : make_plan(request);
   if (!plan.error.empty()) return fail(GK_ALLOCATION_FAILED, "host-resident plan: " + plan.error);
 

@@ -16,12 +16,20 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 }  // namespace
 
-RateModel executor_rates(int element_bytes, bool staged_inputs, bool staged_c) {
+RateModel executor_rates(model::MachineDescription const& machine, int element_bytes, bool staged_inputs,
+                         bool staged_c) {
   RateModel r;
-  r.h2d_bytes_per_s = staged_inputs ? 25e9 : 49.4e9;
-  r.d2h_bytes_per_s = staged_c ? 25e9 : 54.6e9;
-  r.device_flops = element_bytes == 8 ? 60e12 : 50e12;
+  r.h2d_bytes_per_s = staged_inputs ? machine.staged_copy_bytes_per_s : machine.h2d_pinned_bytes_per_s;
+  r.d2h_bytes_per_s = staged_c ? machine.staged_copy_bytes_per_s : machine.d2h_pinned_bytes_per_s;
+  r.device_flops = element_bytes == 8 ? machine.fp64_gemm_flops : machine.fp32_gemm_flops;
+  r.host_h2d_bytes_per_s = machine.host_h2d_bytes_per_s;
+  r.host_d2h_bytes_per_s = machine.host_d2h_bytes_per_s;
   return r;
+}
+
+model::MachineDescription const& planning_machine() {
+  static model::MachineDescription const machine = model::h100_sxm();
+  return machine;
 }
 
 std::size_t device_bytes_for(PlanRequest const& r, std::int64_t rows, std::int64_t cols, std::int64_t depth) {

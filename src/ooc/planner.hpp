@@ -6,6 +6,8 @@
 */
 #pragma once
 
+#include "model/machine.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -15,24 +17,27 @@ namespace gemmkit::ooc {
 
 /// Rates the model weighs tiles with. The defaults are the H100 anchors of DESIGN.md (pinned
 /// host memory over PCIe 5, FP64 tensor-core DGEMM in core); the executor passes measured ones.
+/// The rates a plan is made for, from a machine description (executor_rates).
 struct RateModel {
-  double h2d_bytes_per_s = 50e9;
-  double d2h_bytes_per_s = 50e9;
-  double device_flops = 50e12;
+  double h2d_bytes_per_s = 0;
+  double d2h_bytes_per_s = 0;
+  double device_flops = 0;
   /// Thin K chunks run the kernel below its rate: it is modelled as depth / (depth + this), which
   /// fits the H100 rank-k rows (k = 128 / 256 / 512 at 0.67 / 0.84 / 0.91 of the square rate).
   double depth_for_half_rate = 64;
   /// What the host (its memory and root complex) moves to and from all devices together; each of
-  /// `workers` devices gets at most its share. Measured on the 4x H200 host (2026-11-27, n = 32768,
-  /// bench/results/h200-x4): 4 GPUs together 151 GB/s H2D and 133 D2H while both ran, each link 53
-  /// and 45 alone; 2 GPUs kept their single-link rates.
-  double host_h2d_bytes_per_s = 150e9;
-  double host_d2h_bytes_per_s = 130e9;
+  /// `workers` devices gets at most its share.
+  double host_h2d_bytes_per_s = 0;
+  double host_d2h_bytes_per_s = 0;
 };
 
-/// The rates the executor plans with: DESIGN.md's H100 anchors (pinned PCIe 5; FP64 tensor-core
-/// and FP32 in-core rates); staged (pageable) copies at the CPU packing rate a 16-core host sustains.
-RateModel executor_rates(int element_bytes, bool staged_inputs, bool staged_c);
+/// The rates of `machine` for a plan: pinned copies at its link rates, staged (pageable) ones at
+/// its host's packing rate, the device at its in-core GEMM rate for the element size.
+RateModel executor_rates(model::MachineDescription const& machine, int element_bytes, bool staged_inputs,
+                         bool staged_c);
+/// The description the executor plans with: the H100 anchors (model/machine.hpp), whose link and
+/// in-core rates the pipeline's block sizes were tuned for.
+model::MachineDescription const& planning_machine();
 
 struct PlanRequest {
   std::int64_t m = 0, n = 0, k = 0;
@@ -47,7 +52,7 @@ struct PlanRequest {
   /// Devices sharing the blocks: the order is cut into one contiguous run each (as BlockQueue
   /// hands them out), and each run pays its own fill, drain and panel loads.
   int workers = 1;
-  RateModel rates;
+  RateModel rates = executor_rates(planning_machine(), 8, false, false);
 };
 
 /// One work unit: C(row0 : row0+rows, col0 : col0+cols) += A-panel x B-panel over K chunk

@@ -46,7 +46,7 @@ void add_kernel(Registry& registry, std::string id, VariantKind kind, std::strin
 
 template <typename Cfg>
 void add_dgemm_tensorop(Registry& registry) {
-  add_kernel<double>(registry, "dgemm_tensorop_" + Cfg::name(), VariantKind::kProduction,
+  add_kernel<double>(registry, std::string("dgemm_tensorop_") + Cfg::kName, VariantKind::kProduction,
                      Cfg::kMmaK == 8 ? "FP64 tensor cores (m16n8k8 on sm_90, m8n8k4 on sm_80), cp.async ring, "
                                        "fragments double-buffered per k step"
                                      : "FP64 tensor cores (m16n8k16 on sm_90, m8n8k4 on sm_80), cp.async ring",
@@ -56,7 +56,7 @@ void add_dgemm_tensorop(Registry& registry) {
 
 template <typename Cfg>
 void add_sgemm_simt(Registry& registry) {
-  add_kernel<float>(registry, "sgemm_simt_" + Cfg::name(), VariantKind::kProduction,
+  add_kernel<float>(registry, std::string("sgemm_simt_") + Cfg::kName, VariantKind::kProduction,
                     "FP32 FFMA (exact single precision), cp.async ring, 128-bit fragments double-buffered",
                     gemm::launch_sgemm_simt<Cfg>, gemm::sgemm_simt_can_implement<Cfg>,
                     TileGeometry{Cfg::kBM, Cfg::kBN, Cfg::kBlocksPerSm});
@@ -87,17 +87,25 @@ void add_with_workspace(Registry& registry, std::string id, std::string summary,
 
 template <typename Cfg>
 void add_sgemm_tensorop(Registry& registry) {
-  add_kernel<float>(registry, "sgemm_tensorop_" + Cfg::name(), VariantKind::kProduction,
+  add_kernel<float>(registry, std::string("sgemm_tensorop_") + Cfg::kName, VariantKind::kProduction,
                     "FP64 tensor cores on FP32 data (m16n8k8 on sm_90, m8n8k4 on sm_80): floats converted exactly "
                     "in shared memory, exact products, FP64 sums, C rounded once",
                     gemm::launch_sgemm_tensorop<Cfg>, gemm::sgemm_tensorop_can_implement<Cfg>,
                     TileGeometry{Cfg::kBM, Cfg::kBN, Cfg::kBlocksPerSm});
-  add_with_workspace<float>(registry, "sgemm_tensorop_" + Cfg::name() + "_packed",
+}
+
+template <typename Cfg>
+void add_sgemm_tensorop_packed(Registry& registry) {
+  add_with_workspace<float>(registry, std::string("sgemm_tensorop_") + Cfg::kName + "_packed",
                             "FP64 tensor cores on FP32 data, NT and TN transposed and odd leading dimensions copied "
                             "aligned first",
                             gemm::sgemm_tensorop_can_implement<Cfg>, gemm::launch_sgemm_tensorop_packed<Cfg>,
                             gemm::sgemm_tensorop_packed_workspace<Cfg>);
-  add_with_workspace<float>(registry, "sgemm_tensorop_" + Cfg::name() + "_splitk",
+}
+
+template <typename Cfg>
+void add_sgemm_tensorop_split_k(Registry& registry) {
+  add_with_workspace<float>(registry, std::string("sgemm_tensorop_") + Cfg::kName + "_splitk",
                             "FP64 tensor cores on FP32 data, K split across blocks, float partials reduced in order "
                             "(deterministic)",
                             gemm::sgemm_tensorop_can_implement<Cfg>, gemm::launch_sgemm_tensorop_split_k<Cfg>,
@@ -106,7 +114,7 @@ void add_sgemm_tensorop(Registry& registry) {
 
 template <typename Cfg>
 void add_dgemm_tensorop_split_k(Registry& registry) {
-  add_with_workspace<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_splitk",
+  add_with_workspace<double>(registry, std::string("dgemm_tensorop_") + Cfg::kName + "_splitk",
                              "FP64 tensor cores, K split across blocks, deterministic two-pass reduction",
                              gemm::dgemm_tensorop_can_implement<Cfg>, gemm::launch_dgemm_tensorop_split_k<Cfg>,
                              gemm::dgemm_tensorop_split_k_workspace<Cfg>);
@@ -138,13 +146,13 @@ template <typename Cfg>
 void add_dgemm_tensorop_split_fixups(Registry& registry) {
   static_assert(gemm::kDgemmSplitFixup<Cfg>, "the fixup instances of this config are not built");
   add_split_fixups<double, gemm::launch_dgemm_tensorop_split_fixup<Cfg>, gemm::dgemm_tensorop_split_fixup_workspace<Cfg>>(
-      registry, "dgemm_tensorop_" + Cfg::name(), "FP64 tensor cores", gemm::dgemm_tensorop_can_implement<Cfg>);
+      registry, std::string("dgemm_tensorop_") + Cfg::kName, "FP64 tensor cores", gemm::dgemm_tensorop_can_implement<Cfg>);
 }
 
 template <typename Cfg>
 void add_dgemm_tensorop_stream_k(Registry& registry) {
   static_assert(gemm::kDgemmStreamK<Cfg>, "the stream-K instances of this config are not built");
-  add_with_workspace<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_streamk",
+  add_with_workspace<double>(registry, std::string("dgemm_tensorop_") + Cfg::kName + "_streamk",
                              "FP64 tensor cores, stream-K: the last one to two waves of tiles shared k-tile by k-tile "
                              "by one wave of blocks, partial tiles summed in order by the block ending the tile "
                              "(deterministic)",
@@ -156,12 +164,12 @@ template <typename Cfg>
 void add_sgemm_simt_split_fixups(Registry& registry) {
   static_assert(gemm::kSgemmSplitFixup<Cfg>, "the fixup instances of this config are not built");
   add_split_fixups<float, gemm::launch_sgemm_simt_split_fixup<Cfg>, gemm::sgemm_simt_split_fixup_workspace<Cfg>>(
-      registry, "sgemm_simt_" + Cfg::name(), "FP32 FFMA", gemm::sgemm_simt_can_implement<Cfg>);
+      registry, std::string("sgemm_simt_") + Cfg::kName, "FP32 FFMA", gemm::sgemm_simt_can_implement<Cfg>);
 }
 
 template <typename Cfg>
 void add_dgemm_tensorop_packed(Registry& registry) {
-  add_with_workspace<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_packed",
+  add_with_workspace<double>(registry, std::string("dgemm_tensorop_") + Cfg::kName + "_packed",
                              "FP64 tensor cores; NT and TN copy the transposed operand into NN's layout first, "
                              "odd leading dimensions are copied into whole 128-byte lines",
                              gemm::dgemm_tensorop_can_implement<Cfg>, gemm::launch_dgemm_tensorop_packed<Cfg>,
@@ -171,7 +179,7 @@ void add_dgemm_tensorop_packed(Registry& registry) {
 template <typename Cfg>
 void add_dgemm_tensorop_packed_stream_k(Registry& registry) {
   static_assert(gemm::kDgemmStreamK<Cfg>, "the stream-K instances of this config are not built");
-  add_with_workspace<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_packed_streamk",
+  add_with_workspace<double>(registry, std::string("dgemm_tensorop_") + Cfg::kName + "_packed_streamk",
                              "FP64 tensor cores; the packed form's copies, then stream-K on them",
                              gemm::dgemm_tensorop_can_implement<Cfg>, gemm::launch_dgemm_tensorop_packed_stream_k<Cfg>,
                              gemm::dgemm_tensorop_packed_stream_k_workspace<Cfg>);
@@ -180,7 +188,7 @@ void add_dgemm_tensorop_packed_stream_k(Registry& registry) {
 template <typename Cfg>
 void add_dgemm_tensorop_resident_b(Registry& registry) {
   static_assert(gemm::kDgemmResidentB<Cfg>, "the B-resident instances of this config are not built");
-  add_kernel<double>(registry, "dgemm_tensorop_" + Cfg::name() + "_residentb", VariantKind::kProduction,
+  add_kernel<double>(registry, std::string("dgemm_tensorop_") + Cfg::kName + "_residentb", VariantKind::kProduction,
                      "FP64 tensor cores, persistent blocks each keeping a column panel of B (all of K) in shared "
                      "memory and streaming row tiles of A through a ring that runs across tiles (tall and skinny "
                      "shapes); the plain kernel where the panel does not fit",
@@ -190,13 +198,18 @@ void add_dgemm_tensorop_resident_b(Registry& registry) {
 template <typename Cfg>
 void add_sgemm_tensorop_stream_k(Registry& registry) {
   static_assert(gemm::kSgemmTensorOpStreamK<Cfg>, "the stream-K instances of this config are not built");
-  add_with_workspace<float>(registry, "sgemm_tensorop_" + Cfg::name() + "_streamk",
+  add_with_workspace<float>(registry, std::string("sgemm_tensorop_") + Cfg::kName + "_streamk",
                             "FP64 tensor cores on FP32 data, stream-K: the last one to two waves of tiles shared "
                             "k-tile by k-tile by one wave of blocks, double partial tiles summed in order by the "
                             "block ending the tile (deterministic, C rounded once)",
                             gemm::sgemm_tensorop_can_implement<Cfg>, gemm::launch_sgemm_tensorop_stream_k<Cfg>,
                             gemm::sgemm_tensorop_stream_k_workspace<Cfg>);
-  add_with_workspace<float>(registry, "sgemm_tensorop_" + Cfg::name() + "_packed_streamk",
+}
+
+template <typename Cfg>
+void add_sgemm_tensorop_packed_stream_k(Registry& registry) {
+  static_assert(gemm::kSgemmTensorOpStreamK<Cfg>, "the stream-K instances of this config are not built");
+  add_with_workspace<float>(registry, std::string("sgemm_tensorop_") + Cfg::kName + "_packed_streamk",
                             "FP64 tensor cores on FP32 data; the packed form's copies, then stream-K on them",
                             gemm::sgemm_tensorop_can_implement<Cfg>, gemm::launch_sgemm_tensorop_packed_stream_k<Cfg>,
                             gemm::sgemm_tensorop_packed_stream_k_workspace<Cfg>);
@@ -205,12 +218,17 @@ void add_sgemm_tensorop_stream_k(Registry& registry) {
 template <typename Cfg>
 void add_sgemm_simt_stream_k(Registry& registry) {
   static_assert(gemm::kSgemmStreamK<Cfg>, "the stream-K instances of this config are not built");
-  add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_streamk",
+  add_with_workspace<float>(registry, std::string("sgemm_simt_") + Cfg::kName + "_streamk",
                             "FP32 FFMA, stream-K: the last one to two waves of tiles shared k-tile by k-tile by one "
                             "wave of blocks, partial tiles summed in order by the block ending the tile (deterministic)",
                             gemm::sgemm_simt_can_implement<Cfg>, gemm::launch_sgemm_simt_stream_k<Cfg>,
                             gemm::sgemm_simt_stream_k_workspace<Cfg>);
-  add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_packed_streamk",
+}
+
+template <typename Cfg>
+void add_sgemm_simt_packed_stream_k(Registry& registry) {
+  static_assert(gemm::kSgemmStreamK<Cfg>, "the stream-K instances of this config are not built");
+  add_with_workspace<float>(registry, std::string("sgemm_simt_") + Cfg::kName + "_packed_streamk",
                             "FP32 FFMA; the packed form's copies, then stream-K on them",
                             gemm::sgemm_simt_can_implement<Cfg>, gemm::launch_sgemm_simt_packed_stream_k<Cfg>,
                             gemm::sgemm_simt_packed_stream_k_workspace<Cfg>);
@@ -218,7 +236,7 @@ void add_sgemm_simt_stream_k(Registry& registry) {
 
 template <typename Cfg>
 void add_sgemm_simt_packed(Registry& registry) {
-  add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_packed",
+  add_with_workspace<float>(registry, std::string("sgemm_simt_") + Cfg::kName + "_packed",
                             "FP32 FFMA; K-contiguous operands (B in NN, A and B in TN, A in TT) are transposed "
                             "and odd leading dimensions aligned first, so both copy 16 bytes at a time",
                             gemm::sgemm_simt_can_implement<Cfg>, gemm::launch_sgemm_simt_packed<Cfg>,
@@ -227,10 +245,47 @@ void add_sgemm_simt_packed(Registry& registry) {
 
 template <typename Cfg>
 void add_sgemm_simt_split_k(Registry& registry) {
-  add_with_workspace<float>(registry, "sgemm_simt_" + Cfg::name() + "_splitk",
+  add_with_workspace<float>(registry, std::string("sgemm_simt_") + Cfg::kName + "_splitk",
                             "FP32 FFMA, K split across blocks, deterministic two-pass reduction",
                             gemm::sgemm_simt_can_implement<Cfg>, gemm::launch_sgemm_simt_split_k<Cfg>,
                             gemm::sgemm_simt_split_k_workspace<Cfg>);
+}
+
+/// A named config's plain kernel, then each form its config names (config_forms.hpp).
+template <typename Cfg>
+void add_dgemm_tensorop_config(Registry& registry) {
+  using gemm::has_form;
+  add_dgemm_tensorop<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kSplitK)) add_dgemm_tensorop_split_k<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kPacked)) add_dgemm_tensorop_packed<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kSplitFixup)) add_dgemm_tensorop_split_fixups<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kStreamK)) add_dgemm_tensorop_stream_k<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kPackedStreamK)) add_dgemm_tensorop_packed_stream_k<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kResidentB)) add_dgemm_tensorop_resident_b<Cfg>(registry);
+}
+
+template <typename Cfg>
+void add_sgemm_simt_config(Registry& registry) {
+  using gemm::has_form;
+  static_assert(!has_form<Cfg>(gemm::kResidentB), "the FP32 SIMT kernel has no B-resident form");
+  add_sgemm_simt<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kSplitK)) add_sgemm_simt_split_k<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kPacked)) add_sgemm_simt_packed<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kSplitFixup)) add_sgemm_simt_split_fixups<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kStreamK)) add_sgemm_simt_stream_k<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kPackedStreamK)) add_sgemm_simt_packed_stream_k<Cfg>(registry);
+}
+
+template <typename Cfg>
+void add_sgemm_tensorop_config(Registry& registry) {
+  using gemm::has_form;
+  static_assert(!has_form<Cfg>(gemm::kSplitFixup) && !has_form<Cfg>(gemm::kResidentB),
+                "the FP32 tensor-core kernel has no split-fixup or B-resident form");
+  add_sgemm_tensorop<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kPacked)) add_sgemm_tensorop_packed<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kSplitK)) add_sgemm_tensorop_split_k<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kStreamK)) add_sgemm_tensorop_stream_k<Cfg>(registry);
+  if constexpr (has_form<Cfg>(gemm::kPackedStreamK)) add_sgemm_tensorop_packed_stream_k<Cfg>(registry);
 }
 
 /// The small batched kernels (m, n, k <= 32): strided batches and pointer arrays in one launch.
@@ -332,44 +387,21 @@ void register_cuda_variants(Registry& registry) {
     add_kernel<double>(registry, std::string("dgemm_") + step.name, kLadder, step.summary, step.launch_d);
     add_kernel<float>(registry, std::string("sgemm_") + step.name, kLadder, step.summary, step.launch_s);
   }
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (add_dgemm_tensorop<std::tuple_element_t<I, gemm::DgemmTensorOpConfigs>>(registry), ...);
-  }(std::make_index_sequence<gemm::kDgemmTensorOpConfigCount>{});
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (add_sgemm_simt<std::tuple_element_t<I, gemm::SgemmSimtConfigs>>(registry), ...);
-  }(std::make_index_sequence<gemm::kSgemmSimtConfigCount>{});
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (add_sgemm_tensorop<std::tuple_element_t<I, gemm::SgemmTensorOpConfigs>>(registry), ...);
-  }(std::make_index_sequence<gemm::kSgemmTensorOpConfigCount>{});
-  add_dgemm_tensorop_split_k<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
-  add_dgemm_tensorop_split_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
-  add_dgemm_tensorop_split_k<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
-  add_sgemm_simt_split_k<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);         // 64x64x16 s3 b5
-  add_sgemm_simt_split_k<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);         // 128x128x16 s4 b2
-  add_sgemm_simt_split_k<std::tuple_element_t<3, gemm::SgemmSimtConfigs>>(registry);         // 128x64x16 s3 b3
-  add_sgemm_simt_packed<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);          // 128x128x16 s4 b2
-  add_dgemm_tensorop_packed<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);   // 128x64x16 s3 b2 k8
-  add_dgemm_tensorop_packed<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);   // 64x64x16 s4 b3 k8
-  add_dgemm_tensorop_packed<std::tuple_element_t<10, gemm::DgemmTensorOpConfigs>>(registry);   // 64x128x16 s4 b2
-  add_dgemm_tensorop_split_fixups<std::tuple_element_t<12, gemm::DgemmTensorOpConfigs>>(registry);  // 32x32x16 s3 b8
-  add_dgemm_tensorop_split_fixups<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
-  add_dgemm_tensorop_split_fixups<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
-  add_dgemm_tensorop_stream_k<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
-  add_dgemm_tensorop_packed_stream_k<std::tuple_element_t<18, gemm::DgemmTensorOpConfigs>>(registry);  // 128x64x16 s3 b2 k8
-  add_dgemm_tensorop_stream_k<std::tuple_element_t<20, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3 k8
-  add_dgemm_tensorop_resident_b<std::tuple_element_t<8, gemm::DgemmTensorOpConfigs>>(registry);  // 64x64x16 s4 b3
-  add_sgemm_simt_split_fixups<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);  // 128x128x16 s4 b2
-  add_sgemm_simt_stream_k<std::tuple_element_t<1, gemm::SgemmSimtConfigs>>(registry);      // 128x128x16 s4 b2
-  add_sgemm_simt_split_fixups<std::tuple_element_t<4, gemm::SgemmSimtConfigs>>(registry);  // 64x64x16 s3 b5
-  add_sgemm_simt_split_fixups<std::tuple_element_t<6, gemm::SgemmSimtConfigs>>(registry);  // 32x32x16 s3 b8
-  add_sgemm_tensorop_stream_k<std::tuple_element_t<0, gemm::SgemmTensorOpConfigs>>(registry);  // 128x64x16 s4 b2 k8
+  // The tile configs this build compiled (CMake writes the list from cuda/gemm/*_configs.def), each
+  // with the forms its config names.
+#define GEMMKIT_BUILT_DGEMM_TENSOROP(name) add_dgemm_tensorop_config<gemm::DgemmTensorOp_##name>(registry);
+#define GEMMKIT_BUILT_SGEMM_SIMT(name) add_sgemm_simt_config<gemm::SgemmSimt_##name>(registry);
+#define GEMMKIT_BUILT_SGEMM_TENSOROP(name) add_sgemm_tensorop_config<gemm::SgemmTensorOp_##name>(registry);
+#include "cuda/gemm/built_configs.def"
+#undef GEMMKIT_BUILT_DGEMM_TENSOROP
+#undef GEMMKIT_BUILT_SGEMM_SIMT
+#undef GEMMKIT_BUILT_SGEMM_TENSOROP
   add_small_batched<double>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<float>(registry, small::SmallKernelFamily::kAuto);
   add_small_batched<double>(registry, small::SmallKernelFamily::kFlat);
   add_small_batched<float>(registry, small::SmallKernelFamily::kFlat);
   add_small_batched<double>(registry, small::SmallKernelFamily::kBuckets);
   add_small_batched<float>(registry, small::SmallKernelFamily::kBuckets);
-  add_dgemm_tensorop_split_k<std::tuple_element_t<1, gemm::DgemmTensorOpConfigs>>(registry);  // 128x128x16 s4
   register_cublas_variants(registry);
 }
 

@@ -1,6 +1,6 @@
 /*! \file
     \brief The small-GEMM kernel templates, instantiated once per ISA by a translation unit compiled
-    for it (kernels_avx512.cpp, kernels_avx2.cpp) that supplies the SIMD traits V.
+    for it (kernels_avx512.inl, kernels_avx2.inl) that supplies the SIMD traits V.
 
     Blocking (seed 003, Algorithm 1, in column-major form): a block of C of up to kRowVectors SIMD
     vectors of rows by NB columns lives in registers; for each k the kernel loads the block's

@@ -1,6 +1,6 @@
 /*! \file
-    \brief The launcher of the FP64 tensor-core GEMM for one configuration, the one at index
-    GEMMKIT_DGEMM_CONFIG_INDEX of DgemmTensorOpConfigs; CMake compiles this file once per index.
+    \brief The launchers of the FP64 tensor-core GEMM for one named config, GEMMKIT_INSTANCE_CONFIG; CMake
+    compiles this file once per config it builds (dgemm_tensorop_configs.def).
 */
 #include "cuda/gemm/dgemm_tensorop.hpp"
 #include "cuda/gemm/resident_b.hpp"
@@ -93,7 +93,7 @@ cudaError_t launch_dgemm_tensorop_packed_stream_k(KernelParams<double> const& p,
   return launch_packed(p, workspace, PackedLayout::kNN, stream, launch_dgemm_tensorop_stream_k<Cfg>);
 }
 
-using InstanceConfig = std::tuple_element_t<GEMMKIT_DGEMM_CONFIG_INDEX, DgemmTensorOpConfigs>;
+using InstanceConfig = GEMMKIT_INSTANCE_CONFIG;
 template cudaError_t launch_dgemm_tensorop<InstanceConfig>(KernelParams<double> const&, cudaStream_t);
 template cudaError_t launch_dgemm_tensorop_resident_b<InstanceConfig>(KernelParams<double> const&, cudaStream_t);
 template std::size_t dgemm_tensorop_split_k_workspace<InstanceConfig>(GemmProblem const&);

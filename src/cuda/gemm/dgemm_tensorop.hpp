@@ -4,6 +4,7 @@
 #pragma once
 
 #include "base/problem.hpp"
+#include "cuda/gemm/config_forms.hpp"
 #include "cuda/gemm/split_k.hpp"
 #include "cuda/gemm/tensorop_config.hpp"
 #include "cuda/kernel_params.hpp"
@@ -15,33 +16,22 @@
 
 namespace gemmkit::gemm {
 
-/// Every registered configuration, as data: CMake compiles one instance file per entry (in
-/// parallel) and the registry adds one variant per entry (id suffix = Cfg::name()).
-/// BM, BN, BK, warp M, warp N, stages[, blocks per SM[, two-level fragment prefetch]].
-using DgemmTensorOpConfigs = std::tuple<TensorOpConfig<128, 128, 16, 32, 64, 3>,  //
-                                        TensorOpConfig<128, 128, 16, 32, 64, 4>,  //
-                                        TensorOpConfig<128, 128, 32, 32, 64, 3>,  //
-                                        TensorOpConfig<128, 64, 16, 32, 32, 4, 2>, //
-                                        TensorOpConfig<128, 64, 16, 32, 32, 4>,   //
-                                        TensorOpConfig<64, 128, 16, 32, 32, 4>,   //
-                                        TensorOpConfig<64, 64, 16, 32, 32, 4>,    //
-                                        TensorOpConfig<64, 64, 32, 32, 32, 3>,    //
-                                        TensorOpConfig<64, 64, 16, 32, 32, 4, 3>, //
-                                        TensorOpConfig<128, 128, 16, 32, 32, 4>,  //
-                                        TensorOpConfig<64, 128, 16, 32, 32, 4, 2>, //
-                                        TensorOpConfig<64, 64, 16, 32, 32, 3, 4>, //
-                                        TensorOpConfig<32, 32, 16, 16, 16, 3, 8>, //
-                                        TensorOpConfig<64, 64, 16, 32, 32, 4, 3, true>, //
-                                        TensorOpConfig<128, 128, 16, 32, 64, 4, 1, true>, //
-                                        TensorOpConfig<128, 64, 16, 64, 32, 3, 2>, //
-                                        TensorOpConfig<128, 64, 16, 64, 32, 4, 2>, //
-                                        TensorOpConfig<64, 128, 16, 32, 64, 4, 2>, //
-                                        TensorOpConfig<128, 64, 16, 64, 32, 3, 2, false, 8>, //
-                                        TensorOpConfig<128, 64, 16, 64, 32, 4, 2, false, 8>, //
-                                        TensorOpConfig<64, 64, 16, 32, 32, 4, 3, false, 8>, //
-                                        TensorOpConfig<32, 32, 32, 16, 16, 3, 4>, //
-                                        TensorOpConfig<32, 32, 64, 16, 16, 2, 3>, //
-                                        TensorOpConfig<128, 64, 16, 32, 32, 4, 1, false, 8>>;
+/// Every tile config, named (DgemmTensorOp_<name>), from the one list dgemm_tensorop_configs.def;
+/// each carries the forms it is built in (kForms).
+#define GEMMKIT_DGEMM_TENSOROP_CONFIG(name, arguments, forms)                      \
+  struct DgemmTensorOp_##name : TensorOpConfig<GEMMKIT_CONFIG_ARGS arguments> {    \
+    static constexpr unsigned kForms = forms;                                      \
+    static constexpr char const* kName = #name;                                    \
+  };
+#include "cuda/gemm/dgemm_tensorop_configs.def"
+#undef GEMMKIT_DGEMM_TENSOROP_CONFIG
+
+/// All of them in the list's order (the model reads every config, built or not).
+#define GEMMKIT_DGEMM_TENSOROP_CONFIG(name, arguments, forms) , std::tuple<DgemmTensorOp_##name>()
+using DgemmTensorOpConfigs = decltype(std::tuple_cat(std::tuple<>()
+#include "cuda/gemm/dgemm_tensorop_configs.def"
+                                                     ));
+#undef GEMMKIT_DGEMM_TENSOROP_CONFIG
 inline constexpr int kDgemmTensorOpConfigCount = std::tuple_size_v<DgemmTensorOpConfigs>;
 
 /// Launches the kernel instance matching the problem's transposes and operand alignment.
@@ -65,12 +55,10 @@ cudaError_t launch_dgemm_tensorop_packed(KernelParams<double> const& params, dou
 
 /// Split K fixed up in the kernel (SplitKFixup, plan_split_k_fixup): one launch of
 /// tiles x `slices` blocks, the slices of a tile summed in order by its last slice; unsplit when K
-/// is too short to split. Built for the configs kDgemmSplitFixup names (each adds a set of kernel
-/// instances).
+/// is too short to split. Built for the configs with the kSplitFixup form (each adds a set of
+/// kernel instances).
 template <typename Cfg>
-inline constexpr bool kDgemmSplitFixup = std::is_same_v<Cfg, std::tuple_element_t<12, DgemmTensorOpConfigs>> ||  // 32x32 b8
-                                         std::is_same_v<Cfg, std::tuple_element_t<18, DgemmTensorOpConfigs>> ||  // 128x64 k8
-                                         std::is_same_v<Cfg, std::tuple_element_t<20, DgemmTensorOpConfigs>>;    // 64x64 k8
+inline constexpr bool kDgemmSplitFixup = has_form<Cfg>(kSplitFixup);
 template <typename Cfg>
 std::size_t dgemm_tensorop_split_fixup_workspace(GemmProblem const& problem, int slices);
 template <typename Cfg>
@@ -81,9 +69,7 @@ cudaError_t launch_dgemm_tensorop_split_fixup(KernelParams<double> const& params
 /// k-tile, by one wave of blocks in the same launch; plain where whole waves fill the GPU. Built for
 /// the configs kDgemmStreamK names.
 template <typename Cfg>
-inline constexpr bool kDgemmStreamK =
-    std::is_same_v<Cfg, std::tuple_element_t<18, DgemmTensorOpConfigs>> ||  // 128x64 k8
-    std::is_same_v<Cfg, std::tuple_element_t<20, DgemmTensorOpConfigs>>;    // 64x64 k8
+inline constexpr bool kDgemmStreamK = has_form<Cfg>(kStreamK);
 template <typename Cfg>
 std::size_t dgemm_tensorop_stream_k_workspace(GemmProblem const& problem);
 template <typename Cfg>
@@ -91,9 +77,9 @@ cudaError_t launch_dgemm_tensorop_stream_k(KernelParams<double> const& params, d
 
 /// B-resident form (resident_b.hpp): persistent blocks, each keeping one column panel of B in
 /// shared memory and streaming its row tiles of A; the plain kernel where the panel does not fit.
-/// Built for the configs kDgemmResidentB names.
+/// Built for the configs with the kResidentB form.
 template <typename Cfg>
-inline constexpr bool kDgemmResidentB = std::is_same_v<Cfg, std::tuple_element_t<8, DgemmTensorOpConfigs>>;  // 64x64 b3
+inline constexpr bool kDgemmResidentB = has_form<Cfg>(kResidentB);
 template <typename Cfg>
 cudaError_t launch_dgemm_tensorop_resident_b(KernelParams<double> const& params, cudaStream_t stream);
 

@@ -1,6 +1,6 @@
 /*! \file
-    \brief The launcher of the FP32 SIMT GEMM for one configuration, the one at index
-    GEMMKIT_SGEMM_CONFIG_INDEX of SgemmSimtConfigs; CMake compiles this file once per index.
+    \brief The launchers of the FP32 SIMT GEMM for one named config, GEMMKIT_INSTANCE_CONFIG; CMake
+    compiles this file once per config it builds (sgemm_simt_configs.def).
 */
 #include "cuda/gemm/sgemm_simt.cuh"
 #include "cuda/gemm/sgemm_simt.hpp"
@@ -124,7 +124,7 @@ cudaError_t launch_sgemm_simt_packed_stream_k(KernelParams<float> const& p, floa
   return launch_packed(p, workspace, PackedLayout::kNT, stream, launch_sgemm_simt_stream_k<Cfg>);
 }
 
-using InstanceConfig = std::tuple_element_t<GEMMKIT_SGEMM_CONFIG_INDEX, SgemmSimtConfigs>;
+using InstanceConfig = GEMMKIT_INSTANCE_CONFIG;
 template cudaError_t launch_sgemm_simt<InstanceConfig>(KernelParams<float> const&, cudaStream_t);
 template std::size_t sgemm_simt_split_k_workspace<InstanceConfig>(GemmProblem const&);
 template cudaError_t launch_sgemm_simt_split_k<InstanceConfig>(KernelParams<float> const&, float*, cudaStream_t);

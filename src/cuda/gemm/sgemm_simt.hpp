@@ -4,6 +4,7 @@
 #pragma once
 
 #include "base/problem.hpp"
+#include "cuda/gemm/config_forms.hpp"
 #include "cuda/gemm/simt_config.hpp"
 #include "cuda/kernel_params.hpp"
 
@@ -15,18 +16,22 @@
 
 namespace gemmkit::gemm {
 
-/// Every registered configuration, as data: CMake compiles one instance file per entry and the
-/// registry adds one variant per entry (id suffix = Cfg::name()).
-/// BM, BN, BK, warp M, warp N, thread M, thread N, stages[, blocks per SM].
-/// 32x32 b8 (with its split fixups) runs the sizes up to about 448^3; 64x32 b6 was swept beside it and
-/// never ahead (docs/dgemm.md, "FP32 below 1024^3").
-using SgemmSimtConfigs = std::tuple<SimtConfig<128, 128, 16, 32, 64, 8, 8, 3, 2>, //
-                                    SimtConfig<128, 128, 16, 32, 64, 8, 8, 4, 2>, //
-                                    SimtConfig<128, 128, 32, 32, 64, 8, 8, 3, 2>, //
-                                    SimtConfig<128, 64, 16, 32, 32, 8, 4, 3, 3>,  //
-                                    SimtConfig<64, 64, 16, 32, 32, 8, 4, 3, 5>,   //
-                                    SimtConfig<256, 128, 16, 64, 64, 16, 8, 3, 1>, //
-                                    SimtConfig<32, 32, 16, 32, 16, 4, 4, 3, 8>>;
+/// Every tile config, named (SgemmSimt_<name>), from the one list sgemm_simt_configs.def; each
+/// carries the forms it is built in (kForms).
+#define GEMMKIT_SGEMM_SIMT_CONFIG(name, arguments, forms)                     \
+  struct SgemmSimt_##name : SimtConfig<GEMMKIT_CONFIG_ARGS arguments> {       \
+    static constexpr unsigned kForms = forms;                                 \
+    static constexpr char const* kName = #name;                               \
+  };
+#include "cuda/gemm/sgemm_simt_configs.def"
+#undef GEMMKIT_SGEMM_SIMT_CONFIG
+
+/// All of them in the list's order.
+#define GEMMKIT_SGEMM_SIMT_CONFIG(name, arguments, forms) , std::tuple<SgemmSimt_##name>()
+using SgemmSimtConfigs = decltype(std::tuple_cat(std::tuple<>()
+#include "cuda/gemm/sgemm_simt_configs.def"
+                                                 ));
+#undef GEMMKIT_SGEMM_SIMT_CONFIG
 inline constexpr int kSgemmSimtConfigCount = std::tuple_size_v<SgemmSimtConfigs>;
 
 /// Launches the kernel instance matching the problem's transposes and operand alignment.
@@ -47,12 +52,10 @@ std::size_t sgemm_simt_packed_workspace(GemmProblem const& problem);
 template <typename Cfg>
 cudaError_t launch_sgemm_simt_packed(KernelParams<float> const& params, float* workspace, cudaStream_t stream);
 
-/// Split K fixed up in the kernel (dgemm_tensorop.hpp says how): built for the configs
-/// kSgemmSplitFixup names.
+/// Split K fixed up in the kernel (dgemm_tensorop.hpp says how): built for the configs with the
+/// kSplitFixup form.
 template <typename Cfg>
-inline constexpr bool kSgemmSplitFixup = std::is_same_v<Cfg, std::tuple_element_t<1, SgemmSimtConfigs>> ||  // 128x128 s4 b2
-                                         std::is_same_v<Cfg, std::tuple_element_t<4, SgemmSimtConfigs>> ||  // 64x64 b5
-                                         std::is_same_v<Cfg, std::tuple_element_t<6, SgemmSimtConfigs>>;    // 32x32 b8
+inline constexpr bool kSgemmSplitFixup = has_form<Cfg>(kSplitFixup);
 template <typename Cfg>
 std::size_t sgemm_simt_split_fixup_workspace(GemmProblem const& problem, int slices);
 template <typename Cfg>
@@ -60,9 +63,9 @@ cudaError_t launch_sgemm_simt_split_fixup(KernelParams<float> const& params, int
                                           cudaStream_t stream);
 
 /// Stream-K form (stream_k.hpp, dgemm_tensorop.hpp says how), and the same on packed operands:
-/// built for the configs kSgemmStreamK names.
+/// built for the configs with the kStreamK form.
 template <typename Cfg>
-inline constexpr bool kSgemmStreamK = std::is_same_v<Cfg, std::tuple_element_t<1, SgemmSimtConfigs>>;  // 128x128 s4 b2
+inline constexpr bool kSgemmStreamK = has_form<Cfg>(kStreamK);
 template <typename Cfg>
 std::size_t sgemm_simt_stream_k_workspace(GemmProblem const& problem);
 template <typename Cfg>

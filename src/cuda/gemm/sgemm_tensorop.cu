@@ -1,7 +1,6 @@
 /*! \file
-    \brief The launcher of the FP32 GEMM on the FP64 tensor cores for one configuration, the one at
-    index GEMMKIT_SGEMM_TENSOROP_CONFIG_INDEX of SgemmTensorOpConfigs; CMake compiles this file once
-    per index.
+    \brief The launchers of the FP32 GEMM on FP64 tensor cores for one named config, GEMMKIT_INSTANCE_CONFIG; CMake
+    compiles this file once per config it builds (sgemm_tensorop_configs.def).
 */
 #include "cuda/gemm/sgemm_tensorop.hpp"
 #include "cuda/gemm/tensorop_launch.cuh"
@@ -64,7 +63,7 @@ cudaError_t launch_sgemm_tensorop_packed_stream_k(KernelParams<float> const& p, 
   return launch_packed(p, workspace, PackedLayout::kNN, stream, launch_sgemm_tensorop_stream_k<Cfg>);
 }
 
-using InstanceConfig = std::tuple_element_t<GEMMKIT_SGEMM_TENSOROP_CONFIG_INDEX, SgemmTensorOpConfigs>;
+using InstanceConfig = GEMMKIT_INSTANCE_CONFIG;
 template cudaError_t launch_sgemm_tensorop<InstanceConfig>(KernelParams<float> const&, cudaStream_t);
 template std::size_t sgemm_tensorop_packed_workspace<InstanceConfig>(GemmProblem const&);
 template std::size_t sgemm_tensorop_split_k_workspace<InstanceConfig>(GemmProblem const&);

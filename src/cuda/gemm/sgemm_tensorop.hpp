@@ -5,6 +5,7 @@
 #pragma once
 
 #include "base/problem.hpp"
+#include "cuda/gemm/config_forms.hpp"
 #include "cuda/gemm/tensorop_config.hpp"
 #include "cuda/kernel_params.hpp"
 
@@ -17,15 +18,22 @@
 
 namespace gemmkit::gemm {
 
-/// Every registered configuration, as data; CMake compiles one instance file per entry, and the
-/// registry adds one variant each. BM, BN, BK, warp M, warp N, stages, blocks per SM, two-level
-/// prefetch (off), MMA depth 8. Swept at 2d36712 (bench/results/h100/logs/sgemm-sweep-tensorop-
-/// 2d36712.jsonl) with two more of the FP64 kernel's m16n8k8 configs: 128x64 w64x32 s3 b2 ran within
-/// 1 % of s4, and 128x64 w32x32 s4 at one block per SM 15-25 % behind; 32x32x32 w32x16 s3 b4 was behind
-/// the SIMT 32x32 split below 1024^3, and the FP64 kernel's 1024^3 pick (128x64 w32x32 s4, one block
-/// per SM) behind 64x64 b3 and the SIMT splits from 896^3 to 2048^3 (docs/dgemm.md, "FP32 below 1024^3").
-using SgemmTensorOpConfigs = std::tuple<TensorOpConfig<128, 64, 16, 64, 32, 4, 2, false, 8>,  //
-                                        TensorOpConfig<64, 64, 16, 32, 32, 4, 3, false, 8>>;
+/// Every tile config, named (SgemmTensorOp_<name>), from the one list sgemm_tensorop_configs.def;
+/// each carries the forms it is built in (kForms).
+#define GEMMKIT_SGEMM_TENSOROP_CONFIG(name, arguments, forms)                      \
+  struct SgemmTensorOp_##name : TensorOpConfig<GEMMKIT_CONFIG_ARGS arguments> {    \
+    static constexpr unsigned kForms = forms;                                      \
+    static constexpr char const* kName = #name;                                    \
+  };
+#include "cuda/gemm/sgemm_tensorop_configs.def"
+#undef GEMMKIT_SGEMM_TENSOROP_CONFIG
+
+/// All of them in the list's order.
+#define GEMMKIT_SGEMM_TENSOROP_CONFIG(name, arguments, forms) , std::tuple<SgemmTensorOp_##name>()
+using SgemmTensorOpConfigs = decltype(std::tuple_cat(std::tuple<>()
+#include "cuda/gemm/sgemm_tensorop_configs.def"
+                                                     ));
+#undef GEMMKIT_SGEMM_TENSOROP_CONFIG
 inline constexpr int kSgemmTensorOpConfigCount = std::tuple_size_v<SgemmTensorOpConfigs>;
 
 /// Launches the instance for the problem's transposes and operand alignment (16-byte copies when
@@ -50,10 +58,10 @@ template <typename Cfg>
 cudaError_t launch_sgemm_tensorop_split_k(KernelParams<float> const& params, float* workspace, cudaStream_t stream);
 
 /// Stream-K form (stream_k.hpp, as the FP64 kernel's), and the same on packed operands: partial tiles
-/// kept in double, so C is rounded once as in the plain form. Built for the configs
-/// kSgemmTensorOpStreamK names.
+/// kept in double, so C is rounded once as in the plain form. Built for the configs with the
+/// kStreamK form.
 template <typename Cfg>
-inline constexpr bool kSgemmTensorOpStreamK = std::is_same_v<Cfg, std::tuple_element_t<0, SgemmTensorOpConfigs>>;  // 128x64 b2
+inline constexpr bool kSgemmTensorOpStreamK = has_form<Cfg>(kStreamK);
 template <typename Cfg>
 std::size_t sgemm_tensorop_stream_k_workspace(GemmProblem const& problem);
 template <typename Cfg>

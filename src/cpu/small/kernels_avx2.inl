@@ -1,5 +1,6 @@
 /*! \file
-    \brief The small-GEMM kernels for AVX2 with FMA; this file is compiled with those flags.
+    \brief The AVX2 and FMA vector types and kernel selections of the small-GEMM kernels; included
+    by kernels_avx2_f64.cpp and kernels_avx2_f32.cpp, each compiled with those flags.
 */
 #include <immintrin.h>
 
@@ -70,17 +71,5 @@ struct SelectAll {
 };
 
 }  // namespace
-
-SmallKernelTable<double> const& small_kernels_avx2_f64() {
-  static SmallKernelTable<double> const table =
-      small_detail::make_table<SelectAll<Avx2F64>>("avx2", std::make_integer_sequence<int, kSmallMax>{});
-  return table;
-}
-
-SmallKernelTable<float> const& small_kernels_avx2_f32() {
-  static SmallKernelTable<float> const table =
-      small_detail::make_table<SelectAll<Avx2F32>>("avx2", std::make_integer_sequence<int, kSmallMax>{});
-  return table;
-}
 
 }  // namespace gemmkit::cpu

@@ -1,5 +1,6 @@
 /*! \file
-    \brief The small-GEMM kernels for AVX-512 (F, VL, DQ); this file is compiled with those flags.
+    \brief The AVX-512 (F, VL, DQ) vector types and kernel selections of the small-GEMM kernels; included
+    by kernels_avx512_f64.cpp and kernels_avx512_f32.cpp, each compiled with those flags.
 */
 // GCC 12 warns inside its own _mm512_permute_ps/_mm512_permutex_pd/_mm512_alignr_epi64 (an
 // undefined pass-through operand it creates itself); nothing of ours is uninitialized.
@@ -289,15 +290,5 @@ SmallKernelTable<typename Select::Packed::T> table_with_flat_packed(std::integer
 }
 
 }  // namespace
-
-SmallKernelTable<double> const& small_kernels_avx512_f64() {
-  static SmallKernelTable<double> const table = table_with_flat_packed<SelectF64>(std::integer_sequence<int, 3>{});
-  return table;
-}
-
-SmallKernelTable<float> const& small_kernels_avx512_f32() {
-  static SmallKernelTable<float> const table = table_with_flat_packed<SelectF32>(std::integer_sequence<int, 3>{});
-  return table;
-}
 
 }  // namespace gemmkit::cpu
