@@ -108,7 +108,11 @@ build_cpu_only() {
 
   if want build; then
     stage build
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_DEPS_DIR="$PWD/.deps" >/dev/null || exit 1
+    # The sweeps and the SASS steps measure every tile config, not only those the selection table picks.
+    all_configs=OFF
+    if want sweep || want sgemm-sweep || want sass; then all_configs=ON; fi
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_DEPS_DIR="$PWD/.deps" \
+      -DGEMMKIT_BUILD_ALL_CONFIGS="$all_configs" >/dev/null || exit 1
     cmake --build "$build" -j "$(nproc)" 2>&1 | grep -E "error|warning|FAILED" ; [[ ${PIPESTATUS[0]} -eq 0 ]] || exit 1
   fi
   bench_bin="$build/tools/gemmkit-bench/gemmkit-bench"
@@ -259,12 +263,12 @@ build_cpu_only() {
   fi
   if want sass; then
     stage "SASS instruction mix of the tensor-core and small batched kernels"
-    bench/sass_summary.sh "$build"/CMakeFiles/gemmkit.dir/generated/cuda/*.o > "$out/sass-summary.txt" 2>&1 || status=1
+    bench/sass_summary.sh "$build"/src/CMakeFiles/gemmkit_layer_kernels.dir/__/generated/cuda/*.o > "$out/sass-summary.txt" 2>&1 || status=1
     grep -c . "$out/sass-summary.txt"
     # Registers and main-loop mix and spill traffic per tensor-core and FP32 SIMT instance: the model
     # reads them (gemmkit-bench model --kernels).
-    python3 bench/sass_spills.py --commit "$GEMMKIT_COMMIT" "$build"/CMakeFiles/gemmkit.dir/generated/cuda/dgemm_tensorop_*.o \
-      "$build"/CMakeFiles/gemmkit.dir/generated/cuda/sgemm_*.o > "$out/sass-spills.jsonl" || status=1
+    python3 bench/sass_spills.py --commit "$GEMMKIT_COMMIT" "$build"/src/CMakeFiles/gemmkit_layer_kernels.dir/__/generated/cuda/dgemm_tensorop_*.o \
+      "$build"/src/CMakeFiles/gemmkit_layer_kernels.dir/__/generated/cuda/sgemm_*.o > "$out/sass-spills.jsonl" || status=1
   fi
   if want ladder; then
     stage "ladder: seed 000's version table (every ladder step and the production pick beside cuBLAS, with the model)"
@@ -280,7 +284,7 @@ build_cpu_only() {
     if [[ "${GEMMKIT_LADDER_SASS:-1}" != 0 ]]; then
       stage "SASS instruction mix of the ladder steps and the production kernels (seed 001 Table 3)"
       bench/sass_mix.sh --json "$out/sass-mix.jsonl" \
-        "$build"/CMakeFiles/gemmkit.dir/src/cuda/ladder/*.o "$build"/CMakeFiles/gemmkit.dir/generated/cuda/*.o \
+        "$build"/src/CMakeFiles/gemmkit_layer_kernels.dir/cuda/ladder/*.o "$build"/src/CMakeFiles/gemmkit_layer_kernels.dir/__/generated/cuda/*.o \
         > "$out/sass-mix.txt" 2>&1 || status=1
       grep -E "scope|loop" "$out/sass-mix.txt" | cut -c1-220 | head -40
     fi
@@ -334,7 +338,7 @@ build_cpu_only() {
       --reps 1 --warmup 2 --no-verify > "$out/ncu-sgemm.txt" 2>&1 || status=1
     grep -E "gemm|Duration|SM Frequency|Issue Slots|Executed Ipc|Registers|Stall|No Eligible|Theoretical Occ" \
       "$out/ncu-sgemm.txt" | head -40
-    for object in "$build"/CMakeFiles/gemmkit.dir/generated/cuda/sgemm_simt_*.o; do  # one file per call
+    for object in "$build"/src/CMakeFiles/gemmkit_layer_kernels.dir/__/generated/cuda/sgemm_simt_*.o; do  # one file per call
       cuobjdump -sass "$object" || status=1
     done > "$out/sgemm-simt.sass" 2>&1
   fi

@@ -5,7 +5,7 @@ FFMAs: its length, its FFMAs, the source operands they read from the reuse cache
 of whose register sources read from the register file fall in one bank, counting banks as the register
 number modulo 2 (Volta and later, as microbenchmarks report them) and modulo 4 (Maxwell).
 Needs cuobjdump (sass_read.py).
-  python3 bench/sass_banks.py build-device/CMakeFiles/gemmkit.dir/generated/cuda/sgemm_simt_1.cu.o
+  python3 bench/sass_banks.py build-device/src/CMakeFiles/gemmkit_layer_kernels.dir/__/generated/cuda/sgemm_simt_128x128x16_w32x64_t8x8_s4_b2.cu.o
 """
 import re
 import sys

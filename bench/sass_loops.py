@@ -3,7 +3,7 @@
 For each kernel in an object file, every loop (a backward branch) holding at least 16 DMMAs:
 its length in instructions, its DMMAs, and the LDL / STL (spill) instructions inside it. The
 unchecked and checked copies of the m16n8k8 loop show as two loops. Needs cuobjdump (sass_read.py).
-  python3 bench/sass_loops.py build-device/CMakeFiles/gemmkit.dir/generated/cuda/dgemm_tensorop_18.cu.o
+  python3 bench/sass_loops.py build-device/src/CMakeFiles/gemmkit_layer_kernels.dir/__/generated/cuda/dgemm_tensorop_128x64x16_w64x32_s3_b2_k8.cu.o
 """
 import re
 import sys

@@ -6,7 +6,7 @@
 # rest), branches, spills (LDL/STL), the total without NOPs, and the FMA fraction of that total.
 # A table on stdout; with --json FILE, one JSON object per kernel and scope (suite "sass").
 # Needs cuobjdump (the CUDA toolkit on the device machine).
-#   bench/sass_mix.sh [--json FILE] [--filter REGEX] build-device/CMakeFiles/gemmkit.dir/src/cuda/ladder/*.o
+#   bench/sass_mix.sh [--json FILE] [--filter REGEX] build-device/src/CMakeFiles/gemmkit_layer_kernels.dir/cuda/ladder/*.o
 set -euo pipefail
 json=""
 filter="."

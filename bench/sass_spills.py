@@ -5,7 +5,7 @@ frame (cuobjdump --dump-resource-usage) and its main loop (the innermost loop ho
 DMMAs, or FFMAs): instructions, the math instructions, shared loads, and the local-memory (spill)
 loads and stores in instructions and in bytes per thread. One JSON object per instance; needs
 cuobjdump (the device machine).
-  python3 bench/sass_spills.py --commit abc1234 build-device/CMakeFiles/gemmkit.dir/generated/cuda/*.o
+  python3 bench/sass_spills.py --commit abc1234 build-device/src/CMakeFiles/gemmkit_layer_kernels.dir/__/generated/cuda/*.o
 """
 import argparse
 import datetime

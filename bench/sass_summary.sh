@@ -2,7 +2,7 @@
 # Instruction mix of the GEMM kernels from their SASS (seed 001's Table 3 style): for each kernel
 # in the given object files or binaries, the count of each opcode class the GEMM loop is made of.
 # Needs cuobjdump (the CUDA toolkit on the device machine).
-#   bench/sass_summary.sh build-device/CMakeFiles/gemmkit.dir/generated/cuda/*.o > sass.txt
+#   bench/sass_summary.sh build-device/src/CMakeFiles/gemmkit_layer_kernels.dir/__/generated/cuda/*.o > sass.txt
 set -euo pipefail
 command -v cuobjdump >/dev/null || { echo "sass_summary.sh: cuobjdump not found" >&2; exit 2; }
 printf "%-6s %6s %6s %6s %6s %6s %6s %6s %6s %6s  %s\n" arch DMMA DFMA LDS LDSM LDGSTS BAR STL LDL total kernel
