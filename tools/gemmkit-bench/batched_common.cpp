@@ -19,16 +19,6 @@ Buffer allocate_aligned(std::size_t bytes) {
   return Buffer(std::aligned_alloc(64, rounded));
 }
 
-std::vector<ShapeSpec> default_batched_shapes() {
-  std::vector<ShapeSpec> shapes;
-  for (std::int64_t n : {2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 28, 32}) shapes.push_back({n, n, n, std::nullopt});
-  for (ShapeSpec const& s : {ShapeSpec{4, 8, 4, {}}, ShapeSpec{8, 4, 16, {}}, ShapeSpec{16, 8, 32, {}},
-                             ShapeSpec{32, 16, 8, {}}}) {
-    shapes.push_back(s);
-  }
-  return shapes;
-}
-
 std::vector<std::string> const& batched_gpu_peer_names() {
   static std::vector<std::string> const names = {"gemmkit_ptr", "gemmkit_ptr_host", "cublas_strided", "cublas_ptr",
                                                  "cublas_grouped"};
@@ -86,7 +76,9 @@ std::string batched_settings_from_options(Options const& o, BatchedForm form, bo
     // The default run has the shapes and the grouped case; --grouped alone the grouped case only.
     s.grouped = gpu && (o.grouped || !sizes_given);
     if (!sizes_given) {
-      if (!o.grouped) s.shapes = default_batched_shapes();
+      if (!o.grouped) {
+        if (std::string e = read_builtin_shapes("batched-suite.txt", o.shapes_dir, &s.shapes); !e.empty()) return e;
+      }
     } else {
       for (std::int64_t n : o.n) s.shapes.push_back({n, n, n, std::nullopt});
       s.shapes.insert(s.shapes.end(), extra.begin(), extra.end());
@@ -145,10 +137,11 @@ std::string batched_settings_from_options(Options const& o, BatchedForm form, bo
   return {};
 }
 
-void print_batched_summary(BatchedSummary const& s) {
-  std::printf("\nresult: %d row%s: %d skipped, %d error%s; gemmkit verification: %d passed, %d FAILED, %d not checked; "
-              "peers that failed their check: %d\n",
-              s.rows, s.rows == 1 ? "" : "s", s.skipped, s.errors, s.errors == 1 ? "" : "s", s.verify_passed,
+void print_batched_summary(BatchedSummary const& s, std::string const& label) {
+  std::string const of = label.empty() ? "" : ", " + label;
+  std::printf("\nresult%s: %d row%s: %d skipped, %d error%s; gemmkit verification: %d passed, %d FAILED, %d not "
+              "checked; peers that failed their check: %d\n",
+              of.c_str(), s.rows, s.rows == 1 ? "" : "s", s.skipped, s.errors, s.errors == 1 ? "" : "s", s.verify_passed,
               s.verify_failed, s.verify_skipped, s.peer_verify_failed);
 }
 

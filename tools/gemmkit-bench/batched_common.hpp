@@ -60,9 +60,6 @@ struct BatchedSettings {
   int verbosity = 0;
 };
 
-/// The default case list of `batched`: the squares and a few non-square shapes.
-std::vector<ShapeSpec> default_batched_shapes();
-
 /// What the GPU form runs besides gemmkit's strided call, in table order: gemmkit's pointer-array
 /// call on device arrays and on host arrays, cuBLAS strided-batched and pointer-array batched, and
 /// cuBLAS's grouped call (the grouped case's peer).
@@ -81,7 +78,8 @@ struct BatchedSummary {
   bool failed() const { return errors > 0 || verify_failed > 0; }
 };
 
-void print_batched_summary(BatchedSummary const& summary);
+/// The closing line of a batched run; `label` names what it is of (the tour has two).
+void print_batched_summary(BatchedSummary const& summary, std::string const& label = "");
 
 // --- pieces of a run -------------------------------------------------------------------------------
 

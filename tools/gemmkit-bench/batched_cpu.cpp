@@ -471,8 +471,8 @@ void BatchedCpuRun::report(BatchedOperands const& ops, int threads, std::vector<
 }
 
 void BatchedCpuRun::print_goal_check() const {
-  // The goals: >= 90% of the bound with all threads, >= 85% with one; >= the best peer;
-  // >= 1.2x the best peer wherever that peer is below 75% of the bound.
+  // The targets: gemmkit / bound >= 90% with all threads, >= 85% with one; gemmkit / best peer >= 1,
+  // and >= 1.2 wherever that peer is below 75% of the bound.
   std::vector<std::pair<Dtype, int>> groups;
   for (RowDigest const& d : digests_) {
     if (std::find(groups.begin(), groups.end(), std::make_pair(d.dtype, d.threads)) == groups.end()) {
@@ -480,8 +480,8 @@ void BatchedCpuRun::print_goal_check() const {
     }
   }
   if (groups.empty()) return;
-  std::printf("\ngoal check (the issue's: >= 90%% of the bound with all threads, >= 85%% with one; >= the best peer; "
-              ">= 1.2x it where it is below 75%% of the bound)\n");
+  std::printf("\ngemmkit against the bound and the best peer (targets: gemmkit / bound >= 90%% with all threads, >= 85%% "
+              "with one; gemmkit / best peer >= 1, and >= 1.2 where that peer is below 75%% of the bound)\n");
   for (auto const& [dtype, threads] : groups) {
     double const goal = threads == 1 ? 85 : 90;
     int cases = 0, at_bound = 0, at_peer = 0, weak_peer = 0, beat_weak = 0;
@@ -499,13 +499,13 @@ void BatchedCpuRun::print_goal_check() const {
         else weak_missed += format(" %s:%.2f", d.name.c_str(), d.ratio);
       }
     }
-    std::printf("  %s, %d thread%s: >= %.0f%% of bound %d/%d%s; >= best peer %d/%d%s; "
-                ">= 1.2x a peer below 75%% %d/%d%s\n",
+    std::printf("  %s, %d thread%s: gemmkit / bound >= %.0f%% in %d of %d%s; gemmkit / best peer >= 1 in %d of %d%s; "
+                ">= 1.2 in %d of %d where the peer is below 75%%%s\n",
                 to_string(dtype), threads, threads == 1 ? "" : "s", goal, at_bound, cases,
                 below.empty() ? "" : (" (below:" + below + ")").c_str(), at_peer, cases,
                 behind.empty() ? "" : (" (behind:" + behind + ")").c_str(), beat_weak, weak_peer,
                 weak_missed.empty() ? "" : (" (missed:" + weak_missed + ")").c_str());
-    // Cases whose goal asks for more flops than the cores compute: no implementation gets there.
+    // Cases whose target asks for more flops than the cores compute: no implementation gets there.
     std::string unreachable;
     for (RowDigest const& d : digests_) {
       if (d.dtype != dtype || d.threads != threads || !(goal / 100 * d.bound > d.fma_peak)) continue;
@@ -513,7 +513,7 @@ void BatchedCpuRun::print_goal_check() const {
                             goal / 100 * d.bound, d.fma_peak);
     }
     if (!unreachable.empty()) {
-      std::printf("    unreachable here (goal x bound above the FMA peak):%s\n", unreachable.c_str());
+      std::printf("    out of reach here (target x bound above the FMA peak):%s\n", unreachable.c_str());
     }
   }
 }

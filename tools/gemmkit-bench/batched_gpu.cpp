@@ -1275,18 +1275,19 @@ void BatchedGpuRun::report_grouped(double stream_bytes, std::vector<ImplResult> 
 
 void BatchedGpuRun::print_goal_check() const {
   if (!grouped_digests_.empty()) {
-    std::printf("\ngoal check (the issue's, grouped): >= 80%% of the bound from the problems' own bytes\n");
+    std::printf("\ngemmkit against the bound, grouped (target: gemmkit / bound >= 80%%, the bound from the problems' "
+                "own bytes)\n");
     bool met = true;
     for (GroupedDigest const& d : grouped_digests_) {
       met = met && d.pct_bound >= 80;
       std::printf("  %s %s: %.1f%% of the bound, %.2fx cuBLAS grouped\n", to_string(d.dtype), kGroupedCaseName,
                   d.pct_bound, d.ratio);
     }
-    std::printf("  grouped goal %s\n", met ? "MET" : "not met");
+    std::printf("  grouped target %s\n", met ? "met" : "NOT met");
   }
   if (digests_.empty()) return;
-  std::printf("\ngoal check (the issue's, beta != 0, square n): f64 >= 90%% of the bound n*B/16 at every n and >= 10x "
-              "cuBLAS strided for n <= 8; f32 >= 90%% of n*B/8\n");
+  std::printf("\ngemmkit against the bound and cuBLAS (beta != 0, square n; targets: gemmkit / bound >= 90%% at every n, "
+              "the bound n*B/16 in f64 and n*B/8 in f32; gemmkit / cuBLAS strided >= 10 in f64 for n <= 8)\n");
   bool any_goal_rows = false;
   bool met = true;
   for (Dtype dtype : {Dtype::kF64, Dtype::kF32}) {
@@ -1306,10 +1307,10 @@ void BatchedGpuRun::print_goal_check() const {
     if (cases == 0) continue;
     any_goal_rows = true;
     met = met && at_bound == cases && small_met == small;
-    std::printf("  %s: >= 90%% of %s %d/%d%s", to_string(dtype), dtype == Dtype::kF64 ? "n*B/16" : "n*B/8", at_bound,
-                cases, below.empty() ? "" : (" (below:" + below + ")").c_str());
+    std::printf("  %s: gemmkit / (%s) >= 90%% in %d of %d%s", to_string(dtype), dtype == Dtype::kF64 ? "n*B/16" : "n*B/8",
+                at_bound, cases, below.empty() ? "" : (" (below:" + below + ")").c_str());
     if (dtype == Dtype::kF64) {
-      std::printf("; >= 10x cuBLAS strided at n <= 8 %d/%d%s", small_met, small,
+      std::printf("; gemmkit / cuBLAS strided >= 10 at n <= 8 in %d of %d%s", small_met, small,
                   missed.empty() ? "" : (" (missed:" + missed + ")").c_str());
     }
     std::printf("\n");
@@ -1320,14 +1321,14 @@ void BatchedGpuRun::print_goal_check() const {
     others += format(" %s %s%s:%.0f%%", to_string(d.dtype), case_name(d.m, d.n, d.k).c_str(),
                      d.beta == 0.0 ? " beta=0" : "", d.pct_bound);
   }
-  if (!others.empty()) std::printf("  outside the goal (%% of the measured bound):%s\n", others.c_str());
+  if (!others.empty()) std::printf("  without a target (%% of the measured bound):%s\n", others.c_str());
   std::string ptr;
   for (RowDigest const& d : digests_) {
     if (!std::isfinite(d.ratio_ptr)) continue;
     ptr += format(" %s %s:%.2fx", to_string(d.dtype), case_name(d.m, d.n, d.k).c_str(), d.ratio_ptr);
   }
   if (!ptr.empty()) std::printf("  pointer-array forms, gemmkit_ptr / cublas_ptr:%s\n", ptr.c_str());
-  if (any_goal_rows) std::printf("  goal %s\n", met ? "MET" : "not met");
+  if (any_goal_rows) std::printf("  targets %s\n", met ? "met" : "NOT met");
 }
 
 }  // namespace

@@ -19,6 +19,13 @@ namespace {
 
 double gflops_of(double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : kNotMeasured; }
 
+/// "cuBLAS", "OpenBLAS": a peer's name as its makers write it.
+std::string peer_display_name(std::string const& peer) {
+  if (peer == "cublas") return "cuBLAS";
+  if (peer == "openblas") return "OpenBLAS";
+  return peer;
+}
+
 }  // namespace
 
 Bound peak_for(MachineInfo const& machine, Platform backend, Dtype dtype, std::optional<double> peak_override) {
@@ -34,28 +41,8 @@ Bound peak_for(MachineInfo const& machine, Platform backend, Dtype dtype, std::o
   return {};
 }
 
-std::vector<ShapeSpec> default_gemm_shapes(Platform backend) {
-  std::vector<ShapeSpec> shapes;
-  if (backend == Platform::kCuda) {  // the GPU DGEMM issue's shape set
-    for (std::int64_t n : {256, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192, 16384}) {
-      shapes.push_back({n, n, n, std::nullopt});
-    }
-    for (std::int64_t n : {1000, 3000, 4095, 4097, 8191, 12345}) shapes.push_back({n, n, n, std::nullopt});
-    for (std::int64_t k : {128, 256, 512}) shapes.push_back({16384, 16384, k, std::nullopt});  // rank-k updates
-    shapes.push_back({262144, 64, 64, std::nullopt});                                         // tall and inner
-    shapes.push_back({65536, 256, 256, std::nullopt});
-    shapes.push_back({256, 256, 262144, std::nullopt});
-    for (std::int64_t n : {8192, 8191}) {
-      for (TransPair t : {TransPair{GK_OP_N, GK_OP_T}, TransPair{GK_OP_T, GK_OP_N}, TransPair{GK_OP_T, GK_OP_T}}) {
-        shapes.push_back({n, n, n, t});
-      }
-    }
-  } else {
-    for (std::int64_t n : {128, 256, 512, 1024}) shapes.push_back({n, n, n, std::nullopt});
-    for (std::int64_t n : {511, 1023}) shapes.push_back({n, n, n, std::nullopt});
-    shapes.push_back({2048, 2048, 128, std::nullopt});
-  }
-  return shapes;
+std::string default_gemm_shapes(Platform backend, std::string const& shapes_dir, std::vector<ShapeSpec>* out) {
+  return read_builtin_shapes(backend == Platform::kCuda ? "dgemm-suite.txt" : "cpu-suite.txt", shapes_dir, out);
 }
 
 std::vector<std::string> match_variants(std::string const& globs, Dtype dtype, Platform backend) {
@@ -89,7 +76,16 @@ void GemmReporter::run_section(std::string const& title, std::string const& sect
   table.print_header();
 
   Progress progress;
-  std::vector<std::pair<std::string, std::vector<double>>> log_ratios;  // per "dtype vs peer", in order seen
+  // Per dtype and peer, in the order seen: the log ratios, and the cases where gemmkit's pick is the
+  // peer itself (a ratio of a library against itself says nothing).
+  struct Comparison {
+    Dtype dtype;
+    std::string peer;
+    std::vector<double> log_ratios;
+    std::vector<std::string> itself;  ///< m x n x k of the cases where gemmkit ran the peer's variant
+    std::string itself_variant;
+  };
+  std::vector<Comparison> comparisons;
   int const total = int(cases.size());
   for (int i = 0; i < total; ++i) {
     GemmCase const& c = cases[std::size_t(i)];
@@ -109,6 +105,7 @@ void GemmReporter::run_section(std::string const& title, std::string const& sect
       double const gf = gflops_of(flops, r.gemmkit.time.median);
       double const peer_gf = r.peer.measured() ? gflops_of(flops, r.peer.time.median) : kNotMeasured;
       double const ratio = gf / peer_gf;
+      bool const itself = r.peer.measured() && r.peer.variant == r.gemmkit.variant;
       Bound const bound = peak_for(machine_, c.backend, c.dtype, peak_override_);
       double const graph_ratio = r.peer.graph_ms / r.gemmkit.graph_ms;  // NaN unless both were replayed
       std::string verified = verify_cell(r.verify);
@@ -116,25 +113,54 @@ void GemmReporter::run_section(std::string const& title, std::string const& sect
       cells.insert(cells.end(),
                    {r.gemmkit.variant, format_gflops(gf), format_ms(r.gemmkit.time.median),
                     format_ms(r.gemmkit.time.min), format_ms(r.gemmkit.time.max),
-                    r.peer_name.empty() ? "-" : r.peer_name, format_gflops(peer_gf), format_ratio(ratio),
+                    r.peer_name.empty() ? "-" : (itself ? "itself" : r.peer_name),
+                    itself ? "-" : format_gflops(peer_gf), itself ? "-" : format_ratio(ratio),
                     std::isfinite(bound.gflops) ? format("%.1f", 100 * gf / bound.gflops) : "-"});
-      if (gpu_columns) cells.push_back(format_ratio(graph_ratio));
+      if (gpu_columns) cells.push_back(itself ? "-" : format_ratio(graph_ratio));
       cells.push_back(verified);
-      if (std::isfinite(ratio) && ratio > 0) {
-        std::string const key = std::string(to_string(c.dtype)) + " vs " + r.peer_name;
-        auto it = std::find_if(log_ratios.begin(), log_ratios.end(), [&](auto const& e) { return e.first == key; });
-        if (it == log_ratios.end()) it = log_ratios.insert(log_ratios.end(), {key, {}});
-        it->second.push_back(std::log(ratio));
+      if (itself || (std::isfinite(ratio) && ratio > 0)) {
+        auto it = std::find_if(comparisons.begin(), comparisons.end(),
+                               [&](Comparison const& e) { return e.dtype == c.dtype && e.peer == r.peer_name; });
+        if (it == comparisons.end()) it = comparisons.insert(comparisons.end(), {c.dtype, r.peer_name, {}, {}, {}});
+        if (itself) {
+          it->itself.push_back(format("%lldx%lldx%lld", (long long)c.m, (long long)c.n, (long long)c.k));
+          it->itself_variant = r.gemmkit.variant;
+        } else {
+          it->log_ratios.push_back(std::log(ratio));
+        }
       }
     }
     table.print_row(cells);
     record(r, section, runner.settings());
   }
-  for (auto const& [key, logs] : log_ratios) {
-    double sum = 0;
-    for (double l : logs) sum += l;
-    std::printf("geometric mean of ratio (gemmkit / peer), %s: %.3f over %zu cases\n", key.c_str(),
-                std::exp(sum / double(logs.size())), logs.size());
+  if (std::any_of(comparisons.begin(), comparisons.end(), [](Comparison const& e) { return !e.itself.empty(); })) {
+    std::printf("itself = gemmkit's pick is the peer's own variant: no ratio\n");
+  }
+  for (Comparison const& e : comparisons) {
+    std::string const peer = peer_display_name(e.peer);
+    std::string line = std::string(to_string(e.dtype)) + ", gemmkit / " + peer + ": ";
+    if (!e.log_ratios.empty()) {
+      double sum = 0;
+      for (double l : e.log_ratios) sum += l;
+      line += format("%.3f (geometric mean over %zu case%s)", std::exp(sum / double(e.log_ratios.size())),
+                     e.log_ratios.size(), e.log_ratios.size() == 1 ? "" : "s");
+    } else {
+      line += "no ratio";
+    }
+    if (!e.itself.empty()) {
+      std::string where;
+      if (e.itself.size() <= 4) {
+        where = "at ";
+        for (std::size_t i = 0; i < e.itself.size(); ++i) {
+          where += (i == 0 ? "" : (i + 1 == e.itself.size() ? " and " : ", ")) + e.itself[i];
+        }
+      } else {
+        where = "in " + std::to_string(e.itself.size()) + " cases";
+      }
+      line += (e.log_ratios.empty() ? ": " : "; ") + where + " gemmkit runs " + peer + " itself (" +
+              e.itself_variant + ")";
+    }
+    std::printf("%s\n", line.c_str());
   }
 }
 
@@ -232,10 +258,11 @@ JsonObject GemmReporter::json_row(CaseResult const& r, std::string const& sectio
   return row;
 }
 
-void GemmReporter::print_summary() const {
+void GemmReporter::print_summary(std::string const& label) const {
   SuiteSummary const& s = summary_;
-  std::printf("\nresult: %d case%s: %d measured, %d skipped, %d error%s; verification: %d passed", s.cases,
-              s.cases == 1 ? "" : "s", s.ok, s.skipped, s.errors, s.errors == 1 ? "" : "s", s.verify_passed);
+  std::string const of = label.empty() ? "" : ", " + label;
+  std::printf("\nresult%s: %d case%s: %d measured, %d skipped, %d error%s; verification: %d passed", of.c_str(),
+              s.cases, s.cases == 1 ? "" : "s", s.ok, s.skipped, s.errors, s.errors == 1 ? "" : "s", s.verify_passed);
   if (s.verify_sampled > 0) std::printf(" (%d of them on a random sample of columns, marked *)", s.verify_sampled);
   std::printf(", %d FAILED, %d not checked\n", s.verify_failed, s.verify_skipped);
 }

@@ -24,8 +24,9 @@ struct Bound {
 /// Never a guess: a CPU has no default (OpenBLAS's own rate is not a peak).
 Bound peak_for(MachineInfo const& machine, Platform backend, Dtype dtype, std::optional<double> peak_override);
 
-/// The default shape set of `gemm` (suites dgemm/sgemm, or no sizes given) for a backend.
-std::vector<ShapeSpec> default_gemm_shapes(Platform backend);
+/// The default shape set of `gemm` (suites dgemm/sgemm, or no sizes given) for a backend: the shapes
+/// file bench/shapes/dgemm-suite.txt on the GPU, cpu-suite.txt on the CPU (read_builtin_shapes).
+std::string default_gemm_shapes(Platform backend, std::string const& shapes_dir, std::vector<ShapeSpec>* out);
 
 /// Registry ids matching any of a comma list of globs (fnmatch) for a dtype and backend. Reference
 /// variants only match when named exactly: they exist for checks and take minutes at benchmark sizes.
@@ -51,7 +52,9 @@ class GemmReporter {
                    GemmRunner& runner);
 
   SuiteSummary const& summary() const { return summary_; }
-  void print_summary() const;
+  /// The closing line: counts of cases and verdicts; `label` names what they are of (the tour's gemm
+  /// sections beside its batched ones).
+  void print_summary(std::string const& label = "") const;
 
   /// Counts `result` in the summary and appends its JSON row, with `extra` keys after the
   /// standard ones (a suite's own columns, e.g. the ladder's model bound).

@@ -260,7 +260,7 @@ std::string load_model_inputs(Options const& o, model::MachineDescription* machi
 
 void print_ladder_model(model::MachineDescription const& machine, std::int64_t m, std::int64_t n, std::int64_t k) {
   std::printf("\nSIMT ladder steps (model::predict_simt): issue = FMA peak x FMA cycles / all issue cycles; shared = "
-              "128-byte wavefronts per clock per SM; L2 = seed 001's RB for the block tile\n");
+              "128-byte wavefronts per clock per SM; L2 = the L2 bandwidth the block tile requires\n");
   TablePrinter table({{"step", 36, true}, {"version", 24, true}, {"regs", 4}, {"blk/SM", 6}, {"FMA frac", 8},
                       {"issue TF", 8}, {"smem TF", 7}, {"L2 TF", 6}, {"placed", 6}, {"bound TF", 8},
                       {"limited by", 32, true}});

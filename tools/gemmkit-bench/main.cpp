@@ -3,6 +3,7 @@
     and list.
 */
 #include "batched_cpu.hpp"
+#include "cli.hpp"
 #include "batched_gpu.hpp"
 #include "batched_tune.hpp"
 #include "model/gemm_model.hpp"
@@ -33,116 +34,6 @@
 namespace gemmkit::bench {
 
 namespace {
-
-void print_usage() {
-  std::printf(
-      "gemmkit-bench: gemmkit measured side by side with its peer (cuBLAS on the GPU, OpenBLAS on the CPU)\n"
-      "\n"
-      "usage: gemmkit-bench [command] [options]\n"
-      "\n"
-      "commands:\n"
-      "  tour       (default) a short run of everything this machine can run\n"
-      "  gemm       GEMM sweep: gemmkit vs its peer, verified; a table, and JSON lines with --json\n"
-      "  batched    batched small GEMM with the bandwidth bound n*B/16 measured in the same run: on the GPU\n"
-      "             (default, or --gpu) gemmkit strided, pointer-array and grouped vs cuBLAS strided,\n"
-      "             pointer-array and grouped;\n"
-      "             on the CPU (--cpu) gemmkit vs LIBXSMM, OpenBLAS, BLIS, Eigen and a plain loop\n"
-      "  overhead   host cost per call on the GPU path: gk_dgemm and cuBLAS at small sizes, and the CUDA calls\n"
-      "             a call is made of (pointer queries, a launch, stream-ordered allocation); needs a GPU\n"
-      "  model      the performance model's bound for each FP64 tensor-core config at --m/--n/--k (default\n"
-      "             8192): seed 001's required bandwidth at L2 and shared memory, occupancy, waves; on the\n"
-      "             description --machine FILE (written by micro --machine-out), else DESIGN.md's H100 anchors;\n"
-      "             --measured FILE (a sweep's JSON lines, e.g. bench/results/h100/dgemm-sweep.jsonl): the\n"
-      "             model's ranking against the measured one for every NN shape the file holds; --kernels FILE\n"
-      "             (bench/sass_spills.py's rows, e.g. bench/results/h200/sass-spills-301f593.jsonl): each\n"
-      "             instance's registers and main-loop spill traffic, charged to shared memory\n"
-      "  micro      device micro-benchmarks (seeds 000/001 on this GPU): peak FMA and FP64 tensor-core rates per\n"
-      "             mma shape, launch latency, copy bandwidth by width and offset, memcpy, L2, host<->device\n"
-      "             copies, shared-memory and instruction latencies, beside DESIGN.md's anchors; --json FILE,\n"
-      "             --machine-out FILE (the machine description), --reps N, --bytes N (copy buffers, default\n"
-      "             512M), --target-ms X (rate kernels, default 20), --energy-seconds X (each energy row's\n"
-      "             sustained run, default 1.5; 0 leaves them out); needs a GPU, else it says so and exits 0\n"
-      "  ooc        host-resident GEMM (operands in host memory) on 1..N GPUs vs cuBLASXt and in-core cuBLAS;\n"
-      "             `gemmkit-bench ooc --help` lists its options, `ooc --plan` prints the planner's plan\n"
-      "  list       every registered variant: id, dtype, backend, kind, summary\n"
-      "  ladder     seed 000's version table: every ladder step and the production pick beside cuBLAS at\n"
-      "             --n (default 1024,2048,4096), --dtype (default both), verified, with the model's bound\n"
-      "             per step (registers and spills read from the compiled kernels) and for the production\n"
-      "             pick where it is a plain config; --machine FILE and --kernels FILE as for model (without\n"
-      "             --machine the bounds are DESIGN.md's H100 anchors); needs a GPU\n"
-      "\n"
-      "sizes (gemm):\n"
-      "  --m LIST --n LIST --k LIST   LIST: first:last:step (last included) or a,b,c, mixed allowed;\n"
-      "                               only --m given: squares; a missing --n or --k follows m\n"
-      "  --shapes FILE                lines 'm n k [transA transB]', '#' comments\n"
-      "  --trans LIST                 nn,nt,tn,tt (default nn)\n"
-      "  --dtype f64|f32|both         default f64 (f32 for --suite sgemm)\n"
-      "  --suite NAME                 tag of the JSON rows; without sizes, the default shape set:\n"
-      "                               GPU 256..8192 squares, 4095, 4097, 16384x16384x256;\n"
-      "                               CPU 128..1024 squares, 511, 1023, 2048x2048x128\n"
-      "what runs:\n"
-      "  --variants GLOB[,GLOB...]    force registered variants whose id matches a GLOB (fnmatch);\n"
-      "                               default: what gemmkit's selection table picks (public API as is);\n"
-      "                               batched: the first match per dtype runs gemmkit's calls\n"
-      "  --peer cublas|openblas|none|auto   default auto: cuBLAS on the GPU, OpenBLAS on the CPU\n"
-      "  --cpu                        host pointers and the CPU path even when a GPU is present\n"
-      "  --device N                   CUDA device (default 0)\n"
-      "timing:\n"
-      "  --warmup N                   untimed calls per side (default GPU 3, CPU 1; tour 2 / 1)\n"
-      "  --reps N                     timed batches per side, median/min/max over them\n"
-      "                               (default GPU 10, CPU 5; tour 5 / 3)\n"
-      "  --target-ms X                a batch repeats the call until it lasts about X ms (default 20)\n"
-      "  --alpha X --beta X           scalars (default 1, 0; with beta = 0, C is filled with NaN)\n"
-      "  --no-graph                   skip the CUDA-graph replay timing of sizes <= 1024\n"
-      "checking and output:\n"
-      "  --verify / --no-verify       check against the higher-precision host reference (default on)\n"
-      "  --json FILE                  append one JSON object per case\n"
-      "  --peak-gflops X              bound for %%peak (default: measured H100 SXM anchors; else none)\n"
-      "  -v                           gemmkit verbosity (repeat for more)\n"
-      "\n"
-      "batched --cpu (strided batches, column-major, packed, nn, alpha = 1):\n"
-      "  --n LIST                     square sizes (default 2,3,4,5,6,7,8,10,12,16,20,24,28,32 plus the\n"
-      "                               shapes 4x8x4, 8x4x16, 16x8x32, 32x16x8 when neither --n nor --shapes is given)\n"
-      "  --shapes 'm,n,k;...'         non-square shapes (also MxNxK,MxNxK or a shapes file)\n"
-      "  --dtype f64|f32|both         default both\n"
-      "  --threads LIST               OpenMP thread counts, 'all' = OpenMP's default (default 1,all)\n"
-      "  --bytes N                    A+B+C per case, at least (default 1G; K, M, G suffixes)\n"
-      "  --beta X                     default 1 (C read and written); 0: C written only\n"
-      "  --peers LIST                 libxsmm,openblas,blis,eigen,loop | all | none (default all)\n"
-      "  --tune [--tune-out PATH]     time every blocking and prefetch of the small kernels per size 1..32 on\n"
-      "                               one thread (--n, --dtype, --bytes default 1G, --reps default 11) and print\n"
-      "                               the table (src/cpu/small/small_blocking.csv) with this CPU vendor's rows\n"
-      "                               replaced; --tune-out writes it\n"
-      "  --max-pass-ms X              a peer whose pass would last longer runs on rotating windows of the\n"
-      "                               batch, GF/s from the problems it ran (default 500)\n"
-      "  --reps N --warmup N          timed passes (default 3); untimed passes after the checked one (default 0)\n"
-      "\n"
-      "batched on the GPU (no --cpu, or --gpu; device pointers; the same cases, --n, --shapes, --dtype, --bytes and\n"
-      "--beta as above; any --alpha; needs a GPU, else it says so and exits 0):\n"
-      "  --peers LIST                 gemmkit_ptr,gemmkit_ptr_host,cublas_strided,cublas_ptr,cublas_grouped | all |\n"
-      "                               none (default all); gemmkit_ptr and cuBLAS get device pointer arrays,\n"
-      "                               gemmkit_ptr_host host arrays\n"
-      "  --grouped                    the grouped case: one gk_?gemm_grouped call over groups of 4x4x4, 8x8x8,\n"
-      "                               16x16x16, 32x32x32, 5x7x3, 20x12x28 (tn), 12x24x6 (nt), --bytes in all,\n"
-      "                               device pointer arrays, vs cublas?gemmGroupedBatched; alone, or with the\n"
-      "                               cases of --n/--shapes; the default run (no sizes) has both\n"
-      "  --group-mix LIST             only those groups of the grouped case (1 .. 7, in the order above)\n"
-      "  --device N                   CUDA device (default 0)\n"
-      "  --max-pass-ms X              as above (default 200; gemmkit's strided call always runs the whole batch)\n"
-      "  --tune [--tune-out PATH]     time every candidate shape of the small GPU kernel per size (--dtype,\n"
-      "                               --bytes, --reps) and print the tuning table (src/cuda/batched/small_tuning.csv);\n"
-      "                               with --n LIST only those square sizes, their rows merged into the table at\n"
-      "                               --tune-out\n"
-      "  --reps N --warmup N          timed passes, CUDA events, median (default 10); untimed passes (default 1)\n"
-      "\n"
-      "overhead (device pointers, f64, nn, alpha = 1, beta = 0):\n"
-      "  --n LIST                     m = n = k of the GEMM rows (default 8,64,256,512)\n"
-      "  --calls N                    back-to-back calls per timed rep (default 200)\n"
-      "  --reps N --warmup N          timed reps, median reported (default 30); untimed calls per row (default 20)\n"
-      "\n"
-      "rows record the commit from $GEMMKIT_COMMIT when set, else git at run time, else the value CMake saw\n"
-      "exit status: 0 ok, 1 a verification failed or a case errored, 2 usage error\n");
-}
 
 char const* kind_name(VariantKind kind) {
   switch (kind) {
@@ -175,8 +66,9 @@ void print_banner(std::string const& command, std::string const& suite, MachineI
 
 void print_method(RunSettings const& s, bool gpu) {
   std::printf("timing: per-call time of back-to-back calls (%s around a batch of about %.0f ms), median of %d "
-              "reps after %d warm-up calls; gemmkit and peer alternate rep by rep\n",
-              gpu ? "CUDA events" : "steady clock", s.target_ms, s.reps, s.warmup);
+              "rep%s after %d warm-up call%s; gemmkit and peer alternate rep by rep\n",
+              gpu ? "CUDA events" : "steady clock", s.target_ms, s.reps, s.reps == 1 ? "" : "s", s.warmup,
+              s.warmup == 1 ? "" : "s");
   if (s.beta == 0) std::printf("        beta = 0 with C filled with NaN before the checked call\n");
   else std::printf("        beta = %g, C reset before every rep\n", s.beta);
   if (s.verify) {
@@ -437,7 +329,12 @@ int run_gemm(Options const& o) {
     std::fprintf(stderr, "gemmkit-bench: %s\n", e.c_str());
     return 2;
   }
-  if (shapes.empty()) shapes = default_gemm_shapes(backend);
+  if (shapes.empty()) {
+    if (std::string e = default_gemm_shapes(backend, o.shapes_dir, &shapes); !e.empty()) {
+      std::fprintf(stderr, "gemmkit-bench gemm: %s\n", e.c_str());
+      return 2;
+    }
+  }
   std::vector<TransPair> const trans = o.trans.empty() ? std::vector<TransPair>{{GK_OP_N, GK_OP_N}} : o.trans;
 
   std::vector<std::string> variants_f64{""}, variants_f32{""};
@@ -582,11 +479,6 @@ int run_ladder_command(Options const& o) {
 }
 
 int run_tour(Options const& o) {
-  if (!o.m.empty() || !o.n.empty() || !o.k.empty() || !o.shapes_file.empty() || !o.variants.empty() ||
-      !o.dtypes.empty() || !o.trans.empty()) {
-    std::fprintf(stderr, "gemmkit-bench: tour runs its own sizes and variants; use `gemm` to choose them\n");
-    return 2;
-  }
   MachineInfo const machine = collect_machine_info(o.device, !o.force_cpu);
   bool const gpu = machine.gpu.has_value();
   JsonLinesFile json;
@@ -616,7 +508,7 @@ int run_tour(Options const& o) {
     } else {
       std::printf("\n");
       print_method(settings, true);
-      reporter.run_section("gemm on the GPU vs cuBLAS: f64 and f32 at 1024, 2048, 4096 and odd 4097", "gpu",
+      reporter.run_section("gemm on the GPU beside cuBLAS: f64 and f32 at 1024, 2048, 4096 and odd 4097", "gpu",
                            make_cases(both, squares({1024, 2048, 4096, 4097}), nn, Platform::kCuda, {""}, {""}),
                            runner);
       std::vector<std::string> ladder_f64, ladder_f32;
@@ -628,13 +520,14 @@ int run_tour(Options const& o) {
       if (ladder_f64.empty() && ladder_f32.empty()) {
         skipped.push_back("ladder variants: none registered");
       } else {
-        reporter.run_section("each ladder variant at 1024 vs cuBLAS", "ladder",
+        reporter.run_section("each ladder variant at 1024 beside cuBLAS", "ladder",
                              make_cases(both, squares({1024}), nn, Platform::kCuda, ladder_f64, ladder_f32), runner);
       }
     }
   } else {
-    skipped.push_back("GPU gemm sweep vs cuBLAS (f64, f32 at 1024, 2048, 4096, 4097): " + machine.no_gpu_reason);
-    skipped.push_back("ladder variants at 1024: " + machine.no_gpu_reason);
+    skipped.push_back("gemm on the GPU beside cuBLAS (f64 and f32 at 1024, 2048, 4096 and 4097): " +
+                      machine.no_gpu_reason);
+    skipped.push_back("each ladder variant at 1024 beside cuBLAS: " + machine.no_gpu_reason);
   }
 
   {
@@ -643,12 +536,13 @@ int run_tour(Options const& o) {
     if (std::string e = runner.init(false); !e.empty()) {
       skipped.push_back("CPU section: " + e);
     } else {
-      // On a GPU machine the CPU path is a side show: one size keeps the tour short.
-      std::vector<ShapeSpec> const shapes = gpu ? squares({512}) : squares({256, 512, 1024});
+      // On a GPU machine the CPU path is a side show: two sizes keep the tour short. 32 is where
+      // gemmkit's own small kernels run; above, its selection may pick OpenBLAS itself.
+      std::vector<ShapeSpec> const shapes = gpu ? squares({32, 512}) : squares({32, 256, 512, 1024});
       std::printf("\n");
       print_method(settings, false);
-      reporter.run_section(std::string("gemm on the CPU (host pointers) vs OpenBLAS: f64 and f32 at ") +
-                               (gpu ? "512" : "256, 512, 1024"),
+      reporter.run_section(std::string("gemm on the CPU (host pointers) beside OpenBLAS: f64 and f32 at ") +
+                               (gpu ? "32 and 512" : "32, 256, 512 and 1024"),
                            "cpu", make_cases(both, shapes, nn, Platform::kCpu, {""}, {""}), runner);
     }
   }
@@ -659,12 +553,12 @@ int run_tour(Options const& o) {
     if (std::string e = batched_settings_from_options(o, BatchedForm::kGpu, true, &settings); !e.empty()) {
       skipped.push_back("batched on the GPU: " + e);
     } else {
-      std::printf("\nbatched small GEMM on the GPU vs cuBLAS: f64 at 4, 8, 16 and the grouped case, 256 MiB "
+      std::printf("\nbatched small GEMM on the GPU beside cuBLAS: f64 at 4, 8, 16 and the grouped case, 256 MiB "
                   "per case\n");
       batched_gpu = run_batched_gpu(settings, machine, "tour", "batched-gpu", &json);
     }
   } else {
-    skipped.push_back("batched small GEMM on the GPU vs cuBLAS (f64 at 4, 8, 16 and the grouped case): " +
+    skipped.push_back("batched small GEMM on the GPU beside cuBLAS (f64 at 4, 8, 16 and the grouped case): " +
                       machine.no_gpu_reason);
   }
   BatchedSummary batched;
@@ -673,7 +567,8 @@ int run_tour(Options const& o) {
     if (std::string e = batched_settings_from_options(o, BatchedForm::kCpu, true, &settings); !e.empty()) {
       skipped.push_back("batched on the CPU: " + e);
     } else {
-      std::printf("\nbatched small GEMM on the CPU vs its peers: f64 at 4, 8, 16, 64 MiB, 1 thread and all (%d)\n",
+      std::printf("\nbatched small GEMM on the CPU beside the CPU libraries: f64 at 4, 8, 16, 64 MiB per case, 1 "
+                  "thread and all (%d)\n",
                   all_threads());
       batched = run_batched_cpu(settings, machine, "tour", "batched-cpu", &json);
     }
@@ -681,9 +576,9 @@ int run_tour(Options const& o) {
 
   std::printf("\nskipped:\n");
   for (std::string const& s : skipped) std::printf("  - %s\n", s.c_str());
-  reporter.print_summary();
-  if (gpu) print_batched_summary(batched_gpu);
-  print_batched_summary(batched);
+  reporter.print_summary("gemm");
+  if (gpu) print_batched_summary(batched_gpu, "batched on the GPU");
+  print_batched_summary(batched, "batched on the CPU");
   if (json.is_open()) std::printf("JSON lines appended to %s\n", o.json_file.c_str());
   return reporter.summary().failed() || batched.failed() || batched_gpu.failed() ? 1 : 0;
 }
@@ -691,26 +586,20 @@ int run_tour(Options const& o) {
 }  // namespace
 
 int main_entry(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "ooc") return run_ooc_command(argc, argv);  // its own options
-  Options options;
-  if (std::string e = parse_options(argc, argv, &options); !e.empty()) {
-    std::fprintf(stderr, "gemmkit-bench: %s (gemmkit-bench --help lists the options)\n", e.c_str());
-    return 2;
-  }
-  if (options.help || options.command == "help") {
-    print_usage();
-    return 0;
-  }
-  if (options.command == "tour") return run_tour(options);
-  if (options.command == "gemm") return run_gemm(options);
-  if (options.command == "list") return run_list();
-  if (options.command == "batched") return run_batched(options);
-  if (options.command == "overhead") return run_overhead_command(options);
-  if (options.command == "model") return run_model(options);
-  if (options.command == "micro") return run_micro_command(options);
-  if (options.command == "ladder") return run_ladder_command(options);
-  std::fprintf(stderr, "gemmkit-bench: unknown command '%s' (gemmkit-bench --help lists them)\n",
-               options.command.c_str());
+  CommandLine line;
+  if (int const status = parse_command_line(argc, argv, &line); status >= 0) return status;
+  Options const& options = line.options;
+  std::string const& command = line.command;
+  if (command == "tour") return run_tour(options);
+  if (command == "gemm") return run_gemm(options);
+  if (command == "list") return run_list();
+  if (command == "batched") return run_batched(options);
+  if (command == "overhead") return run_overhead_command(options);
+  if (command == "model") return run_model(options);
+  if (command == "micro") return run_micro_command(options);
+  if (command == "ladder") return run_ladder_command(options);
+  if (command == "ooc") return run_ooc_command(line.ooc);
+  std::fprintf(stderr, "gemmkit-bench: no command '%s'\n", command.c_str());
   return 2;
 }
 

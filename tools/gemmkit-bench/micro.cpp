@@ -30,7 +30,7 @@ namespace gemmkit::bench {
 
 namespace {
 
-/// DESIGN.md's goal: the micro-benchmarks agree with the independently measured anchors.
+/// The micro-benchmarks agree with the independently measured anchors within this fraction.
 constexpr double kAnchorTolerance = 0.05;
 
 /// DESIGN.md's anchor for `name` in the row's unit, when the device is the one it was measured on
@@ -107,18 +107,18 @@ int run_micro_command(Options const& o) {
       "copy buffers %zu MiB (device), %zu MiB (host)\n",
       s.reps, s.device_bytes >> 20, s.host_bytes >> 20);
   bool const anchored = gpu.name.find("H100") != std::string::npos;
-  std::printf("anchors: %s\n", anchored ? "DESIGN.md's measured H100 SXM figures; goal: ratio within 5%"
+  std::printf("anchors: %s\n", anchored ? "DESIGN.md's measured H100 SXM figures; agreement means a ratio within 5%"
                                         : "none (DESIGN.md's are the H100 SXM's; this device differs)");
 
   Family const families[] = {
       {"peak rates", microbench::measure_peak_rates},
       {"kernel launch", microbench::measure_launch_latency},
-      {"global memory: copy bandwidth by width and offset (seed 001 Fig. 2), memcpy, L2, load latency",
+      {"global memory: copy bandwidth by width and offset, memcpy, L2, load latency",
        microbench::measure_global_memory},
       {"host <-> device copies", microbench::measure_host_copy},
-      {"shared memory: load latency by width, bank conflicts (seed 001 Table 2), bandwidth",
+      {"shared memory: load latency by width, bank conflicts, bandwidth",
        microbench::measure_shared_memory},
-      {"instruction latency, read after write (seed 001 Table 3)", microbench::measure_instruction_latency},
+      {"instruction latency, read after write", microbench::measure_instruction_latency},
   };
   TablePrinter table({{"case", 24, true},
                       {"value", 9},

@@ -38,161 +38,6 @@ namespace gemmkit::bench {
 
 namespace {
 
-struct OocOptions {
-  bool plan = false;
-  std::vector<std::int64_t> sizes;      ///< --n (or --m): m = n = k of the measured cases
-  std::vector<std::int64_t> plan_m, plan_k;  ///< --plan: --m and --k when the plan is not square
-  Dtype dtype = Dtype::kF64;
-  std::vector<std::string> memory{"pinned", "pageable"};
-  std::vector<std::int64_t> levels{1, 2, 3, 4};
-  std::vector<std::int64_t> gpus;       ///< --gpus: GPU counts (devices 0..g-1); default 1..all
-  std::vector<int> devices;             ///< --devices: one explicit list instead (may repeat a device)
-  std::vector<double> budget_fractions{0.0, 0.25};  ///< of the operands' bytes; 0 = the device's free memory
-  std::vector<std::string> cpu_share{"off", "on"};  ///< "on" rows run at the highest pipeline level only
-  std::vector<std::int64_t> cpu_threads{0};  ///< --cpu-threads: the share's CPU BLAS threads per "on" row; 0 = the rule's
-  std::int64_t budget = 0;              ///< --budget BYTES (ooc --plan, or one fixed budget for the runs)
-  std::vector<std::string> peers{"cublasxt", "cublas"};
-  std::vector<std::int64_t> xt_blocks{8192, 0};  ///< 0 = cuBLASXt's default block
-  std::vector<std::int64_t> tiles{0};   ///< --tile: square tile sides forced on gemmkit's rows; 0 = the planner's
-  int reps = 3, warmup = 1;
-  double beta = 0.0;
-  bool beta_given = false;
-  bool verify = true;
-  std::string json_file, timeline_file;
-  int verbosity = 0;
-};
-
-void print_ooc_usage() {
-  std::printf(
-      "gemmkit-bench ooc: host-resident GEMM (A, B, C in host memory) on the GPU(s), side by side with\n"
-      "cuBLASXt and in-core cuBLAS (operands on the device) from the same run\n"
-      "  --n LIST               m = n = k (default 16384,32768)\n"
-      "  --dtype f64|f32        default f64\n"
-      "  --memory LIST          pinned,pageable (default both; pinned = the bench page-locks its buffers)\n"
-      "  --pipeline LIST        levels 1..4 (default 1,2,3,4)\n"
-      "  --gpus LIST            GPU counts, devices 0..g-1 (default 1..all); or --devices 0,1,... (may repeat)\n"
-      "  --budget-fraction LIST device budget as a fraction of the operands' bytes; 0 = the device's free\n"
-      "                         memory (default 0,0.25); --budget BYTES sets one instead\n"
-      "  --cpu-share LIST       off,on (default both): on = the CPU computes a share of C's columns through\n"
-      "                         OpenBLAS, split from measured rates (rows at the highest --pipeline level)\n"
-      "  --cpu-threads LIST     the CPU share's OpenBLAS threads, one \"on\" row each (0 = the cores the\n"
-      "                         pipeline leaves, the default)\n"
-      "  --peers LIST           cublasxt,cublas | none (default both)\n"
-      "  --xt-blocks LIST       cuBLASXt block sizes, 0 = its default (default 8192,0)\n"
-      "  --tile LIST            square tile sides forced on gemmkit's rows (full K; 0 = the planner's\n"
-      "                         choice, the default): what the model did not pick, measured\n"
-      "  --reps N --warmup N    timed and untimed calls per case (default 3, 1); median reported\n"
-      "  --beta X               default 0 (C not read)\n"
-      "  --no-verify            skip the sampled-column check against the host reference\n"
-      "  --json FILE            append JSON lines; --timeline FILE: every copy/compute of one run (the\n"
-      "                         first case at the highest level, per GPU count) as JSON lines, for a\n"
-      "                         pipeline plot. Rows at the highest level carry each GPU's copy rates\n"
-      "                         (h2d_gbs_per_gpu, d2h_gbs_per_gpu), from one more, untimed call whose\n"
-      "                         copies are timed one by one\n"
-      "  --plan                 the planner's plan only (no GPU needed): --m M [--n N --k K] (default 32768;\n"
-      "                         n and k follow m), --budget BYTES (default a quarter of the operands),\n"
-      "                         --dtype, --beta (default != 0: C is loaded), --gpus G (default 1: the\n"
-      "                         workers sharing the host's links)\n");
-}
-
-std::string parse_ooc_options(int argc, char** argv, OocOptions* o, bool* help) {
-  for (int i = 2; i < argc; ++i) {
-    std::string arg = argv[i], value;
-    bool has_value = false;
-    if (auto const eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1), arg.resize(eq), has_value = true;
-    }
-    auto need = [&]() -> std::optional<std::string> {
-      if (has_value) return value;
-      if (i + 1 >= argc) return std::nullopt;
-      return std::string(argv[++i]);
-    };
-    auto text = [&](std::string* out) -> std::string {
-      std::optional<std::string> v = need();
-      if (!v) return arg + " needs a value";
-      *out = *v;
-      return {};
-    };
-    std::string e, t;
-    if (arg == "-h" || arg == "--help") *help = true;
-    else if (arg == "--plan") o->plan = true;
-    else if (arg == "--n" || arg == "--m" || arg == "--k") {
-      auto* list = arg == "--n" ? &o->sizes : (arg == "--m" ? &o->plan_m : &o->plan_k);
-      if ((e = text(&t)).empty()) e = parse_size_list(t, list);
-    } else if (arg == "--dtype") {
-      if ((e = text(&t)).empty()) {
-        if (t == "f64") o->dtype = Dtype::kF64;
-        else if (t == "f32") o->dtype = Dtype::kF32;
-        else e = "--dtype must be f64 or f32";
-      }
-    } else if (arg == "--memory") {
-      if ((e = text(&t)).empty()) {
-        o->memory = split_list(t);
-        for (std::string const& m : o->memory) {
-          if (m != "pinned" && m != "pageable") e = "--memory takes pinned and/or pageable";
-        }
-      }
-    } else if (arg == "--pipeline") {
-      if ((e = text(&t)).empty()) e = parse_size_list(t, &o->levels);
-      for (std::int64_t l : o->levels) {
-        if (e.empty() && (l < 1 || l > 4)) e = "--pipeline levels are 1..4";
-      }
-    } else if (arg == "--gpus") {
-      if ((e = text(&t)).empty()) e = parse_size_list(t, &o->gpus);
-    } else if (arg == "--devices") {
-      if ((e = text(&t)).empty()) {
-        for (std::string const& d : split_list(t)) o->devices.push_back(std::atoi(d.c_str()));
-      }
-    } else if (arg == "--budget-fraction") {
-      if ((e = text(&t)).empty()) {
-        o->budget_fractions.clear();
-        for (std::string const& f : split_list(t)) {
-          char* end = nullptr;
-          double const x = std::strtod(f.c_str(), &end);
-          if (end == f.c_str() || *end != '\0' || x < 0) e = "--budget-fraction takes numbers >= 0";
-          o->budget_fractions.push_back(x);
-        }
-      }
-    } else if (arg == "--budget") {
-      if ((e = text(&t)).empty()) e = parse_bytes(t, &o->budget);
-    } else if (arg == "--cpu-share") {
-      if ((e = text(&t)).empty()) {
-        o->cpu_share = split_list(t);
-        for (std::string const& c : o->cpu_share) {
-          if (c != "off" && c != "on") e = "--cpu-share takes off and/or on";
-        }
-      }
-    } else if (arg == "--cpu-threads") {
-      if ((e = text(&t)).empty() && !(e = parse_count_list(t, &o->cpu_threads)).empty()) e = "--cpu-threads: " + e;
-    } else if (arg == "--peers") {
-      if ((e = text(&t)).empty()) {
-        o->peers = t == "none" ? std::vector<std::string>{} : split_list(t);
-        for (std::string const& p : o->peers) {
-          if (p != "cublasxt" && p != "cublas") e = "--peers takes cublasxt, cublas or none";
-        }
-      }
-    } else if (arg == "--xt-blocks") {
-      if ((e = text(&t)).empty() && !(e = parse_count_list(t, &o->xt_blocks)).empty()) e = "--xt-blocks: " + e;
-    } else if (arg == "--tile") {
-      if ((e = text(&t)).empty() && !(e = parse_count_list(t, &o->tiles)).empty()) e = "--tile: " + e;
-    } else if (arg == "--reps" || arg == "--warmup") {
-      if ((e = text(&t)).empty()) {
-        int const v = std::atoi(t.c_str());
-        if (v < 0 || (arg == "--reps" && v < 1)) e = arg + " needs a positive count";
-        (arg == "--reps" ? o->reps : o->warmup) = v;
-      }
-    } else if (arg == "--beta") {
-      if ((e = text(&t)).empty()) o->beta = std::atof(t.c_str()), o->beta_given = true;
-    } else if (arg == "--no-verify") o->verify = false;
-    else if (arg == "--json") e = text(&o->json_file);
-    else if (arg == "--timeline") e = text(&o->timeline_file);
-    else if (arg == "-v") ++o->verbosity;
-    else e = "unknown ooc option '" + arg + "'";
-    if (!e.empty()) return e;
-  }
-  return {};
-}
-
 /// `ooc --plan`: the planner's plan for --m/--n/--k (default 32768) within --budget (default a
 /// quarter of the operands' bytes), f64 unless --dtype f32, C loaded unless --beta 0, with the
 /// DESIGN.md anchors as rates.
@@ -209,7 +54,7 @@ int run_ooc_plan(OocOptions const& o) {
   // What the executor plans with at the highest --pipeline level: its rates (pinned unless only
   // --memory pageable) and, at level 4, C stored in column pieces.
   bool const staged = o.memory.size() == 1 && o.memory.front() == "pageable";
-  r.rates = ooc::executor_rates(r.element_bytes, staged, staged);
+  r.rates = ooc::executor_rates(ooc::planning_machine(), r.element_bytes, staged, staged);
   std::int64_t const level = o.levels.empty() ? 4 : *std::max_element(o.levels.begin(), o.levels.end());
   r.store_sub_blocks = level >= 4 ? ooc::ExecutorOptions{}.store_sub_blocks : 1;
   std::printf("host-resident plan: m=%lld n=%lld k=%lld %s, beta %s, device budget %.2f GiB (operands %.2f GiB), %d GPU%s\n"
@@ -561,11 +406,11 @@ class OocReporter {
     }
     double const gpu_only_gf = gpu_only != nullptr && gpu_only->measured() ? gflops(s.n, gpu_only->time.median)
                                                                            : kNotMeasured;
-    // The seed's hybrid goal: the total at least the GPUs alone plus 0.7 of the CPU alone.
+    // The hybrid target: the total at least the GPUs alone plus 0.7 of the CPU alone.
     double const goal_gf = gpu_only_gf + 0.7 * m.cpu_only_gflops;
     if (s.cpu_share && m.measured()) {
       std::printf("    CPU share: %lld columns on %d threads; CPU alone %.1f GFLOP/s, GPUs alone %.2f TFLOP/s, "
-                  "goal (GPUs + 0.7 CPU) %.2f TFLOP/s, reached %.3f; %s\n",
+                  "target (GPUs + 0.7 CPU) %.2f TFLOP/s, reached %.3f of it; %s\n",
                   (long long)m.report.cpu_columns, m.report.cpu_threads, m.cpu_only_gflops, gpu_only_gf / 1e3,
                   goal_gf / 1e3, gf / goal_gf, m.report.cpu_share_note.c_str());
     }
@@ -791,17 +636,7 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
 
 }  // namespace
 
-int run_ooc_command(int argc, char** argv) {
-  OocOptions o;
-  bool help = false;
-  if (std::string e = parse_ooc_options(argc, argv, &o, &help); !e.empty()) {
-    std::fprintf(stderr, "gemmkit-bench ooc: %s (gemmkit-bench ooc --help lists the options)\n", e.c_str());
-    return 2;
-  }
-  if (help) {
-    print_ooc_usage();
-    return 0;
-  }
+int run_ooc_command(OocOptions const& o) {
   if (o.plan) return run_ooc_plan(o);
   MachineInfo const machine = collect_machine_info(0, true);
   if (!machine.gpu) {

@@ -1,5 +1,5 @@
 /*! \file
-    \brief Command line of gemmkit-bench: subcommand, sizes (ranges and lists), filters, timing knobs.
+    \brief The parsers of gemmkit-bench's list values, and shapes files.
 */
 #include "options.hpp"
 
@@ -24,16 +24,6 @@ bool parse_int(std::string_view text, std::int64_t* out) {
   std::string const t = trim(text);
   auto const [end, ec] = std::from_chars(t.data(), t.data() + t.size(), *out);
   return ec == std::errc() && end == t.data() + t.size() && !t.empty();
-}
-
-bool parse_double(std::string const& text, double* out) {
-  try {
-    std::size_t used = 0;
-    *out = std::stod(text, &used);
-    return used == text.size();
-  } catch (std::exception const&) {
-    return false;
-  }
 }
 
 bool parse_op(char c, gk_op* op) {
@@ -206,6 +196,31 @@ std::string read_shapes_argument(std::string const& argument, std::vector<ShapeS
   return parse_shape_list(argument, out);
 }
 
+std::string read_builtin_shapes(std::string const& name, std::string const& shapes_dir, std::vector<ShapeSpec>* out) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> folders;
+  if (!shapes_dir.empty()) {
+    folders.emplace_back(shapes_dir);
+  } else {
+    folders.emplace_back(fs::path(GEMMKIT_BENCH_SOURCE_DIR) / "bench" / "shapes");
+    std::error_code ec;
+    fs::path const self = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) folders.push_back(self.parent_path().parent_path() / GEMMKIT_BENCH_INSTALLED_SHAPES);
+  }
+  std::string tried;
+  for (fs::path const& folder : folders) {
+    fs::path const file = folder / name;
+    std::error_code ec;
+    if (fs::is_regular_file(file, ec)) {
+      out->clear();
+      return read_shapes_file(file.string(), out);
+    }
+    tried += (tried.empty() ? "" : ", ") + folder.string();
+  }
+  return "the built-in suite's shapes file " + name + " is not in " + tried +
+         (shapes_dir.empty() ? " (--shapes-dir DIR names the folder: bench/shapes in gemmkit's source)" : "");
+}
+
 std::string shapes_from_options(Options const& o, std::vector<ShapeSpec>* out) {
   out->clear();
   if (!o.shapes_file.empty()) {
@@ -222,123 +237,6 @@ std::string shapes_from_options(Options const& o, std::vector<ShapeSpec>* out) {
     for (std::int64_t n : ns) {
       for (std::int64_t k : ks) out->push_back({m, n, k, std::nullopt});
     }
-  }
-  return {};
-}
-
-std::string parse_options(int argc, char** argv, Options* o) {
-  int i = 1;
-  if (i < argc && argv[i][0] != '-') o->command = argv[i++];
-  for (; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    bool has_value = false;
-    if (auto const eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg.resize(eq);
-      has_value = true;
-    }
-    auto need = [&](std::string* v) -> std::string {
-      if (has_value) {
-        *v = value;
-        return {};
-      }
-      if (i + 1 >= argc) return arg + " needs a value";
-      *v = argv[++i];
-      return {};
-    };
-    auto need_int = [&](int* v) -> std::string {
-      std::string text;
-      if (std::string e = need(&text); !e.empty()) return e;
-      std::int64_t x = 0;
-      if (!parse_int(text, &x) || x < 0 || x > 1000000) return arg + " needs a non-negative integer";
-      *v = int(x);
-      return {};
-    };
-    auto need_double = [&](double* v) -> std::string {
-      std::string text;
-      if (std::string e = need(&text); !e.empty()) return e;
-      if (!parse_double(text, v)) return arg + " needs a number";
-      return {};
-    };
-    std::string e, text;
-    if (arg == "-h" || arg == "--help") o->help = true;
-    else if (arg == "--m" || arg == "--n" || arg == "--k") {
-      auto* list = arg == "--m" ? &o->m : (arg == "--n" ? &o->n : &o->k);
-      if ((e = need(&text)).empty()) e = parse_size_list(text, list);
-      if (!e.empty()) e = arg + ": " + e;
-    } else if (arg == "--shapes") e = need(&o->shapes_file);
-    else if (arg == "--trans") {
-      if ((e = need(&text)).empty()) e = parse_trans_list(text, &o->trans);
-    } else if (arg == "--dtype") {
-      if ((e = need(&text)).empty()) {
-        if (text == "f64" || text == "d" || text == "double") o->dtypes = {Dtype::kF64};
-        else if (text == "f32" || text == "s" || text == "float") o->dtypes = {Dtype::kF32};
-        else if (text == "both") o->dtypes = {Dtype::kF64, Dtype::kF32};
-        else e = "--dtype must be f64, f32 or both";
-      }
-    } else if (arg == "--variants") e = need(&o->variants);
-    else if (arg == "--peer") {
-      if ((e = need(&o->peer)).empty() && o->peer != "auto" && o->peer != "cublas" && o->peer != "openblas" &&
-          o->peer != "none") {
-        e = "--peer must be cublas, openblas, none or auto";
-      }
-    } else if (arg == "--verify") o->verify = true;
-    else if (arg == "--no-verify") o->verify = false;
-    else if (arg == "--warmup") e = need_int(&o->warmup);
-    else if (arg == "--reps") {
-      if ((e = need_int(&o->reps)).empty() && o->reps < 1) e = "--reps must be at least 1";
-    } else if (arg == "--calls") {
-      if ((e = need_int(&o->calls)).empty() && o->calls < 1) e = "--calls must be at least 1";
-    } else if (arg == "--energy-seconds") {
-      if ((e = need_double(&o->energy_seconds)).empty() && !(o->energy_seconds >= 0)) {
-        e = "--energy-seconds must be 0 or more";
-      }
-    } else if (arg == "--target-ms") {
-      if ((e = need_double(&o->target_ms)).empty() && !(o->target_ms > 0)) e = "--target-ms must be positive";
-    } else if (arg == "--json") e = need(&o->json_file);
-    else if (arg == "--cpu") o->force_cpu = true;
-    else if (arg == "--tune") o->tune = true;
-    else if (arg == "--plan") o->plan = true;
-    else if (arg == "--budget") {
-      if ((e = need(&text)).empty()) e = parse_bytes(text, &o->budget);
-    }
-    else if (arg == "--tune-out") e = need(&o->tune_out);
-    else if (arg == "--machine-out") e = need(&o->machine_out);
-    else if (arg == "--machine") e = need(&o->machine_file);
-    else if (arg == "--measured") e = need(&o->measured_file);
-    else if (arg == "--kernels") e = need(&o->kernels_file);
-    else if (arg == "--gpu") o->force_gpu = true;
-    else if (arg == "--grouped") o->grouped = true;
-    else if (arg == "--group-mix") {
-      if ((e = need(&text)).empty()) e = parse_size_list(text, &o->group_mix);
-      if (!e.empty()) e = arg + ": " + e;
-    }
-    else if (arg == "--suite") e = need(&o->suite);
-    else if (arg == "--alpha") e = need_double(&o->alpha);
-    else if (arg == "--beta") {
-      double b = 0;
-      if ((e = need_double(&b)).empty()) o->beta = b;
-    } else if (arg == "--peak-gflops") {
-      double p = 0;
-      if ((e = need_double(&p)).empty()) {
-        if (p > 0) o->peak_gflops = p;
-        else e = "--peak-gflops must be positive";
-      }
-    } else if (arg == "--threads") {
-      if ((e = need(&text)).empty()) e = parse_thread_list(text, &o->threads);
-      if (!e.empty()) e = "--threads: " + e;
-    } else if (arg == "--bytes") {
-      if ((e = need(&text)).empty()) e = parse_bytes(text, &o->bytes);
-      if (!e.empty()) e = "--bytes: " + e;
-    } else if (arg == "--peers") e = need(&o->peers);
-    else if (arg == "--max-pass-ms") {
-      if ((e = need_double(&o->max_pass_ms)).empty() && !(o->max_pass_ms > 0)) e = "--max-pass-ms must be positive";
-    } else if (arg == "--no-graph") o->graph = false;
-    else if (arg == "--device") e = need_int(&o->device);
-    else if (arg == "-v" || arg == "--verbose") ++o->verbosity;
-    else e = "unknown option '" + arg + "'";
-    if (!e.empty()) return e;
   }
   return {};
 }

@@ -1,5 +1,6 @@
 /*! \file
-    \brief Command line of gemmkit-bench: subcommand, sizes (ranges and lists), filters, timing knobs.
+    \brief What the commands of gemmkit-bench take (cli.cpp turns the command line into it): sizes
+    (ranges and lists), filters, timing knobs; the parsers of its list values; shapes files.
 */
 #pragma once
 
@@ -23,9 +24,9 @@ struct ShapeSpec {
 };
 
 struct Options {
-  std::string command = "tour";
   std::vector<std::int64_t> m, n, k;   ///< --m/--n/--k; only --m given means squares
   std::string shapes_file;             ///< --shapes
+  std::string shapes_dir;              ///< --shapes-dir: where the built-in suites' shape files are
   std::vector<TransPair> trans;        ///< --trans; empty means nn
   std::vector<Dtype> dtypes;           ///< --dtype; empty means the command's default
   std::string variants;                ///< --variants GLOB; empty means the selection table
@@ -45,7 +46,6 @@ struct Options {
   bool graph = true;                   ///< CUDA-graph timing for small sizes
   int device = 0;
   int verbosity = 0;
-  bool help = false;
 
   // batched
   std::vector<int> threads;            ///< --threads; 0 stands for "all" (OpenMP's default count)
@@ -66,9 +66,6 @@ struct Options {
   std::string measured_file;           ///< model --measured FILE: sweep rows to hold the ranking against
   std::string kernels_file;            ///< model --kernels FILE: compiled kernels' resources (bench/sass_spills.py)
 };
-
-/// Parses argv into `out`; returns "" or a message for a usage error.
-std::string parse_options(int argc, char** argv, Options* out);
 
 /// The trimmed items of a comma-separated list.
 std::vector<std::string> split_list(std::string_view text);
@@ -96,6 +93,11 @@ std::string read_shapes_argument(std::string const& argument, std::vector<ShapeS
 
 /// Lines "m n k [transA transB]"; '#' starts a comment.
 std::string read_shapes_file(std::string const& path, std::vector<ShapeSpec>* out);
+
+/// A built-in suite's shapes: the shapes file `name` (e.g. "dgemm-suite.txt") from `shapes_dir` when
+/// given, else from bench/shapes in the source tree gemmkit-bench was built from, else from where
+/// `cmake --install` put them (share/gemmkit/shapes beside bin/).
+std::string read_builtin_shapes(std::string const& name, std::string const& shapes_dir, std::vector<ShapeSpec>* out);
 
 /// The sizes the options ask for: the --shapes file, else --m/--n/--k (only --m: squares; a missing
 /// --n or --k follows m). Empty when neither was given.
