@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Copies what the device machine lacks (it has CUDA and CMake but no apt access) into .deps/,
-# which bench/device.sh builds against: GoogleTest sources and the OpenBLAS runtime with its
-# Fortran runtime. .deps/ is git-ignored and travels with `run`'s carry.
+# which bench/device.sh builds against: GoogleTest sources, CLI11's headers (gemmkit-bench's command
+# line) and the OpenBLAS runtime with its Fortran runtime. .deps/ is git-ignored and travels with `run`'s carry.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh base
@@ -10,6 +10,9 @@ cp -r /usr/src/googletest .deps/googletest
 # Only what the build uses (BUILD_GMOCK off, no samples or tests): the device tool carries at most
 # 64 MiB with the working tree, and the OpenBLAS runtime alone is 38 MB.
 rm -rf .deps/googletest/googlemock .deps/googletest/googletest/{test,samples,docs}
+# CLI11 is header-only: tools/gemmkit-bench/CMakeLists.txt finds CLI/CLI.hpp under .deps/cli11/include.
+mkdir -p .deps/cli11/include
+cp -r /usr/include/CLI .deps/cli11/include/CLI
 openblas_include=/usr/include/x86_64-linux-gnu/openblas-pthread
 openblas_lib=/usr/lib/x86_64-linux-gnu/openblas-pthread
 cp "$openblas_include"/{cblas.h,openblas_config.h} .deps/openblas/include/
