@@ -33,9 +33,10 @@ def main():
     parser.add_argument("old")
     parser.add_argument("new")
     parser.add_argument("--threshold", type=float, default=0.97)
+    parser.add_argument("--jsonl", metavar="FILE", help="append one row per compared rate to FILE")
     args = parser.parse_args()
     old, new = load(args.old), load(args.new)
-    below, worst, count = [], None, 0
+    below, worst, count, compared = [], None, 0, []
     print("| suite | case | dtype | rate | old GFLOP/s | new GFLOP/s | new/old |")
     print("|---|---|---|---|---:|---:|---:|")
     for k, row in new.items():
@@ -49,12 +50,22 @@ def main():
             count += 1
             worst = ratio if worst is None else min(worst, ratio)
             print(f"| {row.get('suite')} | {row.get('case')} | {row.get('dtype')} | {rate} | {a:.4g} | {b:.4g} | {ratio:.3f} |")
+            if args.jsonl:
+                compared.append({"suite": "ab", "of_suite": row.get("suite"), "case": row.get("case"),
+                                 "dtype": row.get("dtype"), "rate": rate, "old_gflops": a, "new_gflops": b,
+                                 "ratio": round(ratio, 4), "old_commit": old[k].get("commit"),
+                                 "new_commit": row.get("commit"), "device": row.get("device"),
+                                 "clocks": row.get("clocks"), "driver": row.get("driver"), "date": row.get("date")})
             if ratio < args.threshold:
                 below.append((row.get("case"), row.get("dtype"), rate, ratio))
     print(f"\n{count} rates compared; lowest new/old {worst if worst is None else round(worst, 3)}; "
           f"{len(below)} below {args.threshold}")
     for case, dtype, rate, ratio in below:
         print(f"  below: {case} {dtype} {rate} {ratio:.3f}")
+    if args.jsonl:
+        with open(args.jsonl, "a") as out:
+            for row in compared:
+                out.write(json.dumps(row) + "\n")
     return 0 if count > 0 else 1
 
 
