@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace gemmkit::model {
@@ -95,6 +96,51 @@ inline MachineDescription h100_sxm() {
   m.max_blocks_per_sm = 32;
   m.schedulers_per_sm = 4;
   return m;
+}
+
+/// H200 (SXM, 132 SMs): measured by `gemmkit-bench micro` on 2026-11-28
+/// (bench/results/h200/machine.json, rounded); the planning rates (fp64_gemm_flops and after) from
+/// the H200 suites and host-resident runs of 2026-11-28/29.
+inline MachineDescription h200_sxm() {
+  MachineDescription m;
+  m.name = "NVIDIA H200";
+  m.source = "gemmkit-bench micro on an H200 (2026-11-28), rounded";
+  m.sm_count = 132;
+  m.sm_clock_hz = 1.98e9;
+  m.fp64_tensor_flops = 66.5e12;
+  m.fp64_tensor_m8n8k4_flops = 33.4e12;
+  m.fp64_fma_flops = 33.3e12;
+  m.fp32_fma_flops = 65.2e12;
+  m.dram_bytes_per_s = 4114e9;
+  m.l2_bytes_per_s = 8.65e12;
+  m.smem_bytes_per_clock_per_sm = 128;
+  m.h2d_pinned_bytes_per_s = 55.4e9;
+  m.d2h_pinned_bytes_per_s = 55.3e9;
+  m.h2d_pageable_bytes_per_s = 6.3e9;
+  m.d2h_pageable_bytes_per_s = 11.0e9;
+  m.bidirectional_pinned_bytes_per_s = 101.6e9;
+  m.fp64_gemm_flops = 55e12;  // the 700 W cap holds large DGEMMs at 52-56 TFLOP/s
+  m.fp32_gemm_flops = 50e12;
+  m.host_h2d_bytes_per_s = 150e9;
+  m.host_d2h_bytes_per_s = 130e9;
+  m.staged_copy_bytes_per_s = 25e9;
+  m.power_limit_w = 700;
+  m.registers_per_sm = 65536;
+  m.max_registers_per_thread = 255;
+  m.shared_bytes_per_sm = 227 * 1024;
+  m.max_threads_per_sm = 2048;
+  m.max_blocks_per_sm = 32;
+  m.schedulers_per_sm = 4;
+  return m;
+}
+
+/// The built-in description of a GPU gemmkit has measured, by its name and multiprocessor count
+/// (other forms of the same chip, an H100 PCIe with 114 SMs, say, get none rather than a wrong one).
+inline std::optional<MachineDescription> builtin_machine(std::string const& gpu_name, int sm_count) {
+  if (sm_count != 132) return std::nullopt;
+  if (gpu_name.find("H100") != std::string::npos) return h100_sxm();
+  if (gpu_name.find("H200") != std::string::npos) return h200_sxm();
+  return std::nullopt;
 }
 
 /// `machine` as one flat JSON object (every field, rates in SI units: flop/s, bytes/s, s, Hz).

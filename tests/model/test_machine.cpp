@@ -112,3 +112,34 @@ TEST(MachineDescription, MissingRequiredFieldOrWrongTypeIsNamed) {
 
 }  // namespace
 }  // namespace gemmkit::model
+
+namespace gemmkit::model {
+namespace {
+
+TEST(BuiltinMachine, KnowsTheMeasuredGpusByNameAndMultiprocessors) {
+  auto const h100 = builtin_machine("NVIDIA H100 80GB HBM3", 132);
+  ASSERT_TRUE(h100.has_value());
+  EXPECT_EQ(h100->fp64_tensor_flops, h100_sxm().fp64_tensor_flops);
+  auto const h200 = builtin_machine("NVIDIA H200", 132);
+  ASSERT_TRUE(h200.has_value());
+  EXPECT_GT(h200->dram_bytes_per_s, h100->dram_bytes_per_s);  // HBM3e
+  EXPECT_FALSE(builtin_machine("NVIDIA H100 PCIe", 114).has_value());
+  EXPECT_FALSE(builtin_machine("NVIDIA A100-SXM4-80GB", 108).has_value());
+}
+
+TEST(BuiltinMachine, EveryBuiltInDescriptionPlansAndRoundTrips) {
+  for (MachineDescription const& m : {h100_sxm(), h200_sxm()}) {
+    EXPECT_GT(m.fp64_gemm_flops, 0) << m.name;
+    EXPECT_LE(m.fp64_gemm_flops, m.fp64_tensor_flops) << m.name;  // a sustained rate, not above the peak
+    EXPECT_GT(m.staged_copy_bytes_per_s, 0) << m.name;
+    EXPECT_GT(m.host_h2d_bytes_per_s, m.h2d_pinned_bytes_per_s) << m.name;
+    MachineDescription back;
+    std::string const error = parse_machine_description(machine_description_json(m), m.name, &back);
+    ASSERT_EQ(error, "") << m.name;
+    EXPECT_EQ(back.fp64_gemm_flops, m.fp64_gemm_flops) << m.name;
+    EXPECT_EQ(back.staged_copy_bytes_per_s, m.staged_copy_bytes_per_s) << m.name;
+  }
+}
+
+}  // namespace
+}  // namespace gemmkit::model

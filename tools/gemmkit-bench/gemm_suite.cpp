@@ -3,6 +3,7 @@
 */
 #include "gemm_suite.hpp"
 
+#include "model/machine.hpp"
 #include "registry/registry.hpp"
 #include "variants/variants.hpp"
 #include "table_printer.hpp"
@@ -32,13 +33,12 @@ Bound peak_for(MachineInfo const& machine, Platform backend, Dtype dtype, std::o
   if (peak_override) return {*peak_override, "--peak-gflops"};
   if (backend != Platform::kCuda || !machine.gpu) return {};
   GpuInfo const& gpu = *machine.gpu;
-  // DESIGN.md "Measured anchors": H100 80GB HBM3 SXM (132 SMs). Other H100 forms (PCIe, 114 SMs)
-  // have other peaks and get none rather than a wrong one.
-  if (gpu.name.find("H100") != std::string::npos && gpu.sm_count == 132) {
-    if (dtype == Dtype::kF64) return {66600, "H100 SXM FP64 tensor-core peak, measured (DESIGN.md anchors)"};
-    return {64500, "H100 SXM FP32 FMA peak, measured (DESIGN.md anchors)"};
+  std::optional<model::MachineDescription> const described = model::builtin_machine(gpu.name, gpu.sm_count);
+  if (!described) return {};
+  if (dtype == Dtype::kF64) {
+    return {described->fp64_tensor_flops / 1e9, described->name + " FP64 tensor-core peak (" + described->source + ")"};
   }
-  return {};
+  return {described->fp32_fma_flops / 1e9, described->name + " FP32 FMA peak (" + described->source + ")"};
 }
 
 std::string default_gemm_shapes(Platform backend, std::string const& shapes_dir, std::vector<ShapeSpec>* out) {
