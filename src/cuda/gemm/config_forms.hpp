@@ -4,6 +4,10 @@
 */
 #pragma once
 
+#include <cstddef>
+#include <tuple>
+#include <utility>
+
 namespace gemmkit::gemm {
 
 /// Each form adds variants with an id suffix; the fused ones (split fixup, stream-K, B-resident)
@@ -21,6 +25,15 @@ enum Form : unsigned {
 template <typename Cfg>
 inline constexpr bool has_form(Form form) {
   return (Cfg::kForms & form) != 0;
+}
+
+/// Calls `each.template operator()<Cfg>()` for every config of a config list (a std::tuple of
+/// config types), in order.
+template <typename Configs, typename Each>
+void for_each_config(Each&& each) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (each.template operator()<std::tuple_element_t<I, Configs>>(), ...);
+  }(std::make_index_sequence<std::tuple_size_v<Configs>>{});
 }
 
 }  // namespace gemmkit::gemm

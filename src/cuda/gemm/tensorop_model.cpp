@@ -16,14 +16,6 @@ namespace gemmkit::gemm {
 
 namespace {
 
-/// Calls `each.template operator()<Cfg>()` for every config of the tuple, in order.
-template <typename Configs, typename Each>
-void for_each_config(Each&& each) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (each.template operator()<std::tuple_element_t<I, Configs>>(), ...);
-  }(std::make_index_sequence<std::tuple_size_v<Configs>>{});
-}
-
 template <typename Configs>
 std::vector<model::TileConfig> tensorop_model_configs(std::string const& prefix, int element_bytes) {
   std::vector<model::TileConfig> out;

@@ -17,13 +17,6 @@
 namespace gemmkit::gemm {
 namespace {
 
-template <typename Configs, typename Each>
-void for_each_config(Each&& each) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (each.template operator()<std::tuple_element_t<I, Configs>>(), ...);
-  }(std::make_index_sequence<std::tuple_size_v<Configs>>{});
-}
-
 TEST(ConfigNames, EveryNameSpellsItsArguments) {
   auto const check = []<typename Cfg>() {
     EXPECT_EQ(Cfg::name(), std::string(Cfg::kName));
