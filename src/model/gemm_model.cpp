@@ -65,7 +65,7 @@ Prediction predict(MachineDescription const& machine, TileConfig const& c, std::
   if (machine.power_limit_w > machine.idle_power_w && machine.dmma_energy_j_per_flop > 0) {
     // The bytes a flop moves cost energy too; at the board's limit that sets the rate. Reported,
     // not applied: energies measured at the top clock overstate them at the clock the limit holds,
-    // and the ranking came out worse with it (docs/ladder.md, "Energy per flop").
+    // and the ranking came out worse with it (docs/perf-micro.md, "Where the model misses").
     double const joules_per_flop = machine.dmma_energy_j_per_flop +
                                    machine.l2_energy_j_per_byte * p.l2_bytes_per_flop +
                                    machine.smem_energy_j_per_byte * p.smem_bytes_per_flop;

@@ -1,8 +1,8 @@
 /*! \file
     \brief The machine description the performance model and the planners read: measured by the
     micro-benchmarks (`gemmkit-bench micro --machine-out FILE` writes it, load_machine_description
-    reads it back), or the H100 description that carries the measured anchors of DESIGN.md and the
-    architecture's published limits.
+    reads it back), or the H100 description that carries the measured anchors (docs/perf-micro.md
+    states them) and the architecture's published limits.
 */
 #pragma once
 
@@ -18,7 +18,7 @@ struct MachineDescription {
   std::string source;             ///< where the numbers come from (anchors, or a micro run: date, commit)
   int sm_count = 0;
   double sm_clock_hz = 0;
-  // Rates, measured where DESIGN.md has an anchor.
+  // Rates, measured where docs/perf-micro.md lists an anchor.
   double fp64_tensor_flops = 0;   ///< mma.sync m16n8k16 .f64, whole device
   double fp64_tensor_m8n8k4_flops = 0;  ///< mma.sync m8n8k4 .f64 (the sm_80 shape), whole device
   double fp64_fma_flops = 0;
@@ -62,9 +62,9 @@ struct MachineDescription {
   double smem_bytes_per_s() const { return smem_bytes_per_clock_per_sm * sm_clock_hz * sm_count; }
 };
 
-/// H100 80GB HBM3 SXM: DESIGN.md's measured anchors (2026-11-21) for the rates it lists; the L2
-/// rate is inferred from the Nsight Compute profile in bench/results/h100/logs (26.9 % of peak
-/// at 2.75 TB/s of tile traffic), the rest are sm_90 limits.
+/// H100 80GB HBM3 SXM: the measured anchors (2026-11-21, docs/perf-micro.md) for the rates they
+/// cover; the L2 rate is inferred from an Nsight Compute profile on the H100 (26.9 % of peak at
+/// 2.75 TB/s of tile traffic), the rest are sm_90 limits.
 inline MachineDescription h100_sxm() {
   MachineDescription m;
   m.name = "H100 80GB HBM3 (SXM)";

@@ -24,8 +24,7 @@ class GemmVariant;
 namespace gemmkit::ooc {
 
 /// Host calls with host pointers go to the GPU pipeline from this much work (m*n*k) on. Measured on
-/// the H100 host (e8de5c2, bench/results/h100/logs/host-threshold-e8de5c2-{gpu,cpu}.jsonl): level 4,
-/// warm calls, against OpenBLAS on all 16 cores with its AVX-512 core, per call,
+/// the H100 host, 2026-11-23: level 4, warm calls, against OpenBLAS on all 16 cores with its AVX-512 core, per call,
 ///   n = 512:  GPU 0.25 ms pinned, 1.60 ms pageable; CPU 0.88 ms
 ///   n = 1024: GPU 0.59 ms pinned, 2.23 ms pageable; CPU 4.74 ms
 ///   n = 2048: GPU 1.87 ms pinned, 4.09 ms pageable; CPU 35.7 ms

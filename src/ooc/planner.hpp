@@ -15,7 +15,7 @@
 
 namespace gemmkit::ooc {
 
-/// Rates the model weighs tiles with. The defaults are the H100 anchors of DESIGN.md (pinned
+/// Rates the model weighs tiles with. The defaults are the H100 anchors (docs/perf-micro.md; pinned
 /// host memory over PCIe 5, FP64 tensor-core DGEMM in core); the executor passes measured ones.
 /// The rates a plan is made for, from a machine description (executor_rates).
 struct RateModel {

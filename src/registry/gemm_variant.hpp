@@ -39,7 +39,7 @@ struct VariantInfo {
   TileGeometry tiles{};        ///< for the selection table's wave rule
 };
 
-/// Lifecycle per DESIGN.md: can_implement -> workspace_bytes -> initialize -> run. Implementations
+/// Lifecycle (docs/kernel-contracts.md): can_implement -> workspace_bytes -> initialize -> run. Implementations
 /// are stateless across calls (initialize does idempotent per-device setup), so one instance
 /// serves every context and thread.
 class GemmVariant {

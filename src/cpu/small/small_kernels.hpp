@@ -68,8 +68,9 @@ inline constexpr int kSmallVectorChoices = 2;
 /// kernel (SmallKernelTable::packed_variant): kFlat that kernel, kColumns the square kernel. From 4
 /// to 8 (AVX-512 f32; f64 at 4) the packed kernel is the column-group kernel for s columns
 /// (SmallKernelTable::grouped). The packed kernels of 2 and 3 fill whole vectors with several
-/// problems at once (at 3: whole-vector loads of A and B and lane permutes; until 87d7742 masked merges, which on AMD Zen 5 ran f64 3^3 from memory
-/// at 43 % of the bound against 98 % for the square kernel). Which one wins is data, per CPU.
+/// problems at once (at 3: whole-vector loads of A and B and lane permutes; until 2026-11-24 masked
+/// merges, which on AMD Zen 5 ran f64 3^3 from memory at 43 % of the bound against 98 % for the
+/// square kernel). Which one wins is data, per CPU.
 enum class SmallPacked : int { kFlat, kColumns };
 inline constexpr int kSmallPackedChoices = 2;
 

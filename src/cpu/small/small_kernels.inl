@@ -130,10 +130,9 @@ inline void block_body(int k_runtime, typename V::T alpha, typename V::T const* 
 
   // Each accumulator is a chain of k dependent FMAs. A block of fewer than kMinChains of them with
   // k of at least kMinSplitK leaves FMA pipes idle for the latency, so it adds the odd steps into a
-  // second set, summed with the first before the stores (AMD Zen 5, 512 KiB batch, 1 thread, three
-  // rounds: 8x1x32 +10-18 %, 4x4x32 +6 %, f32 16x2x32 +11 %, 8x4x16 +2-4 %;
-  // logs/small-kernel-two-sets-ab.txt). With shorter k the next problem's chains overlap this one's
-  // and the split only cost (7x7x7: -7-8 %).
+  // second set, summed with the first before the stores (AMD Zen 5, 2026-11-28, 512 KiB batch,
+  // 1 thread, three rounds: 8x1x32 +10-18 %, 4x4x32 +6 %, f32 16x2x32 +11 %, 8x4x16 +2-4 %). With
+  // shorter k the next problem's chains overlap this one's and the split only cost (7x7x7: -7-8 %).
   constexpr int kChains = (kWide + (kNarrowTail ? 1 : 0)) * NB;
   constexpr bool kTwoSetsFit = 2 * kChains + kVectors + 1 <= V::kRegisters;  // AVX2 has 16
   constexpr int kSets = kChains < kMinChains && kTwoSetsFit && (K == 0 || K >= kMinSplitK) ? 2 : 1;
@@ -402,7 +401,7 @@ inline void small_gemm(int n, int k, typename V::T alpha, typename V::T const* A
 /// f64 16 0.96 -> 1.02-1.05, 20 1.01 -> 1.13-1.15; f32 16 1.00 -> 1.14, 20 0.76 -> 0.89-0.91, 24
 /// 0.93 -> 1.01; f64 10 0.94-0.97 -> 1.09-1.11, 12 0.98-1.00 -> 1.13-1.29. At 28 and 32 it lost
 /// (into L1: f64 32 1.05 -> 0.92, f32 28 1.05 -> 0.96; into L2: f64 28 0.98 -> 0.88). Two problems
-/// ahead instead of one (55b44de): f32 10 0.95 -> 1.04, but f64 16 1.10 -> 1.05, f32 20 0.90 ->
+/// ahead instead of one (2026-11-22): f32 10 0.95 -> 1.04, but f64 16 1.10 -> 1.05, f32 20 0.90 ->
 /// 0.88, f32 24 1.00-1.03 -> 0.94-0.96; not taken. On an AMD Zen 4 every software prefetch tried
 /// (into L1, L2 or L3, 10 to 32 rows) lost: f64 20 0.67 with against 1.07 without.
 /// by_m kernels (n, k at run time) with a burst form prefetch up to kPrefetchMaxRows rows, and above

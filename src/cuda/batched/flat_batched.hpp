@@ -91,11 +91,11 @@ inline constexpr int kFlatPointerSlots = kFlatPointerLead + 1;
 
 /// Blocks of C (block x block elements each) a thread computes per group, at most. Single
 /// elements: 8 for strided batches; on pointer arrays, whose staged pointers' addressing takes
-/// registers, 6 in float and 4 in double (more spill). Strided double at 4 (7b9ccd4 to ccc635a)
-/// ran 24x24x8 at 72 % of the bound against 87 % at 8. 2 x 2 blocks: 2 for strided float, else 1
+/// registers, 6 in float and 4 in double (more spill). Strided double at 4 ran 24x24x8 at 72 % of
+/// the bound against 87 % at 8 (H100, 2026-11-22). 2 x 2 blocks: 2 for strided float, else 1
 /// (shared memory holds too few double problems of the sizes that take them to fill a second;
-/// 20x12x28 f64 77 % of the bound with one, 52 % with two at 5bf87cf, where a thread's unused
-/// blocks were still multiplied).
+/// 20x12x28 f64 77 % of the bound with one, 52 % with two, when a thread's unused blocks were
+/// still multiplied).
 template <typename T>
 constexpr int flat_blocks_per_thread(bool pointer_arrays, int block) {
   if (block == 2) return sizeof(T) == 4 && !pointer_arrays ? 2 : 1;

@@ -79,8 +79,9 @@ cudaError_t launch_shape(SmallBatchParams<T> const& p, int multiprocessors, cuda
   CopyPath const path = copy_path<Shape>(p);
   // The bucket's kernel would copy the problem element by element (padded, unless it has the
   // bucket's sizes): the flat kernel may do better. At the bucket's sizes only in single precision
-  // (pointer arrays at 3, 5, 7 at 7b9ccd4: f32 flat 72, 75, 68 % of the bound against 56, 63, 62;
-  // f64 79, 82, 80 against 89, 87, 88). The tuner's and the tests' candidates run the bucket's.
+  // (pointer arrays at 3, 5, 7 on the H100, 2026-11-22: f32 flat 72, 75, 68 % of the bound against
+  // 56, 63, 62; f64 79, 82, 80 against 89, 87, 88). The tuner's and the tests' candidates run the
+  // bucket's.
   bool const bucket_sizes = p.gemm.m == Shape::kM && p.gemm.n == Shape::kN && p.gemm.k == Shape::kK;
   if (path == CopyPath::kElements && options.candidate < 0 && options.family == SmallKernelFamily::kAuto &&
       (!bucket_sizes || sizeof(T) == 4) &&

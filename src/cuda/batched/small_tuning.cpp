@@ -64,22 +64,23 @@ double multiply_adds_per_element(int m, int n, int k) {
   return double(m) * n * k / (double(m) * k + double(k) * n + 2.0 * m * n);
 }
 
-// Measured on the H100, strided batches, % of the bandwidth bound (flat 1 x 1 / flat 2 x 2 /
-// padded bucket; f64, then f32), multiply-adds per element in brackets:
-//   5x7x3 (1.0)    86.6 / - / 77.0,  80.1 / - / 59.2   (178045e)
-//   20x12x6 (2.1)  91.7 / 82.6 / 79.4,  86.7 / 81.4 / 60.3   (7b9ccd4, 178045e)
-//   12x24x6 (2.2)  91.6 / 78.8 / 82.5,  84.5 / 80.6 / 68.0   (7b9ccd4, 178045e)
-//   9x9x9 (2.25)   90.3 / 78.2 / 84.1,  83.9 / 78.9 / 45.4   (aad5529, 178045e)
-//   24x24x8 (3.0)  87.4 / 81.9 / 83.9,  70.2 / 80.9 / 70.9   (b332d80, 178045e)
-//   20x12x28 (4.9) 33.0 / 77.2 / 60.1,  36.6 / 71.2 / 42.2   (b332d80, 178045e)
-// Pointer arrays (flat / bucket, f64 then f32, at ccc635a; the flat kernel's copies there are
-// element by element unless a problem is whole 16-byte copies): flat ahead at 5x7x3 84 / 78,
-// 73 / 63; 9x3x1 84 / 64, 77 / 50; 20x12x6 91 / 64, 80 / 61; 12x24x6 90 / 69, 79 / 61; and
-// 20x12x28, padded to 32x16x32, 71 / 54, 71 / 42; behind at 24x24x8 (3.0) 71 / 84, 50 / 72 and
-// at 11, 13, 15, 17 and 19 cubed in float (46-57 against 56-68).
-// Strided double at 5bf87cf, flat / bucket: ahead at 9, 11 cubed (87 / 85, 80 / 77) and 24x24x8
-// (3.0) 89 / 84; behind at 13, 15, 17, 19 cubed (80 / 85, 84 / 88, 61 / 66, 68 / 75). Strided
-// float: ahead everywhere measured up to 5.
+// Measured on the H100, 2026-11-22 (several runs that day), strided batches, % of the bandwidth
+// bound (flat 1 x 1 / flat 2 x 2 / padded bucket; f64, then f32), multiply-adds per element in
+// brackets:
+//   5x7x3 (1.0)    86.6 / - / 77.0,  80.1 / - / 59.2
+//   20x12x6 (2.1)  91.7 / 82.6 / 79.4,  86.7 / 81.4 / 60.3
+//   12x24x6 (2.2)  91.6 / 78.8 / 82.5,  84.5 / 80.6 / 68.0
+//   9x9x9 (2.25)   90.3 / 78.2 / 84.1,  83.9 / 78.9 / 45.4
+//   24x24x8 (3.0)  87.4 / 81.9 / 83.9,  70.2 / 80.9 / 70.9
+//   20x12x28 (4.9) 33.0 / 77.2 / 60.1,  36.6 / 71.2 / 42.2
+// Pointer arrays (flat / bucket, f64 then f32; the flat kernel's copies there are element by
+// element unless a problem is whole 16-byte copies): flat ahead at 5x7x3 84 / 78, 73 / 63;
+// 9x3x1 84 / 64, 77 / 50; 20x12x6 91 / 64, 80 / 61; 12x24x6 90 / 69, 79 / 61; and 20x12x28,
+// padded to 32x16x32, 71 / 54, 71 / 42; behind at 24x24x8 (3.0) 71 / 84, 50 / 72 and at 11, 13,
+// 15, 17 and 19 cubed in float (46-57 against 56-68).
+// Strided double, flat / bucket: ahead at 9, 11 cubed (87 / 85, 80 / 77) and 24x24x8 (3.0)
+// 89 / 84; behind at 13, 15, 17, 19 cubed (80 / 85, 84 / 88, 61 / 66, 68 / 75). Strided float:
+// ahead everywhere measured up to 5. Current results: docs/perf-batched-gpu.md.
 bool small_flat_preferred(int element_bytes, int m, int n, int k, SmallBucket const& bucket, bool pointer_arrays) {
   double const ratio = multiply_adds_per_element(m, n, k);
   if (ratio > 5.0) return false;

@@ -277,7 +277,7 @@ struct FragmentsK8 {
 };
 
 /// Blocks with at most this many k-tiles prefetch their C tile when beta != 0. Measured on the H100
-/// with beta = 1 (740f2d4, bench/results/h100/logs/dgemm-rankk-*): 16384^2 x 128 0.78x -> 0.94x
+/// with beta = 1, 2026-11-22 (prefetch off and on in one run): 16384^2 x 128 0.78x -> 0.94x
 /// cuBLAS, x 256 0.79x -> 0.88x, 65536 x 256 x 256 0.80x -> 0.84x, x 512 unchanged (0.90x); at
 /// 1024^3 (64 k-tiles) 0.87x -> 0.84x, hence the bound.
 inline constexpr std::int64_t kPrefetchCMaxKTiles = 32;

@@ -15,8 +15,8 @@
 namespace gemmkit::gemm {
 
 /// Depth of the A ring in k-tiles. With two blocks an SM, what one SM has in flight is 2 x (ring - 1)
-/// k-tiles; 8 deep was no faster than 4 (sweeps at 768e12c and 1f759c6 over
-/// bench/shapes/resident-b.txt: 262144x64x64 2351 against 2388 GB/s, 1048576x16x16 2448 / 2424,
+/// k-tiles; 8 deep was no faster than 4 (H100 sweeps over bench/shapes/resident-b.txt, 2026-11-24:
+/// 262144x64x64 2351 against 2388 GB/s, 1048576x16x16 2448 / 2424,
 /// 16384^2 x 64 29.2 / 29.4 TFLOP/s), so what holds the form back there is not bytes in flight.
 inline constexpr int kResidentBRing = 4;
 

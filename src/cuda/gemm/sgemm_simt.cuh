@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm)
 
 /// Stream-K (stream_k.hpp): blockIdx.x walks its segments, last tile first; one problem (grid.z = 1).
 /// The same walk as dgemm_tensorop_stream_k_kernel's: one helper for both raised the FP64 TT
-/// instance's spills and cost 8191 TT 5 % (docs/dgemm.md, "Stream-K for the FP32 kernel").
+/// instance's spills and cost 8191 TT 5 % (H100, 2026-11-24).
 template <typename Cfg, bool kTransA, bool kTransB, int kVecA, int kVecB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlocksPerSm)
     sgemm_simt_stream_k_kernel(KernelParams<float> const p, StreamKFixup<float> const sk) {
