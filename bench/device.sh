@@ -32,7 +32,7 @@
 # CUDA calls a gemmkit call is made of.
 # micro (a default step, about 10 s): the device micro-benchmarks (FMA and FP64 tensor-core peaks per
 # mma shape, launch latency, copy bandwidth by width and offset, memcpy, L2, host<->device copies,
-# shared-memory and instruction latencies) beside DESIGN.md's anchors: $out/micro.jsonl, and the
+# shared-memory and instruction latencies) beside the H100 anchors (src/model/machine.hpp): $out/micro.jsonl, and the
 # measured machine description $out/machine.json, which the model then reads (gemmkit-bench model
 # --machine) to show its bounds on this device.
 # batched (not a default step): batched small GEMM on the GPU, f64 and f32, n = 2..32 and four other

@@ -760,7 +760,7 @@ def read_micro_rows(path):
 
 def plot_micro(plt, path):
     """Seed 001's Fig. 2 on this device: copy bandwidth (read + write) against the offset, one line
-    per access width, with the device-to-device memcpy and DESIGN.md's anchor for reference."""
+    per access width, with the device-to-device memcpy and the H100 anchor for reference."""
     rows = read_micro_rows(path)
     copies = [r for r in rows.values() if is_number(r.get("width_bits")) and is_number(r.get("offset_words"))]
     if not copies:
@@ -775,7 +775,7 @@ def plot_micro(plt, path):
         ax.axhline(memcpy["value"], color="gray", linestyle=":", label=f"cudaMemcpy D2D {memcpy['value']:.0f} GB/s")
         if is_number(memcpy.get("anchor")):
             ax.axhline(memcpy["anchor"], color="black", linestyle="--", linewidth=0.8,
-                       label=f"DESIGN.md anchor {memcpy['anchor']:.0f} GB/s")
+                       label=f"H100 anchor {memcpy['anchor']:.0f} GB/s")
     commits = sorted({r.get("commit", "?") for r in copies})
     ax.set_title(f"{device_of(path, copies[0])} · micro · copy bandwidth by offset and width (seed 001 Fig. 2)\n"
                  f"{copies[0].get('device', '')}, commit {', '.join(commits)}", fontsize=10)

@@ -4,7 +4,7 @@
 
     Fig. 2's kernel: one word per thread, blocks of 1024 threads, source and destination shifted by
     `offset` words, so a warp's accesses straddle 128-byte segments unless offset x width is a
-    multiple of 128 bytes. Bandwidths count bytes read plus bytes written, as DESIGN.md's anchor does.
+    multiple of 128 bytes. Bandwidths count bytes read plus bytes written, as the H100 anchor (model::h100_sxm) does.
 */
 #include <algorithm>
 #include <cstdint>

@@ -56,7 +56,7 @@ struct ModelField {
   char const* case_name;
   double model::MachineDescription::*field;
   double to_field_unit;  ///< the row's value (median) times this is the field's value
-  bool design_anchor;    ///< DESIGN.md lists an independently measured H100 value for it (in h100_sxm())
+  bool design_anchor;    ///< an independently measured H100 value exists for it (in model::h100_sxm())
 };
 
 /// Every row the machine description reads.

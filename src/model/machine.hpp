@@ -68,7 +68,7 @@ struct MachineDescription {
 inline MachineDescription h100_sxm() {
   MachineDescription m;
   m.name = "H100 80GB HBM3 (SXM)";
-  m.source = "DESIGN.md anchors (2026-11-21) and sm_90 limits";
+  m.source = "measured H100 SXM anchors (2026-11-21) and sm_90 limits";
   m.sm_count = 132;
   m.sm_clock_hz = 1.98e9;
   m.fp64_tensor_flops = 66.6e12;

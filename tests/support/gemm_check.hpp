@@ -1,6 +1,6 @@
 /*! \file
     \brief Shared test support: fresh random operands, padded matrices with poisoned padding, the
-    normalized error of DESIGN.md against the higher-precision reference, and check_variant(), which
+    normalized error of docs/kernel-contracts.md against the higher-precision reference, and check_variant(), which
     runs one registered variant through its lifecycle and through the public API.
 
     Used by both test binaries. Device memory is reached through the DeviceMemory interface, which
@@ -30,7 +30,7 @@ constexpr Dtype dtype_of() {
   return std::is_same_v<T, double> ? Dtype::kF64 : Dtype::kF32;
 }
 
-/// Bound on the normalized error, in units of the dtype's epsilon (DESIGN.md "Correctness checks").
+/// Bound on the normalized error, in units of the dtype's epsilon (docs/kernel-contracts.md).
 inline constexpr double kErrorBound = 8.0;
 
 /// A new seed per call (so every check gets new data); the base comes from GEMMKIT_TEST_SEED when
@@ -170,7 +170,7 @@ std::vector<ReferenceAccumulator<T>> reference_result(GemmProblem const& p, doub
 
 /// Checks C against the reference: every C element finite, the normalized error of every batch entry
 ///   ||C - Cref||_F / (|alpha| sqrt(k+2) ||A||_F ||B||_F + 2 |beta| ||C0||_F) < bound * eps
-/// (DESIGN.md's form, with alpha and beta folded in so scaling the scalars does not move the bound;
+/// (the contracts' form, with alpha and beta folded in so scaling the scalars does not move the bound;
 /// the C0 term is dropped for beta = 0, where C0 may be NaN), and C's padding untouched.
 template <typename T>
 ::testing::AssertionResult check_result(GemmProblem const& p, double alpha, double beta, Matrix<T> const& A,

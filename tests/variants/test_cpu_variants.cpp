@@ -99,7 +99,7 @@ TEST(CpuVariants, StridedBatchBroadcast) {
   }
 }
 
-/// The same inputs twice give bitwise the same C (DESIGN.md: deterministic run to run).
+/// The same inputs twice give bitwise the same C (docs/kernel-contracts.md: deterministic run to run).
 TEST(CpuVariants, Deterministic) {
   for (std::string const& id : cpu_variant_ids()) {
     GemmVariant const* v = variant_registry().find(id);

@@ -166,7 +166,7 @@ TEST_P(CudaVariantOnce, ColumnsBeyondTheGridLimit) {
   EXPECT_TRUE(check_variant(variant(), p, 1.0, 0.0, true, CheckOptions{.direct = true, .api = false}));
 }
 
-/// Same inputs, same configuration: bitwise the same C (DESIGN.md "API semantics").
+/// Same inputs, same configuration: bitwise the same C (docs/kernel-contracts.md).
 TEST_P(CudaVariantOnce, DeterministicRunToRun) {
   GEMMKIT_REQUIRE_DEVICE_FOR(variant());
   Dtype const d = variant().info().dtype;

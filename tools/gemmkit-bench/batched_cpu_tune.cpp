@@ -332,7 +332,7 @@ int run_batched_cpu_tune(Options const& o) {
     sizes_tuned += std::to_string(size);
   }
   std::string const what = whole ? "tuned " : "sizes " + sizes_tuned + " retuned ";
-  std::string const note = "# " + cpu + ": " + what + "on " + machine.cpu_model + ", commit " + machine.commit + ", " + date +
+  std::string const note = "# " + cpu + ": " + what + "on " + machine.cpu_model + ", " + date +
                            " (median of " + std::to_string(reps) + " passes over " + std::to_string(bytes >> 20) +
                            " MiB,\n#   one thread, candidates taking turns; the default kept unless another's median time over it, round\n#   by round, is over " +
                            std::to_string(int(kKeepDefaultWithin * 100)) + " % faster; within that of the pick, the fastest over " +

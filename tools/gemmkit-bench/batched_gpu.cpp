@@ -338,7 +338,7 @@ class GemmkitGrouped final : public GemmkitGpuImpl {
       }
     }));
   }
-  /// The last group's variant: DESIGN.md's `variant` key is gemmkit's chosen id.
+  /// The last group's variant: the rows' `variant` key is gemmkit's chosen id.
   std::string variant() const override { return gk_last_variant(ctx_); }
 
  private:

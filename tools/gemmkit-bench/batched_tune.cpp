@@ -195,7 +195,7 @@ int run_batched_tune(Options const& o) {
         << "# kernel runs: rows x columns of C per thread, problems per block, registers per thread, stages. Written by\n"
         << "# `gemmkit-bench batched --tune`\n"
         << "# (fastest median of " << reps << " launches over " << (bytes >> 20) << " MiB of packed operands, beta = 1) on\n"
-        << "# " << machine.gpu->name << ", driver " << machine.driver << ", commit " << machine.commit << ".\n"
+        << "# " << machine.gpu->name << ", driver " << machine.driver << ", " << iso_utc_now().substr(0, 10) << ".\n"
         << "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages\n";
   int failures = 0;
   std::printf("%-5s %-8s %4s %4s %5s %4s %6s %7s %10s %9s  %s\n", "dtype", "bucket", "rows", "cols", "probs", "regs",

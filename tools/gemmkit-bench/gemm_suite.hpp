@@ -20,7 +20,7 @@ struct Bound {
   std::string source;
 };
 
-/// --peak-gflops when given; else the measured anchors of DESIGN.md for an H100 SXM; else none.
+/// --peak-gflops when given; else the built-in description of the GPU (model::builtin_machine); else none.
 /// Never a guess: a CPU has no default (OpenBLAS's own rate is not a peak).
 Bound peak_for(MachineInfo const& machine, Platform backend, Dtype dtype, std::optional<double> peak_override);
 

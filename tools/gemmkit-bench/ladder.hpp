@@ -21,7 +21,7 @@ int run_ladder(Options const& options, RunSettings const& settings, MachineInfo 
 
 /// `model`'s part for the ladder: each modelled step's ceilings and bound at m x n x k, f64 and f32
 /// (registers and spills from the compiled kernels when a device reports them, else estimated).
-/// What `model` and `ladder` read: the description --machine names (else DESIGN.md's H100 anchors)
+/// What `model` and `ladder` read: the description --machine names (else the H100 anchors, model::h100_sxm)
 /// and the compiled kernels' resources --kernels names (else none). An error message, or empty.
 std::string load_model_inputs(Options const& o, model::MachineDescription* machine,
                               std::vector<model::KernelResources>* resources);

@@ -33,7 +33,7 @@ namespace {
 /// The micro-benchmarks agree with the independently measured anchors within this fraction.
 constexpr double kAnchorTolerance = 0.05;
 
-/// DESIGN.md's anchor for `name` in the row's unit, when the device is the one it was measured on
+/// The H100 SXM anchor (model::h100_sxm) for `name` in the row's unit, when the device is the one it was measured on
 /// (an H100 SXM; its anchors are h100_sxm()'s measured fields).
 std::optional<double> design_anchor(std::string const& name, std::string const& device) {
   if (device.find("H100") == std::string::npos) return std::nullopt;
@@ -107,8 +107,8 @@ int run_micro_command(Options const& o) {
       "copy buffers %zu MiB (device), %zu MiB (host)\n",
       s.reps, s.device_bytes >> 20, s.host_bytes >> 20);
   bool const anchored = gpu.name.find("H100") != std::string::npos;
-  std::printf("anchors: %s\n", anchored ? "DESIGN.md's measured H100 SXM figures; agreement means a ratio within 5%"
-                                        : "none (DESIGN.md's are the H100 SXM's; this device differs)");
+  std::printf("anchors: %s\n", anchored ? "the measured H100 SXM figures (docs/perf-micro.md); agreement means a ratio within 5%"
+                                        : "none (they are the H100 SXM's; this device differs)");
 
   Family const families[] = {
       {"peak rates", microbench::measure_peak_rates},

@@ -1,6 +1,6 @@
 /*! \file
     \brief `micro`: the device micro-benchmarks (microbench/) run on the present GPU, printed beside
-    DESIGN.md's measured anchors where the device is the one they were measured on, written as JSON
+    the measured H100 SXM anchors (model::h100_sxm, docs/perf-micro.md) where the device is the one they were measured on, written as JSON
     lines (--json) and as the machine description the model reads (--machine-out).
 */
 #pragma once

@@ -40,7 +40,7 @@ namespace {
 
 /// `ooc --plan`: the planner's plan for --m/--n/--k (default 32768) within --budget (default a
 /// quarter of the operands' bytes), f64 unless --dtype f32, C loaded unless --beta 0, with the
-/// DESIGN.md anchors as rates.
+/// The planning machine's rates (ooc::planning_machine).
 int run_ooc_plan(OocOptions const& o) {
   ooc::PlanRequest r;
   r.m = !o.plan_m.empty() ? o.plan_m.front() : (!o.sizes.empty() ? o.sizes.front() : 32768);

@@ -1,7 +1,7 @@
 /*! \file
     \brief Random operands and the normalized-error check against the higher-precision reference.
 
-    The check is DESIGN.md's: ||C - Cref||_F / (sqrt(k+2) |alpha| ||A||_F ||B||_F + 2 |beta| ||C0||_F)
+    The check (docs/kernel-contracts.md): ||C - Cref||_F / (sqrt(k+2) |alpha| ||A||_F ||B||_F + 2 |beta| ||C0||_F)
     < 8 eps, NaN anywhere fails. The scalars scale their terms so the bound means the same for any
     alpha and beta; with alpha = 1 and beta = 0 (the timing default) C0 drops out, which only makes
     the check stricter. Large problems are checked on a random sample of columns of C (the first
