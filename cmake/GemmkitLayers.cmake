@@ -34,10 +34,12 @@ function(gemmkit_layer_include_dirs layer out_var)
   set(${out_var} ${view} ${generated_view} PARENT_SCOPE)
 endfunction()
 
-# One OBJECT library per layer: gemmkit_layer_<layer>.
+# One OBJECT library per layer: gemmkit_layer_<layer>; GEMMKIT_LAYER_INCLUDE_DIRS_<layer> keeps its
+# include folders for targets that see the layers as that layer does (gemmkit_internal).
 function(gemmkit_add_layer layer)
   add_library(gemmkit_layer_${layer} OBJECT ${ARGN})
   gemmkit_layer_include_dirs(${layer} dirs)
+  set(GEMMKIT_LAYER_INCLUDE_DIRS_${layer} ${dirs} PARENT_SCOPE)
   target_include_directories(gemmkit_layer_${layer} PRIVATE ${dirs} ${PROJECT_SOURCE_DIR}/include)
   target_include_directories(gemmkit_layer_${layer} SYSTEM PRIVATE ${GEMMKIT_CBLAS_INCLUDE_DIR})
   target_compile_options(gemmkit_layer_${layer} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>)
