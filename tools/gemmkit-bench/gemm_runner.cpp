@@ -11,8 +11,8 @@
 #include "base/nvml.hpp"
 
 #include "machine_info.hpp"
-#include "registry/registry.hpp"
-#include "variants/variants.hpp"
+
+#include <gemmkit/introspect.h>
 
 #include <algorithm>
 #include <cmath>
@@ -107,14 +107,16 @@ GemmRunner::~GemmRunner() {
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 #endif
   if (ctx_ != nullptr) gk_destroy(ctx_);
+  if (peer_ctx_ != nullptr) gk_destroy(peer_ctx_);
 }
 
 std::string GemmRunner::init(bool use_gpu) {
-  if (gk_create(&ctx_) != GK_SUCCESS) return "gk_create failed";
+  if (gk_create(&ctx_) != GK_SUCCESS || gk_create(&peer_ctx_) != GK_SUCCESS) return "gk_create failed";
   gk_set_verbosity(ctx_, settings_.verbosity);
   if (!use_gpu) return {};
 #if GEMMKIT_WITH_CUDA
   if (gk_set_device(ctx_, settings_.device) != GK_SUCCESS) return gk_last_error(ctx_);
+  if (gk_set_device(peer_ctx_, settings_.device) != GK_SUCCESS) return gk_last_error(peer_ctx_);
   if (std::string e = cuda_error_text(cudaSetDevice(settings_.device), "cudaSetDevice"); !e.empty()) return e;
   // A stream of our own: graph capture needs a non-default stream, and gemmkit queues on it too.
   if (std::string e = cuda_error_text(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
@@ -123,6 +125,7 @@ std::string GemmRunner::init(bool use_gpu) {
     return e;
   }
   gk_set_stream(ctx_, stream_);
+  gk_set_stream(peer_ctx_, stream_);
   if (std::string e = events_.init(stream_); !e.empty()) return e;
   char bus_id[32] = {};
   if (cudaDeviceGetPCIBusId(bus_id, int(sizeof(bus_id)), settings_.device) == cudaSuccess) pci_bus_id_ = bus_id;
@@ -133,24 +136,25 @@ std::string GemmRunner::init(bool use_gpu) {
 #endif
 }
 
-GemmVariant const* GemmRunner::peer_for(Dtype dtype, Platform backend, std::string* name, std::string* why) const {
+std::optional<gk_variant_info> GemmRunner::peer_for(Dtype dtype, Platform backend, std::string* name,
+                                                    std::string* why) const {
   std::string peer = settings_.peer;
   if (peer == "none") {
     *name = "";
     *why = "--peer none";
-    return nullptr;
+    return std::nullopt;
   }
   if (peer == "auto") peer = backend == Platform::kCuda ? "cublas" : "openblas";
   *name = peer;
   std::string const id = peer + (dtype == Dtype::kF64 ? "_dgemm" : "_sgemm");
-  GemmVariant const* v = variant_registry().find(id);
-  if (v == nullptr) {
+  gk_variant_info v{};
+  if (gk_variant_find(id.c_str(), &v) != GK_SUCCESS) {
     *why = "peer variant '" + id + "' is not registered in this build";
-    return nullptr;
+    return std::nullopt;
   }
-  if (v->info().backend == Platform::kCuda && !gpu_) {
+  if (v.backend == GK_BACKEND_GPU && !gpu_) {
     *why = "peer '" + id + "' needs a GPU and none is in use";
-    return nullptr;
+    return std::nullopt;
   }
   return v;
 }
@@ -183,8 +187,6 @@ template <typename T>
 void GemmRunner::run_typed(CaseResult& r) {
   GemmCase const& c = r.spec;
   RunSettings const& set = settings_;
-  Registry const& registry = variant_registry();
-
   GemmProblem p;
   p.dtype = c.dtype;
   p.trans_a = c.trans_a;
@@ -196,27 +198,28 @@ void GemmRunner::run_typed(CaseResult& r) {
   p.ldb = std::max<std::int64_t>(1, p.b_rows());
   p.ldc = std::max<std::int64_t>(1, p.m);
 
+  auto const can_implement = [&](char const* id) {
+    return gk_variant_can_implement(id, p.trans_a, p.trans_b, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, 1);
+  };
   if (!c.forced_variant.empty()) {
-    GemmVariant const* v = registry.find(c.forced_variant);
-    if (v == nullptr) throw CaseEnd{CaseStatus::kError, "no registered variant '" + c.forced_variant + "'"};
-    if (v->can_implement(p) != GK_SUCCESS) {
-      throw CaseEnd{CaseStatus::kSkipped, c.forced_variant + " cannot run this problem (can_implement)"};
-    }
+    gk_status const s = can_implement(c.forced_variant.c_str());
+    if (s == GK_INVALID_ARGUMENT) throw CaseEnd{CaseStatus::kError, "no registered variant '" + c.forced_variant + "'"};
+    if (s != GK_SUCCESS) throw CaseEnd{CaseStatus::kSkipped, c.forced_variant + " cannot run this problem (can_implement)"};
   }
 
   std::string peer_why;
-  GemmVariant const* peer = peer_for(c.dtype, c.backend, &r.peer_name, &peer_why);
-  if (peer != nullptr && peer->can_implement(p) != GK_SUCCESS) {
-    peer_why = peer->info().id + " cannot run this problem";
-    peer = nullptr;
+  std::optional<gk_variant_info> peer = peer_for(c.dtype, c.backend, &r.peer_name, &peer_why);
+  if (peer && can_implement(peer->id) != GK_SUCCESS) {
+    peer_why = std::string(peer->id) + " cannot run this problem";
+    peer.reset();
   }
-  if (peer == nullptr) {
+  if (!peer) {
     r.peer_name.clear();
     r.message = peer_why;
   }
-  Platform const peer_backend = peer != nullptr ? peer->info().backend : c.backend;
-  bool const host_c_needed = c.backend == Platform::kCpu || (peer != nullptr && peer_backend == Platform::kCpu);
-  bool const device_needed = c.backend == Platform::kCuda || (peer != nullptr && peer_backend == Platform::kCuda);
+  Platform const peer_backend = !peer ? c.backend : (peer->backend == GK_BACKEND_GPU ? Platform::kCuda : Platform::kCpu);
+  bool const host_c_needed = c.backend == Platform::kCpu || (peer && peer_backend == Platform::kCpu);
+  bool const device_needed = c.backend == Platform::kCuda || (peer && peer_backend == Platform::kCuda);
 
   std::size_t const a_count = std::size_t(p.lda) * std::size_t(p.a_cols());
   std::size_t const b_count = std::size_t(p.ldb) * std::size_t(p.b_cols());
@@ -340,46 +343,24 @@ void GemmRunner::run_typed(CaseResult& r) {
     r.verify.note = "--no-verify";
   }
 
-  // --- the peer, run through its GemmVariant interface ------------------------------------------
-  std::vector<unsigned char> peer_host_workspace;
-#if GEMMKIT_WITH_CUDA
-  DeviceArray<unsigned char> peer_device_workspace;
-#endif
+  // --- the peer: its registered variant forced on a context of its own, through the public API ---
   Call peer_call;
-  if (peer != nullptr) {
-    ExecutionContext exec{nullptr, set.device};
-#if GEMMKIT_WITH_CUDA
-    if (peer_backend == Platform::kCuda) exec.stream = stream;
-#endif
-    if (peer->initialize(exec) != GK_SUCCESS) throw CaseEnd{CaseStatus::kError, peer->info().id + " failed to initialize"};
-    std::size_t const ws_bytes = peer->workspace_bytes(p);
-    void* workspace = nullptr;
-    if (ws_bytes > 0 && peer_backend == Platform::kCpu) {
-      peer_host_workspace.resize(ws_bytes);
-      workspace = peer_host_workspace.data();
+  if (peer) {
+    gk_set_backend(peer_ctx_, peer_backend == Platform::kCpu ? GK_BACKEND_CPU : GK_BACKEND_GPU);
+    if (gk_status const s = gk_set_variant(peer_ctx_, peer->id); s != GK_SUCCESS) {
+      throw CaseEnd{CaseStatus::kError, std::string(peer->id) + ": " + gk_last_error(peer_ctx_)};
     }
-#if GEMMKIT_WITH_CUDA
-    if (ws_bytes > 0 && peer_backend == Platform::kCuda) {
-      if (std::string e = peer_device_workspace.allocate(ws_bytes); !e.empty()) throw CaseEnd{CaseStatus::kError, e};
-      workspace = peer_device_workspace.get();
-    }
-#endif
     Operands<T> const ops = operands(peer_backend);
-    GemmArguments args;
-    args.problem = p;
-    args.alpha = set.alpha;
-    args.beta = set.beta;
-    args.A = ops.A;
-    args.B = ops.B;
-    args.C = ops.C;
-    peer_call = [peer, args, workspace, exec] { return peer->run(args, workspace, exec); };
-    r.peer.variant = peer->info().id;
+    peer_call = [this, p, ops, alpha = set.alpha, beta = set.beta] {
+      return api_gemm(peer_ctx_, p, alpha, ops.A, ops.B, beta, ops.C);
+    };
+    r.peer.variant = peer->id;
   }
 
   // --- timing ----------------------------------------------------------------------------------
   std::vector<Side> sides;
   sides.push_back({c.backend, gk_call, &r.gemmkit, {}});
-  if (peer != nullptr) sides.push_back({peer_backend, peer_call, &r.peer, {}});
+  if (peer) sides.push_back({peer_backend, peer_call, &r.peer, {}});
 
   auto batch = [&](Side& side, int calls) {
     double ms = 0;

@@ -4,9 +4,10 @@
 #pragma once
 
 #include "base/problem.hpp"
-#include "registry/gemm_variant.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
+
+#include <gemmkit/introspect.h>
 
 #include <optional>
 #include <string>
@@ -79,8 +80,8 @@ class GemmRunner {
   /// Never throws: failures come back as kError rows.
   CaseResult run(GemmCase const& spec);
 
-  /// The registered peer variant --peer names for this dtype and backend, or nullptr and why not.
-  GemmVariant const* peer_for(Dtype dtype, Platform backend, std::string* name, std::string* why) const;
+  /// The registered peer variant --peer names for this dtype and backend, or none and why not.
+  std::optional<gk_variant_info> peer_for(Dtype dtype, Platform backend, std::string* name, std::string* why) const;
 
   RunSettings const& settings() const { return settings_; }
 
@@ -90,6 +91,7 @@ class GemmRunner {
 
   RunSettings settings_;
   gk_context ctx_ = nullptr;
+  gk_context peer_ctx_ = nullptr;  ///< runs the peer's variant, forced by id
   bool gpu_ = false;
 #if GEMMKIT_WITH_CUDA
   cudaStream_t stream_ = nullptr;

@@ -3,10 +3,8 @@
 */
 #include "gemm_suite.hpp"
 
-#include "model/machine.hpp"
-#include "registry/registry.hpp"
-#include "variants/variants.hpp"
 #include "table_printer.hpp"
+#include "variant_list.hpp"
 
 #include <fnmatch.h>
 
@@ -33,12 +31,11 @@ Bound peak_for(MachineInfo const& machine, Platform backend, Dtype dtype, std::o
   if (peak_override) return {*peak_override, "--peak-gflops"};
   if (backend != Platform::kCuda || !machine.gpu) return {};
   GpuInfo const& gpu = *machine.gpu;
-  std::optional<model::MachineDescription> const described = model::builtin_machine(gpu.name, gpu.sm_count);
-  if (!described) return {};
-  if (dtype == Dtype::kF64) {
-    return {described->fp64_tensor_flops / 1e9, described->name + " FP64 tensor-core peak (" + described->source + ")"};
-  }
-  return {described->fp32_fma_flops / 1e9, described->name + " FP32 FMA peak (" + described->source + ")"};
+  gk_machine described{};
+  if (gk_machine_builtin(gpu.name.c_str(), gpu.sm_count, &described) != GK_SUCCESS) return {};
+  std::string const name = described.name, source = described.source;
+  if (dtype == Dtype::kF64) return {described.fp64_tensor_flops / 1e9, name + " FP64 tensor-core peak (" + source + ")"};
+  return {described.fp32_fma_flops / 1e9, name + " FP32 FMA peak (" + source + ")"};
 }
 
 std::string default_gemm_shapes(Platform backend, std::string const& shapes_dir, std::vector<ShapeSpec>* out) {
@@ -48,12 +45,11 @@ std::string default_gemm_shapes(Platform backend, std::string const& shapes_dir,
 std::vector<std::string> match_variants(std::string const& globs, Dtype dtype, Platform backend) {
   std::vector<std::string> const patterns = split_list(globs);
   std::vector<std::string> ids;
-  for (GemmVariant const* v : variant_registry().variants()) {
-    VariantInfo const& info = v->info();
-    if (info.dtype != dtype || info.backend != backend) continue;
+  for (gk_variant_info const& info : registered_variants()) {
+    if (dtype_of(info) != dtype || backend_of(info) != backend) continue;
     for (std::string const& glob : patterns) {
-      if (info.kind == VariantKind::kReference && info.id != glob) continue;
-      if (fnmatch(glob.c_str(), info.id.c_str(), 0) == 0) {
+      if (info.kind == GK_VARIANT_REFERENCE && info.id != glob) continue;
+      if (fnmatch(glob.c_str(), info.id, 0) == 0) {
         ids.push_back(info.id);
         break;
       }

@@ -3,10 +3,8 @@
 */
 #include "machine_info.hpp"
 
-#include "cpu/cpu_blas.hpp"
-#include "cpu/cpu_features.hpp"
-
 #include <gemmkit/gemmkit.h>
+#include <gemmkit/introspect.h>
 
 #include <array>
 #include <cctype>
@@ -136,11 +134,13 @@ MachineInfo collect_machine_info(int device, bool use_gpu) {
   info.cpu_cores = physical_core_count();
   if (info.cpu_cores <= 0 || info.cpu_cores > info.cpu_threads) info.cpu_cores = info.cpu_threads;
   info.cpu_isa = cpu_isa_of_flags();
-  info.cpu_tuning_key = cpu::this_cpu_tuning_key();
+  gk_cpu_info cpu{};
+  bool const known = gk_cpu_info_get(&cpu) == GK_SUCCESS;
+  info.cpu_tuning_key = known ? cpu.tuning_key : "";
   std::string const key = info.cpu_tuning_key;
   info.cpu_short = short_cpu_name(info.cpu_model, info.cpu_isa, info.cpu_cores,
                                   key.rfind("amd-", 0) == 0 ? key.substr(4) : std::string());
-  info.cpu_blas = cpu::cpu_blas_description();
+  info.cpu_blas = known ? cpu.blas : "";
   find_commit(info);
 
 #if GEMMKIT_WITH_CUDA

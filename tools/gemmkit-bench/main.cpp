@@ -368,7 +368,7 @@ int run_gemm(Options const& o) {
   print_banner("gemm", suite, machine);
   print_method(settings, backend == Platform::kCuda);
   std::string peer_name, peer_why;
-  if (runner.peer_for(dtypes.front(), backend, &peer_name, &peer_why) == nullptr) {
+  if (!runner.peer_for(dtypes.front(), backend, &peer_name, &peer_why)) {
     std::printf("peer: none (%s)\n", peer_why.c_str());
   }
 

@@ -15,12 +15,18 @@
 #include <vector>
 
 #if GEMMKIT_WITH_CUDA
-#include "base/cuda_check.hpp"  // cuda_error_text
-
 #include <cuda_runtime.h>
 #endif
 
 namespace gemmkit::bench {
+
+#if GEMMKIT_WITH_CUDA
+/// "" for cudaSuccess, else "what: cudaErrorName (description)".
+inline std::string cuda_error_text(cudaError_t error, char const* what) {
+  if (error == cudaSuccess) return {};
+  return std::string(what) + ": " + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) + ")";
+}
+#endif
 
 /// One GEMM, issued the way the side being timed issues it; returns the call's status.
 using Call = std::function<gk_status()>;
