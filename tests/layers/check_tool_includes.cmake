@@ -9,7 +9,6 @@ set(still_internal
   batched_cpu.cpp         # fma_peak, batch_partition: the CPU bound and the partition gemmkit uses
   batched_cpu_tune.cpp    # sweeps the CPU small blockings: candidates are not registered variants yet
   batched_gpu.cpp         # NVML clocks
-  batched_impls.cpp       # the CPU peers: to move into src/variants as registered peers
   batched_impls.hpp       # base/problem.hpp (the tool's problem, dtype and backend types; as below)
   batched_tune.cpp        # sweeps the GPU small-batched candidates: not registered variants yet
   gemm_runner.cpp         # NVML clocks

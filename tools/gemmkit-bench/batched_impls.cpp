@@ -1,23 +1,14 @@
 /*! \file
-    \brief gemmkit and the library peers of `batched --cpu`: OpenBLAS and BLIS per problem, LIBXSMM
-           JIT kernels. Eigen and the plain loop are in batched_native.cpp.
+    \brief gemmkit and the library peers of `batched --cpu`, all through the public C API: a peer
+           (OpenBLAS, BLIS, LIBXSMM, Eigen, the plain loop) is its registered variant
+           (src/variants/peer_variants.hpp), forced by id on a context of its own.
 */
 #include "batched_impls.hpp"
 
-#include "cpu/cpu_blas.hpp"
-
 #include <gemmkit/gemmkit.h>
+#include <gemmkit/introspect.h>
 
 #include <cblas.h>
-#include <dlfcn.h>
-
-#include <climits>
-#include <cstdlib>
-#include <mutex>
-
-#if GEMMKIT_BENCH_HAVE_LIBXSMM
-#include <libxsmm.h>
-#endif
 
 namespace gemmkit::bench {
 
@@ -39,6 +30,8 @@ namespace {
 
 class GemmkitBatched final : public BatchedImpl {
  public:
+  /// peer: "" for gemmkit itself, else the library whose registered peer variant is forced.
+  explicit GemmkitBatched(std::string peer = {}) : peer_(std::move(peer)) {}
   ~GemmkitBatched() override {
     if (ctx_ != nullptr) gk_destroy(ctx_);
   }
@@ -52,10 +45,14 @@ class GemmkitBatched final : public BatchedImpl {
     }
     return {};
   }
-  std::string name() const override { return "gemmkit"; }
+  std::string name() const override { return peer_.empty() ? "gemmkit" : peer_; }
   std::string prepare(BatchedOperands const& ops) override {
     BatchedImpl::prepare(ops);
-    if (gk_status const s = gk_set_variant(ctx_, ops.variant.c_str()); s != GK_SUCCESS) return describe("gk_set_variant", s);
+    // LIBXSMM's dispatch has kernels for alpha = 1 and beta 0 or 1 only; Eigen's products alpha = 1.
+    if ((peer_ == "libxsmm" || peer_ == "eigen") && ops.alpha != 1.0) return peer_ + " takes alpha = 1 only";
+    if (peer_ == "libxsmm" && ops.beta != 0.0 && ops.beta != 1.0) return "LIBXSMM kernels take beta = 0 or 1 only";
+    std::string const id = peer_.empty() ? ops.variant : batched_peer_id(peer_, ops.dtype);
+    if (gk_status const s = gk_set_variant(ctx_, id.c_str()); s != GK_SUCCESS) return describe("gk_set_variant", s);
     return {};
   }
   std::string run(std::int64_t first, std::int64_t count) override {
@@ -82,170 +79,23 @@ class GemmkitBatched final : public BatchedImpl {
            gk_last_error(ctx_);
   }
 
+  std::string peer_;
   gk_context ctx_ = nullptr;
 };
 
-// --- OpenBLAS: cblas_?gemm per problem -----------------------------------------------------------
-
-class OpenBlasBatched final : public BatchedImpl {
- public:
-  std::string name() const override { return "openblas"; }
-  std::string run(std::int64_t first, std::int64_t count) override {
-    BatchedOperands const& o = ops_;
-    int const m = int(o.m), n = int(o.n), k = int(o.k);
-    with_dtype(o.dtype, [&]<typename T>() {
-      for_each_problem<T>(o, first, count, [&](T const* a, T const* b, T* c) {
-        if constexpr (sizeof(T) == 8) {
-          cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, o.alpha, a, m, b, k, o.beta, c, m);
-        } else {
-          cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, float(o.alpha), a, m, b, k, float(o.beta),
-                      c, m);
-        }
-      });
-    });
-    return {};
+/// The peer `name` if this build registered it, else nullptr and why not.
+std::unique_ptr<BatchedImpl> make_peer(char const* name, char const* missing, std::string* why) {
+  gk_variant_info info{};
+  if (gk_variant_find(batched_peer_id(name, Dtype::kF64).c_str(), &info) != GK_SUCCESS) {
+    *why = missing;
+    return nullptr;
   }
-  std::string variant() const override { return "cblas_gemm per problem"; }
-};
-
-// --- LIBXSMM: one JIT kernel per size, called per problem ---------------------------------------
-
-#if GEMMKIT_BENCH_HAVE_LIBXSMM
-class LibxsmmBatched final : public BatchedImpl {
- public:
-  LibxsmmBatched() {
-    static std::once_flag once;
-    std::call_once(once, [] { libxsmm_init(); });
+  auto impl = std::make_unique<GemmkitBatched>(name);
+  if (std::string e = impl->init(0, GK_BACKEND_CPU, nullptr, 0); !e.empty()) {
+    *why = e;
+    return nullptr;
   }
-  std::string name() const override { return "libxsmm"; }
-  std::string prepare(BatchedOperands const& o) override {
-    BatchedImpl::prepare(o);
-    dkernel_ = nullptr;
-    skernel_ = nullptr;
-    if (o.alpha != 1.0) return "LIBXSMM kernels take alpha = 1 only";
-    libxsmm_blasint const m = libxsmm_blasint(o.m), n = libxsmm_blasint(o.n), k = libxsmm_blasint(o.k);
-    libxsmm_blasint const lda = m, ldb = k, ldc = m;
-    int const flags = LIBXSMM_GEMM_FLAG_NONE;
-    int const prefetch = LIBXSMM_PREFETCH_NONE;
-    if (o.dtype == Dtype::kF64) {
-      double const alpha = o.alpha, beta = o.beta;
-      dkernel_ = libxsmm_dmmdispatch(m, n, k, &lda, &ldb, &ldc, &alpha, &beta, &flags, &prefetch);
-    } else {
-      float const alpha = float(o.alpha), beta = float(o.beta);
-      skernel_ = libxsmm_smmdispatch(m, n, k, &lda, &ldb, &ldc, &alpha, &beta, &flags, &prefetch);
-    }
-    if (dkernel_ == nullptr && skernel_ == nullptr) {
-      return std::string("libxsmm_") + (o.dtype == Dtype::kF64 ? "d" : "s") + "mmdispatch returned no kernel";
-    }
-    return {};
-  }
-  std::string run(std::int64_t first, std::int64_t count) override {
-    if (ops_.dtype == Dtype::kF64) {
-      libxsmm_dmmfunction const kernel = dkernel_;
-      for_each_problem<double>(ops_, first, count, [kernel](double const* a, double const* b, double* c) {
-        kernel(a, b, c);
-      });
-    } else {
-      libxsmm_smmfunction const kernel = skernel_;
-      for_each_problem<float>(ops_, first, count, [kernel](float const* a, float const* b, float* c) {
-        kernel(a, b, c);
-      });
-    }
-    return {};
-  }
-  std::string variant() const override { return std::string("JIT ") + libxsmm_get_target_arch(); }
-
- private:
-  libxsmm_dmmfunction dkernel_ = nullptr;
-  libxsmm_smmfunction skernel_ = nullptr;
-};
-#endif
-
-// --- BLIS: bli_?gemm per problem, loaded with dlopen ---------------------------------------------
-// BLIS exports the same BLAS and CBLAS symbols as OpenBLAS, so it is never linked: the typed API
-// is looked up in a privately loaded copy. Types from blis.h (0.9, x86-64): trans_t is an enum
-// (BLIS_NO_TRANSPOSE = 0), dim_t and inc_t are int64_t; the library is asked for its integer size.
-
-using BlisTrans = int;
-using BlisDim = std::int64_t;
-constexpr BlisTrans kBlisNoTranspose = 0;
-template <typename T>
-using BlisGemm = void (*)(BlisTrans, BlisTrans, BlisDim, BlisDim, BlisDim, T*, T*, BlisDim, BlisDim, T*, BlisDim,
-                          BlisDim, T*, T*, BlisDim, BlisDim);
-
-struct BlisLibrary {
-  BlisGemm<double> dgemm = nullptr;
-  BlisGemm<float> sgemm = nullptr;
-  std::string path;
-  std::string error;
-
-  static BlisLibrary const& instance() {
-    static BlisLibrary const lib = load();
-    return lib;
-  }
-
- private:
-  static BlisLibrary load() {
-    BlisLibrary lib;
-    void* handle = nullptr;
-    for (char const* soname : {"libblis.so.4", "libblis.so"}) {
-      handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-      if (handle != nullptr) break;
-    }
-    if (handle == nullptr) {
-      lib.error = "libblis.so.4 not found (apt-get install libblis-dev)";
-      return lib;
-    }
-    auto int_size = reinterpret_cast<std::int64_t (*)()>(dlsym(handle, "bli_info_get_int_type_size"));
-    auto set_threads = reinterpret_cast<void (*)(BlisDim)>(dlsym(handle, "bli_thread_set_num_threads"));
-    lib.dgemm = reinterpret_cast<BlisGemm<double>>(dlsym(handle, "bli_dgemm"));
-    lib.sgemm = reinterpret_cast<BlisGemm<float>>(dlsym(handle, "bli_sgemm"));
-    if (lib.dgemm == nullptr || lib.sgemm == nullptr || set_threads == nullptr || int_size == nullptr) {
-      lib.error = "libblis lacks bli_dgemm, bli_sgemm, bli_thread_set_num_threads or bli_info_get_int_type_size";
-      lib.dgemm = nullptr;
-      return lib;
-    }
-    if (int_size() != 64) {
-      lib.error = "libblis uses " + std::to_string(int_size()) + "-bit dim_t; this binding expects 64";
-      lib.dgemm = nullptr;
-      return lib;
-    }
-    set_threads(1);  // one problem per call inside our own parallel loop
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(lib.dgemm), &info) != 0 && info.dli_fname != nullptr) {
-      char resolved[PATH_MAX];
-      lib.path = realpath(info.dli_fname, resolved) != nullptr ? resolved : info.dli_fname;
-    }
-    return lib;
-  }
-};
-
-class BlisBatched final : public BatchedImpl {
- public:
-  std::string name() const override { return "blis"; }
-  std::string run(std::int64_t first, std::int64_t count) override {
-    BlisLibrary const& lib = BlisLibrary::instance();
-    BatchedOperands const& o = ops_;
-    with_dtype(o.dtype, [&]<typename T>() {
-      BlisGemm<T> const gemm = [&] {
-        if constexpr (sizeof(T) == 8) return lib.dgemm;
-        else return lib.sgemm;
-      }();
-      T alpha = T(o.alpha), beta = T(o.beta);
-      for_each_problem<T>(o, first, count, [&](T const* a, T const* b, T* c) {
-        T a_scalar = alpha, b_scalar = beta;  // BLIS takes non-const pointers; keep each thread's own
-        gemm(kBlisNoTranspose, kBlisNoTranspose, o.m, o.n, o.k, &a_scalar, const_cast<T*>(a), 1, o.m,
-             const_cast<T*>(b), 1, o.k, &b_scalar, c, 1, o.m);
-      });
-    });
-    return {};
-  }
-  std::string variant() const override { return "bli_gemm per problem"; }
-};
-
-template <typename Impl>
-std::unique_ptr<BatchedImpl> make_simple(std::string*) {
-  return std::make_unique<Impl>();
+  return impl;
 }
 
 }  // namespace
@@ -268,27 +118,23 @@ std::unique_ptr<BatchedImpl> make_gemmkit_batched_gpu(int verbosity, void* strea
   return impl;
 }
 
+std::string batched_peer_id(std::string const& name, Dtype dtype) {
+  return "peer_" + name + (dtype == Dtype::kF64 ? "_dgemm" : "_sgemm") + "_batched";
+}
+
 std::vector<PeerFactory> const& batched_peer_factories() {
+  auto peer = [](char const* name, char const* what, char const* missing) {
+    return PeerFactory{name, what, [name, missing](std::string* why) { return make_peer(name, missing, why); }};
+  };
   static std::vector<PeerFactory> const factories = {
-      {"libxsmm", "LIBXSMM 1.17 JIT kernel per size, called per problem",
-       []([[maybe_unused]] std::string* why) -> std::unique_ptr<BatchedImpl> {
-#if GEMMKIT_BENCH_HAVE_LIBXSMM
-         return std::make_unique<LibxsmmBatched>();
-#else
-         return not_built(why, "LIBXSMM", "libxsmm-dev");
-#endif
-       }},
-      {"openblas", "OpenBLAS cblas_?gemm per problem", make_simple<OpenBlasBatched>},
-      {"blis", "BLIS bli_?gemm per problem (dlopen, single-threaded BLIS)",
-       [](std::string* why) -> std::unique_ptr<BatchedImpl> {
-         if (BlisLibrary const& lib = BlisLibrary::instance(); lib.dgemm == nullptr) {
-           *why = lib.error;
-           return nullptr;
-         }
-         return std::make_unique<BlisBatched>();
-       }},
-      {"eigen", "Eigen 3.4 fixed-size Map<Matrix<T,M,K>> products (dynamic size outside its list)", make_eigen_batched},
-      {"loop", "plain triple loop per problem, the code a user writes", make_loop_batched},
+      peer("libxsmm", "LIBXSMM 1.17 JIT kernel per size, called per problem",
+           "built without LIBXSMM (apt-get install libxsmm-dev, then reconfigure)"),
+      peer("openblas", "OpenBLAS cblas_?gemm per problem", "not registered in this build"),
+      peer("blis", "BLIS bli_?gemm per problem (dlopen, single-threaded BLIS)",
+           "libblis.so.4 not found, or not a 64-bit-integer BLIS (apt-get install libblis-dev)"),
+      peer("eigen", "Eigen 3.4 fixed-size Map<Matrix<T,M,K>> products (dynamic size outside its list)",
+           "built without Eigen 3.4 (apt-get install libeigen3-dev, then reconfigure)"),
+      peer("loop", "plain triple loop per problem, the code a user writes", "not registered in this build"),
   };
   return factories;
 }
@@ -298,12 +144,15 @@ PeerThreading::PeerThreading() : openblas_threads_(openblas_get_num_threads()) {
 PeerThreading::~PeerThreading() { openblas_set_num_threads(openblas_threads_); }
 
 std::string peer_library_notes() {
-  std::string notes = cpu::cpu_blas_description();
-#if GEMMKIT_BENCH_HAVE_LIBXSMM
-  notes += std::string("; LIBXSMM ") + LIBXSMM_VERSION + " target " + libxsmm_get_target_arch();
-#endif
-  if (BlisLibrary const& blis = BlisLibrary::instance(); blis.dgemm != nullptr) notes += "; BLIS " + blis.path;
-  notes += std::string("; Eigen and loop built with ") + native_peer_flags();
+  gk_cpu_info cpu{};
+  std::string notes = gk_cpu_info_get(&cpu) == GK_SUCCESS ? cpu.blas : "";
+  for (PeerFactory const& f : batched_peer_factories()) {
+    gk_variant_info info{};
+    if (std::string(f.name) == "openblas") continue;  // the BLAS above
+    if (gk_variant_find(batched_peer_id(f.name, Dtype::kF64).c_str(), &info) == GK_SUCCESS) {
+      notes += std::string("; ") + info.summary;
+    }
+  }
   return notes;
 }
 

@@ -3,9 +3,10 @@
            (LIBXSMM, OpenBLAS, BLIS, Eigen, a plain loop), each run over a range of one strided batch.
            The GPU form (batched_gpu.cpp) reuses the interface and gemmkit's strided call on the GPU.
 
-    Peers run one problem per call inside `#pragma omp parallel for schedule(static)` over the range,
-    on the thread count set with omp_set_num_threads; gemmkit is called once per range and threads
-    itself. Every peer is optional: a missing library gives a reason instead of an implementation.
+    A peer is a registered variant forced by id and called the same way as gemmkit; inside, it runs
+    one problem per call in `#pragma omp parallel for schedule(static)` over the range, on the thread
+    count set with omp_set_num_threads. Every peer is optional: one this build did not register
+    gives a reason instead of an implementation.
 */
 #pragma once
 
@@ -94,23 +95,17 @@ struct PeerFactory {
   std::function<std::unique_ptr<BatchedImpl>(std::string* why)> make;
 };
 
-/// nullptr, and in `why` that the peer was not built in and which Debian package brings it.
-inline std::unique_ptr<BatchedImpl> not_built(std::string* why, char const* what, char const* package) {
-  *why = std::string("built without ") + what + " (apt-get install " + package + ", then reconfigure)";
-  return nullptr;
-}
-
-/// Every peer `batched --cpu` knows, in the order of the table's columns.
+/// Every peer `batched --cpu` knows, in the order of the table's columns: each runs its registered
+/// variant batched_peer_id(name, dtype) through gk_?gemm_strided_batched.
 std::vector<PeerFactory> const& batched_peer_factories();
 
-/// Eigen fixed-size and the plain loop live in their own translation unit, built with the compiler's
-/// native flags (see CMakeLists.txt); these are its entry points.
-std::unique_ptr<BatchedImpl> make_eigen_batched(std::string* why);
-std::unique_ptr<BatchedImpl> make_loop_batched(std::string* why);
-/// The compiler flags that unit was built with, for the JSON rows ("-O3 -march=native").
+/// "peer_<name>_dgemm_batched" or "..._sgemm_batched": the registry id of a `batched --cpu` peer.
+std::string batched_peer_id(std::string const& name, Dtype dtype);
+
+/// The compiler flags batched_native.cpp was built with ("-O3 -march=native").
 char const* native_peer_flags();
 
-/// The bound's kernel (same unit): reads a[0, la) and b[0, lb), and reads and writes c[0, lc) in
+/// The bound's kernel (batched_native.cpp, native flags): reads a[0, la) and b[0, lb), and reads and writes c[0, lc) in
 /// place (writes only without read_c): a triad over the common length, then the rest of each array
 /// alone. Returns a sum that keeps the reads alive.
 template <typename T>
