@@ -2,13 +2,13 @@
 # the layers below it: each layer's include path is a folder of links to exactly those (and to their
 # generated headers), so an include that runs back up does not compile. The test
 # layers.includes_run_down checks headers no source of their own layer includes.
-set(GEMMKIT_LAYERS base model registry kernels variants ooc api)
+set(GEMMKIT_LAYERS base model registry kernels ooc variants api)
 set(GEMMKIT_LAYER_FOLDERS_base base)          # problem, status, device runtime facade, NVML
 set(GEMMKIT_LAYER_FOLDERS_model model)        # the performance model and machine descriptions
 set(GEMMKIT_LAYER_FOLDERS_registry registry)  # GemmVariant, the registry and table selection
 set(GEMMKIT_LAYER_FOLDERS_kernels cpu cuda)   # gemmkit's own kernels
-set(GEMMKIT_LAYER_FOLDERS_variants variants)  # registration of kernels and peers, the selection table
-set(GEMMKIT_LAYER_FOLDERS_ooc ooc)            # the host-resident pipeline
+set(GEMMKIT_LAYER_FOLDERS_ooc ooc)            # the host-resident pipeline, over a registry it is given
+set(GEMMKIT_LAYER_FOLDERS_variants variants)  # registration of kernels, peers and the pipeline; the table
 set(GEMMKIT_LAYER_FOLDERS_api api)            # the C API: argument checks, contexts, dispatch
 
 # Sets <out_var> to the include folders a source of `layer` may use.

@@ -139,7 +139,7 @@ gk_status gk_set_host_gemm_devices(gk_context ctx, int const* devices, int count
                   "device " + std::to_string(devices[i]) + " does not exist (" + std::to_string(usable) + " usable)", 2);
     }
   }
-  c.host_gemm_devices.assign(devices, devices + count);
+  c.host_gemm.devices.assign(devices, devices + count);
   return GK_SUCCESS;
 }
 
@@ -147,7 +147,7 @@ gk_status gk_set_host_gemm_pipeline(gk_context ctx, int level) {
   auto& c = resolve_context(ctx);
   clear_error(c);
   if (level < 1 || level > 4) return fail(c, GK_INVALID_ARGUMENT, "pipeline level " + std::to_string(level) + " is not 1..4", 2);
-  c.host_gemm_pipeline = level;
+  c.host_gemm.pipeline_level = level;
   return GK_SUCCESS;
 }
 
@@ -157,12 +157,12 @@ gk_status gk_set_host_memory(gk_context ctx, gk_host_memory hint) {
   if (hint != GK_HOST_MEMORY_AUTO && hint != GK_HOST_MEMORY_PINNED && hint != GK_HOST_MEMORY_PAGEABLE) {
     return fail(c, GK_INVALID_ARGUMENT, "unknown host memory hint " + std::to_string(int(hint)), 2);
   }
-  c.host_memory = hint;
+  c.host_gemm.host_memory = hint;
   return GK_SUCCESS;
 }
 
 gk_status gk_set_cpu_share(gk_context ctx, int enabled) {
-  resolve_context(ctx).cpu_share = enabled != 0;
+  resolve_context(ctx).host_gemm.cpu_share = enabled != 0;
   return GK_SUCCESS;
 }
 

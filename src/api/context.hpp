@@ -5,12 +5,12 @@
 #pragma once
 
 #include "base/device.hpp"
-#include "ooc/cpu_share.hpp"
-#include "ooc/executor.hpp"
+#include "base/problem.hpp"
 
 #include <gemmkit/gemmkit.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,13 +40,9 @@ struct gk_context_st {
   gemmkit::DeviceWorkspace workspace;
 
   /// Host-resident GEMM options (gk_set_host_gemm_devices and the setters after it).
-  std::vector<int> host_gemm_devices;  ///< empty: the context's device
-  int host_gemm_pipeline = 4;
-  gk_host_memory host_memory = GK_HOST_MEMORY_AUTO;
-  bool cpu_share = false;
-  gemmkit::ooc::ShareState cpu_share_state;  ///< the rates the CPU/GPU split follows, measured call by call
-  /// Its device arenas and pinned rings, kept between calls (allocated on first use).
-  gemmkit::ooc::ExecutorCachePtr host_gemm_buffers;
+  gemmkit::HostGemmSettings host_gemm;
+  /// What the host-resident variants keep between calls (their buffers, the CPU share's rates).
+  std::unique_ptr<gemmkit::VariantState> host_gemm_state;
 };
 
 namespace gemmkit {

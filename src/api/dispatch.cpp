@@ -6,8 +6,6 @@
 #include "base/device.hpp"
 #include "cpu/scale_c.hpp"
 #include "cuda/scale_c_device.hpp"
-#include "ooc/cpu_share.hpp"
-#include "ooc/executor.hpp"
 #include "registry/registry.hpp"
 #include "variants/variants.hpp"
 
@@ -49,6 +47,14 @@ gk_status choose_backend(gk_context_st& ctx, GemmArguments const& args, bool rea
   return GK_SUCCESS;
 }
 
+/// Which host-operand variants the backend policy allows: under GK_BACKEND_CPU none that computes
+/// on the GPUs, under GK_BACKEND_GPU only those (the table's last rows take any size then).
+HostCompute host_compute(gk_context_st const& ctx) {
+  return ctx.backend == GK_BACKEND_CPU ? HostCompute::kCpuOnly
+         : ctx.backend == GK_BACKEND_GPU ? HostCompute::kGpuOnly
+                                         : HostCompute::kAny;
+}
+
 /// The selection table's pick for a problem on `backend`; on the GPU, for the context's device (its
 /// compute capability and multiprocessor count) and within its memory budget (a variant whose
 /// workspace would not fit is passed over for the next rule).
@@ -56,17 +62,32 @@ GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem cons
                                       std::size_t workspace_limit) {
   bool const gpu = backend == Platform::kCuda;
   return variant_registry().select(problem, backend, gpu ? compute_capability(ctx.device) : 0,
-                                     gpu ? multiprocessor_count(ctx.device) : 0, gpu ? workspace_limit : 0);
+                                   gpu ? multiprocessor_count(ctx.device) : 0, gpu ? workspace_limit : 0,
+                                   host_compute(ctx));
 }
 
 GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem const& problem, Platform backend) {
   return select_for_context(ctx, problem, backend, ctx.device_memory_budget);
 }
 
-gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform backend, GemmVariant const** out) {
+/// The variant for a problem: the forced one, else the selection table's. A forced CUDA kernel on
+/// host operands runs inside the host-resident variant, on its blocks (`device_kernel`).
+gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform backend, GemmVariant const** out,
+                       GemmVariant const** device_kernel) {
+  *device_kernel = nullptr;
   if (!ctx.forced_variant.empty()) {
     GemmVariant const* v = ctx.forced_variant_found;
     if (v == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "no registered variant named '" + ctx.forced_variant + "'");
+    if (backend == Platform::kCpu && v->info().backend == Platform::kCuda && v->info().dtype == problem.dtype &&
+        ctx.backend != GK_BACKEND_CPU) {
+      GemmVariant const* pipeline =
+          variant_registry().select(problem, Platform::kCpu, 0, 0, 0, HostCompute::kGpuOnly);
+      if (pipeline != nullptr) {
+        *device_kernel = v;
+        *out = pipeline;
+        return GK_SUCCESS;
+      }
+    }
     if (v->info().backend != backend || v->info().dtype != problem.dtype) {
       return fail(ctx, GK_NOT_SUPPORTED,
                   "forced variant '" + ctx.forced_variant + "' is for " + to_string(v->info().backend) + "/" +
@@ -89,52 +110,6 @@ gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform 
   return GK_SUCCESS;
 }
 
-/// True when a host-pointer problem runs on the GPU(s) through the host-resident pipeline: a GPU is
-/// usable, the policy allows it, no CPU variant is forced, and the GPU policy asks for it or the
-/// problem is large enough for the transfers to hide behind the compute.
-bool wants_host_resident(gk_context_st const& ctx, GemmProblem const& p) {
-  if (ctx.backend == GK_BACKEND_CPU || p.batch != 1 || p.pointer_array || device_count() == 0) return false;
-  if (ctx.forced_variant_found != nullptr && ctx.forced_variant_found->info().backend != Platform::kCuda) return false;
-  return ctx.backend == GK_BACKEND_GPU || double(p.m) * double(p.n) * double(p.k) >= ooc::kMinWorkForDevice;
-}
-
-/// The host-resident GEMM with the context's options (k > 0, alpha != 0, host pointers).
-gk_status run_host_resident(gk_context_st& ctx, GemmArguments const& args) {
-  ooc::ExecutorOptions options;
-  options.devices = ctx.host_gemm_devices.empty() ? std::vector<int>{ctx.device} : ctx.host_gemm_devices;
-  options.device_budget = ctx.device_memory_budget;
-  options.level = ooc::PipelineLevel(ctx.host_gemm_pipeline);
-  options.host_memory = ctx.host_memory == GK_HOST_MEMORY_PINNED     ? ooc::HostMemory::kPinned
-                        : ctx.host_memory == GK_HOST_MEMORY_PAGEABLE ? ooc::HostMemory::kPageable
-                                                                     : ooc::HostMemory::kAuto;
-  if (GemmVariant const* forced = ctx.forced_variant_found; forced != nullptr) {
-    if (forced->info().dtype != args.problem.dtype) {
-      return fail(ctx, GK_NOT_SUPPORTED,
-                  "forced variant '" + ctx.forced_variant + "' is for " + to_string(forced->info().dtype) +
-                      ", the call needs " + to_string(args.problem.dtype));
-    }
-    options.forced_kernel = forced;
-  } else if (!ctx.forced_variant.empty()) {
-    return fail(ctx, GK_INVALID_ARGUMENT, "no registered variant named '" + ctx.forced_variant + "'");
-  }
-  if (!ctx.host_gemm_buffers) ctx.host_gemm_buffers = ooc::make_executor_cache();
-  std::string error;
-  ooc::ExecutionReport report;
-  gk_status const s =
-      ctx.cpu_share ? ooc::execute_with_cpu_share(args, options, ctx.host_gemm_buffers.get(), &ctx.cpu_share_state,
-                                                  &error, &report)
-                    : ooc::execute(args, options, ctx.host_gemm_buffers.get(), &error, &report);
-  if (s != GK_SUCCESS) return fail(ctx, s, "host-resident GEMM: " + error);
-  if (ctx.verbosity >= 2) {
-    note(ctx, 2, "host-resident GEMM on ", std::to_string(options.devices.size()), " device(s), level ",
-         std::to_string(ctx.host_gemm_pipeline), ", kernel ", report.kernel, ", CPU columns ",
-         std::to_string(report.cpu_columns), ctx.cpu_share ? " (" + report.cpu_share_note + ")" : std::string(), ": ",
-         report.plan.describe(0));
-  }
-  ctx.last_variant = "host_resident_gpu";
-  return GK_SUCCESS;
-}
-
 /// Problem `i` of a pointer-array batch as a single problem.
 GemmArguments single_problem(GemmArguments const& args, std::int64_t i) {
   GemmArguments one = args;
@@ -147,10 +122,21 @@ GemmArguments single_problem(GemmArguments const& args, std::int64_t i) {
 }
 
 /// The variant's lifecycle after selection: initialize, a workspace (host, or the context's
-/// stream-ordered device workspace within the memory budget), run.
+/// stream-ordered device workspace within the memory budget), run. A variant that runs host
+/// operands on the GPUs also gets the context's pipeline settings and state slot.
 gk_status run_variant(gk_context_st& ctx, GemmVariant const& variant, GemmArguments const& args, Platform backend,
-                      ExecutionContext const& exec) {
+                      ExecutionContext exec, GemmVariant const* device_kernel = nullptr) {
   GemmProblem const& p = args.problem;
+  HostGemmSettings host_gemm;
+  std::string detail;
+  if (variant.info().stages_host_operands) {
+    host_gemm = ctx.host_gemm;
+    host_gemm.device_budget = ctx.device_memory_budget;
+    host_gemm.device_kernel = device_kernel;
+    exec.host_gemm = &host_gemm;
+    exec.state = &ctx.host_gemm_state;
+    exec.detail = &detail;
+  }
   if (gk_status s = variant.initialize(exec); s != GK_SUCCESS) {
     return fail(ctx, s, "variant '" + variant.info().id + "' failed to initialize");
   }
@@ -187,9 +173,11 @@ gk_status run_variant(gk_context_st& ctx, GemmVariant const& variant, GemmArgume
   gk_status const s = variant.run(args, workspace, exec);
   if (backend == Platform::kCuda && workspace != nullptr) return_workspace(device_workspace, exec);
   if (s != GK_SUCCESS) {
+    if (!detail.empty()) return fail(ctx, s, variant.info().id + ": " + detail);
     if (ctx.last_error.empty()) return fail(ctx, s, "variant '" + variant.info().id + "' failed");
     return s;
   }
+  if (!detail.empty()) note(ctx, 2, variant.info().id, " on ", detail);
   ctx.last_variant = variant.info().id.c_str();
   return GK_SUCCESS;
 }
@@ -210,9 +198,8 @@ gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, 
     {
       Platform backend{};
       if (gk_status s = choose_backend(ctx, first, reads_ab, &backend); s != GK_SUCCESS) return s;
-      // Host matrices the GPU pipeline takes go problem by problem, below.
-      bool const host_resident = backend == Platform::kCpu && wants_host_resident(ctx, first.problem);
-      if (GemmVariant const* v = host_resident ? nullptr : select_for_context(ctx, p, backend); v != nullptr) {
+      // Host matrices the GPU pipeline takes (it runs single problems) go problem by problem, below.
+      if (GemmVariant const* v = select_for_context(ctx, p, backend); v != nullptr) {
         ExecutionContext const exec = execution_context(ctx, call.overlaps_previous_kernel);
         if (backend == Platform::kCuda) {
           if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
@@ -321,13 +308,12 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const
     return GK_SUCCESS;
   }
 
-  if (backend == Platform::kCpu && wants_host_resident(ctx, p)) return run_host_resident(ctx, args);
-
   GemmVariant const* variant = nullptr;
-  if (gk_status s = pick_variant(ctx, p, backend, &variant); s != GK_SUCCESS) return s;
+  GemmVariant const* device_kernel = nullptr;
+  if (gk_status s = pick_variant(ctx, p, backend, &variant, &device_kernel); s != GK_SUCCESS) return s;
   note(ctx, 2, "variant ", variant->info().id);
 
-  return run_variant(ctx, *variant, args, backend, exec);
+  return run_variant(ctx, *variant, args, backend, exec, device_kernel);
 }
 
 }  // namespace gemmkit

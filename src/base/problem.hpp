@@ -5,8 +5,11 @@
 
 #include <gemmkit/gemmkit.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace gemmkit {
 
@@ -62,6 +65,27 @@ struct GemmArguments {
   void* C = nullptr;
 };
 
+class GemmVariant;
+
+/// What a variant keeps on the calling context between calls (device buffers and pinned rings
+/// that cost milliseconds to obtain, rates measured call by call): made by the variant on first
+/// use, freed with the context.
+class VariantState {
+ public:
+  virtual ~VariantState() = default;
+};
+
+/// The context's settings for a variant that takes host operands and computes on the GPUs (the
+/// host-resident GEMM): gk_set_host_gemm_devices and the setters after it.
+struct HostGemmSettings {
+  std::vector<int> devices;      ///< one pipeline worker per entry; empty: the context's device
+  std::size_t device_budget = 0; ///< bytes per worker; 0 = most of what the device has free
+  int pipeline_level = 4;
+  gk_host_memory host_memory = GK_HOST_MEMORY_AUTO;
+  bool cpu_share = false;
+  GemmVariant const* device_kernel = nullptr;  ///< a forced CUDA variant for the blocks; nullptr: the table's
+};
+
 /// Where a variant runs: the CUDA stream (cudaStream_t) and device, unused on the CPU.
 struct ExecutionContext {
   void* stream = nullptr;
@@ -70,6 +94,9 @@ struct ExecutionContext {
   /// problems this one does not touch, drains (programmatic dependent launch): a grouped call's
   /// second and later groups.
   bool overlaps_previous_kernel = false;
+  HostGemmSettings const* host_gemm = nullptr;   ///< set for variants with VariantInfo::stages_host_operands
+  std::unique_ptr<VariantState>* state = nullptr;  ///< the context's slot for such a variant's state
+  std::string* detail = nullptr;  ///< when set (verbosity 2), the variant says here what it did
 };
 
 }  // namespace gemmkit

@@ -6,7 +6,6 @@
 
 #include "cpu/cpu_blas.hpp"
 #include "registry/registry.hpp"
-#include "variants/variants.hpp"
 
 #include <cblas.h>
 
@@ -113,6 +112,10 @@ gk_status execute_with_cpu_share(GemmArguments const& args, ExecutorOptions cons
                                  ShareState* state, std::string* error, ExecutionReport* report) {
   using Clock = std::chrono::steady_clock;
   GemmProblem const& p = args.problem;
+  if (options.kernels == nullptr) {
+    *error = "no kernel registry for the host-resident GEMM";
+    return GK_INTERNAL_ERROR;
+  }
   bool const fixed = options.cpu_fraction > 0;
   int const cores = int(std::max(1u, std::thread::hardware_concurrency()));
   int const pipeline_threads = pipeline_host_threads(args, options);
@@ -157,7 +160,8 @@ gk_status execute_with_cpu_share(GemmArguments const& args, ExecutorOptions cons
   gpu.problem.n = gpu_cols;
 
   bool const cpu_runs = cpu_cols > 0 || probe;
-  GemmVariant const* cpu_variant = cpu_runs ? variant_registry().select(cpu.problem, Platform::kCpu) : nullptr;
+  GemmVariant const* cpu_variant =
+      cpu_runs ? options.kernels->select(cpu.problem, Platform::kCpu, 0, 0, 0, HostCompute::kCpuOnly) : nullptr;
   if (cpu_runs && cpu_variant == nullptr) {
     *error = std::string("no CPU variant for the CPU share (") + to_string(p.dtype) + ")";
     return GK_NOT_SUPPORTED;

@@ -10,7 +10,6 @@
 #include "ooc/block_queue.hpp"
 #include "ooc/device_layout.hpp"
 #include "registry/registry.hpp"
-#include "variants/variants.hpp"
 
 #include <cuda_runtime.h>
 
@@ -699,7 +698,7 @@ class Worker {
         return false;
       }
       if (v == nullptr) {
-        v = variant_registry().select(kp, Platform::kCuda, cc, multiprocessor_count(device_), workspace_limit);
+        v = job_.options.kernels->select(kp, Platform::kCuda, cc, multiprocessor_count(device_), workspace_limit);
       }
       if (v == nullptr) {
         job_.failure.raise(GK_NOT_SUPPORTED, std::string("no registered CUDA ") + to_string(kp.dtype) +
@@ -992,6 +991,7 @@ gk_status execute(GemmArguments const& args, ExecutorOptions const& options, Exe
   if (p.batch != 1 || p.pointer_array || p.m <= 0 || p.n <= 0 || p.k <= 0) {
     return fail(GK_INTERNAL_ERROR, "the host-resident executor runs single problems with m, n, k > 0");
   }
+  if (options.kernels == nullptr) return fail(GK_INTERNAL_ERROR, "no kernel registry for the host-resident GEMM");
   if (options.devices.empty()) return fail(GK_INVALID_ARGUMENT, "no devices to run the host-resident GEMM on");
   int const count = device_count();
   for (int d : options.devices) {

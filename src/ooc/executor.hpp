@@ -19,19 +19,10 @@
 
 namespace gemmkit {
 class GemmVariant;
+class Registry;
 }
 
 namespace gemmkit::ooc {
-
-/// Host calls with host pointers go to the GPU pipeline from this much work (m*n*k) on. Measured on
-/// the H100 host, 2026-11-23: level 4, warm calls, against OpenBLAS on all 16 cores with its AVX-512 core, per call,
-///   n = 512:  GPU 0.25 ms pinned, 1.60 ms pageable; CPU 0.88 ms
-///   n = 1024: GPU 0.59 ms pinned, 2.23 ms pageable; CPU 4.74 ms
-///   n = 2048: GPU 1.87 ms pinned, 4.09 ms pageable; CPU 35.7 ms
-/// From 1024^3 the GPU is ahead for either memory kind (2.1x pageable); at 512^3 staging pageable
-/// operands costs more than the CPU takes. With OpenBLAS's SSE fallback core the CPU is 5x slower
-/// still, so the threshold only errs towards the CPU.
-inline constexpr double kMinWorkForDevice = 1024.0 * 1024.0 * 1024.0;
 
 /// The seed's pipeline levels; each includes the previous one's gains.
 enum class PipelineLevel {
@@ -59,6 +50,7 @@ struct TimelineEvent {
 };
 
 struct ExecutorOptions {
+  Registry const* kernels = nullptr;  ///< where the blocks' CUDA kernels (and the CPU share's BLAS) are selected; required
   std::vector<int> devices{0};   ///< one worker per entry; an entry may repeat (two workers on one device)
   std::size_t device_budget = 0; ///< bytes per worker; 0 = most of what the device has free
   PipelineLevel level = PipelineLevel::kDeviceC;

@@ -37,6 +37,9 @@ struct VariantInfo {
   std::string summary;   ///< one line for `gemmkit-bench list`
   bool pointer_array = false;  ///< runs pointer-array problems (GemmProblem::pointer_array) in one call
   TileGeometry tiles{};        ///< for the selection table's wave rule
+  /// Takes host operands (backend kCpu) but computes on the GPUs: the host-resident GEMM. The
+  /// backend policy GK_BACKEND_CPU passes it over; GK_BACKEND_GPU takes nothing else for host operands.
+  bool stages_host_operands = false;
 };
 
 /// Lifecycle (docs/kernel-contracts.md): can_implement -> workspace_bytes -> initialize -> run. Implementations

@@ -41,13 +41,16 @@ GemmVariant const* Registry::find(std::string_view id) const {
 }
 
 GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend, int compute_capability,
-                                    int multiprocessors, std::size_t workspace_limit) const {
+                                    int multiprocessors, std::size_t workspace_limit, HostCompute host_compute) const {
   for (std::size_t i = 0; i < rules_.size(); ++i) {
     SelectionRule const& rule = rules_[i];
     if (rule.backend != backend || rule.dtype != problem.dtype || !rule.admits(problem)) continue;
     GemmVariant const* v = rule_variants_[i];
     if (v == nullptr || (problem.pointer_array && !v->info().pointer_array)) continue;
     if (compute_capability != 0 && v->info().min_sm > compute_capability) continue;
+    if (host_compute != HostCompute::kAny && v->info().stages_host_operands != (host_compute == HostCompute::kGpuOnly)) {
+      continue;
+    }
     if (rule.min_wave_eff != 0 && wave_efficiency(v->info().tiles, problem, multiprocessors) < rule.min_wave_eff) continue;
     if (v->can_implement(problem) != GK_SUCCESS) continue;
     if (workspace_limit != 0 && v->workspace_bytes(problem) > workspace_limit) continue;
@@ -82,6 +85,7 @@ double wave_efficiency(TileGeometry const& tiles, GemmProblem const& p, int mult
 
 bool SelectionRule::admits(GemmProblem const& p) const {
   double const work = double(p.m) * double(p.n) * double(p.k) * double(p.batch);
+  if (min_work != 0 && work < min_work) return false;
   if (max_work != 0 && work > max_work) return false;
   if (max_mn != 0 && double(p.m) * double(p.n) > max_mn) return false;
   if (trans != "*" && (trans[0] == 't') != is_transposed(p.trans_a)) return false;
@@ -131,8 +135,8 @@ std::vector<SelectionRule> parse_selection_table(std::string_view csv) {
         }
       }
       for (std::string const& c : columns) {
-        if (c != "backend" && c != "dtype" && c != "variant" && c != "max_work" && c != "max_mn" && c != "min_k" &&
-            c != "max_k" && c != "min_side" && c != "min_wave_eff" && c != "aligned" && c != "trans") {
+        if (c != "backend" && c != "dtype" && c != "variant" && c != "min_work" && c != "max_work" && c != "max_mn" &&
+            c != "min_k" && c != "max_k" && c != "min_side" && c != "min_wave_eff" && c != "aligned" && c != "trans") {
           throw bad("unknown column '" + c + "'");
         }
       }
@@ -155,6 +159,8 @@ std::vector<SelectionRule> parse_selection_table(std::string_view csv) {
       } else if (c == "variant") {
         if (f[i].empty()) throw bad("variant id is empty");
         rule.variant_id = f[i];
+      } else if (c == "min_work") {
+        rule.min_work = bound(f[i], "min_work");
       } else if (c == "max_work") {
         rule.max_work = bound(f[i], "max_work");
       } else if (c == "max_mn") {

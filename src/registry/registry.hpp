@@ -21,6 +21,7 @@ enum class Alignment { kAny, kAligned, kMisaligned };
 struct SelectionRule {
   Platform backend;
   Dtype dtype;
+  double min_work = 0;  ///< m*n*k*batch at least
   double max_work = 0;  ///< m*n*k*batch at most
   double max_mn = 0;    ///< m*n at most
   double min_k = 0;     ///< k at least
@@ -34,6 +35,10 @@ struct SelectionRule {
   bool admits(GemmProblem const& problem) const;
 };
 
+/// Which host-operand variants a selection may pick (the backend policy's say): any, only those
+/// computing on the CPU, or only those computing on the GPUs (VariantInfo::stages_host_operands).
+enum class HostCompute { kAny, kCpuOnly, kGpuOnly };
+
 class Registry {
  public:
   std::vector<GemmVariant const*> variants() const;
@@ -42,9 +47,11 @@ class Registry {
   /// With a compute capability (major*10+minor), rules whose variant needs more are passed over,
   /// so GPUs without FP64 tensor cores fall through to the SIMT rows; with a multiprocessor count,
   /// rules whose variant would leave more of its last wave empty than min_wave_eff allows; with a
-  /// workspace limit (bytes), rules whose variant needs a larger workspace for this problem.
+  /// workspace limit (bytes), rules whose variant needs a larger workspace for this problem; for
+  /// host operands, the variants `host_compute` allows.
   GemmVariant const* select(GemmProblem const& problem, Platform backend, int compute_capability = 0,
-                            int multiprocessors = 0, std::size_t workspace_limit = 0) const;
+                            int multiprocessors = 0, std::size_t workspace_limit = 0,
+                            HostCompute host_compute = HostCompute::kAny) const;
   std::vector<SelectionRule> const& rules() const { return rules_; }
 
   void add(std::unique_ptr<GemmVariant> variant);
@@ -60,7 +67,7 @@ class Registry {
 };
 
 /// Parses the CSV selection table. The header line names the columns: backend, dtype and variant
-/// are required; max_work, max_mn, min_k, min_wave_eff (numbers or *), aligned (yes, no or *) and
+/// are required; min_work, max_work, max_mn, min_k, min_wave_eff (numbers or *), aligned (yes, no or *) and
 /// trans are optional.
 /// Throws std::invalid_argument naming the line on a malformed header or row.
 std::vector<SelectionRule> parse_selection_table(std::string_view csv);

@@ -12,8 +12,9 @@ namespace gemmkit {
 Registry const& variant_registry();
 
 /// What each kernel family adds (cpu_variants.cpp, cuda_variants.cpp; the CUDA one adds nothing in a
-/// build without CUDA).
+/// build without CUDA; host_resident.cpp: the pipeline over the registry it is added to).
 void register_cpu_variants(Registry& registry);
 void register_cuda_variants(Registry& registry);
+void register_host_resident_variants(Registry& registry);
 
 }  // namespace gemmkit

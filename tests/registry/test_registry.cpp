@@ -300,8 +300,9 @@ TEST(Registry, VariantsRefuseTheOtherDtype) {
   for (GemmVariant const* v : variant_registry().variants()) {
     Dtype const other = v->info().dtype == Dtype::kF64 ? Dtype::kF32 : Dtype::kF64;
     EXPECT_EQ(v->can_implement(make_problem(other, GK_OP_N, GK_OP_N, 8, 8, 8)), GK_NOT_SUPPORTED) << v->info().id;
-    EXPECT_EQ(v->can_implement(make_problem(v->info().dtype, GK_OP_N, GK_OP_N, 8, 8, 8)), GK_SUCCESS)
-        << v->info().id;
+    // The host-resident variants also need a GPU.
+    gk_status const own = v->info().stages_host_operands && !gk_gpu_available() ? GK_NOT_SUPPORTED : GK_SUCCESS;
+    EXPECT_EQ(v->can_implement(make_problem(v->info().dtype, GK_OP_N, GK_OP_N, 8, 8, 8)), own) << v->info().id;
   }
 }
 
@@ -343,6 +344,41 @@ TEST(RegistrySelect, FirstAdmittingRunnableRuleWins) {
   EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_any");
   p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 9, 2, 2);  // small work, but dgemm_small cannot run m = 9
   EXPECT_EQ(r.select(p, Platform::kCpu)->info().id, "dgemm_any");
+}
+
+TEST(RegistrySelect, MinWorkBoundsTheRuleFromBelow) {
+  Registry r;
+  r.add(toy_variant("dgemm_large", 1 << 30));
+  r.add(toy_variant("dgemm_any", 1 << 30));
+  r.set_rules(parse_selection_table(
+      "backend,dtype,min_work,variant\n"
+      "cpu,f64,1000,dgemm_large\n"
+      "cpu,f64,*,dgemm_any\n"));
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 10, 10, 10), Platform::kCpu)->info().id, "dgemm_large");
+  EXPECT_EQ(r.select(make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 10, 10, 9), Platform::kCpu)->info().id, "dgemm_any");
+}
+
+/// The backend policy's filter: variants that take host operands but compute on the GPUs are passed
+/// over under kCpuOnly and are the only ones under kGpuOnly.
+TEST(RegistrySelect, HostComputeFiltersVariantsThatStageHostOperands) {
+  Registry r;
+  VariantInfo staged{"dgemm_staged", Dtype::kF64, Platform::kCpu, VariantKind::kProduction, 0, "toy"};
+  staged.stages_host_operands = true;
+  r.add(std::make_unique<FunctionVariant>(
+      staged, [](GemmProblem const&) { return true; },
+      [](GemmArguments const&, void*, ExecutionContext const&) { return GK_SUCCESS; }));
+  r.add(toy_variant("dgemm_cpu", 1 << 30));
+  r.set_rules(parse_selection_table(
+      "backend,dtype,min_work,variant\n"
+      "cpu,f64,1000,dgemm_staged\n"
+      "cpu,f64,*,dgemm_cpu\n"
+      "cpu,f64,*,dgemm_staged\n"));
+  auto const large = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 10, 10, 10);
+  auto const small = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 2, 2, 2);
+  EXPECT_EQ(r.select(large, Platform::kCpu)->info().id, "dgemm_staged");
+  EXPECT_EQ(r.select(small, Platform::kCpu)->info().id, "dgemm_cpu");
+  EXPECT_EQ(r.select(large, Platform::kCpu, 0, 0, 0, HostCompute::kCpuOnly)->info().id, "dgemm_cpu");
+  EXPECT_EQ(r.select(small, Platform::kCpu, 0, 0, 0, HostCompute::kGpuOnly)->info().id, "dgemm_staged");
 }
 
 TEST(RegistrySelect, ShapeAndAlignmentColumnsBoundTheRule) {
