@@ -1,10 +1,12 @@
 /*! \file
-    \brief cuBLAS registered as the GPU peer: cublas?gemm_64 and the strided-batched form.
+    \brief cuBLAS registered as the GPU peer: cublas?gemm_64 and the strided-batched form, and
+    cublas?gemmBatched on device pointer arrays.
 */
 #include "variants/cublas_peer.hpp"
 
 #include <cublas_v2.h>
 
+#include <climits>
 #include <map>
 
 namespace gemmkit {
@@ -54,6 +56,39 @@ gk_status run_cublas(GemmArguments const& args, ExecutionContext const& exec) {
   return status == CUBLAS_STATUS_SUCCESS ? GK_SUCCESS : GK_CUDA_ERROR;
 }
 
+/// cublas?gemmBatched over device pointer arrays, with int sizes as `gemmkit-bench batched` has
+/// always called it; a problem that is not a pointer-array batch (one of a host-array batch) runs
+/// as run_cublas does.
+template <typename T>
+gk_status run_cublas_pointer_array(GemmArguments const& args, ExecutionContext const& exec) {
+  if (!args.problem.pointer_array) return run_cublas<T>(args, exec);
+  cublasHandle_t handle = handle_for(exec.device);
+  if (handle == nullptr) return GK_CUDA_ERROR;
+  if (cublasSetStream(handle, static_cast<cudaStream_t>(exec.stream)) != CUBLAS_STATUS_SUCCESS) return GK_CUDA_ERROR;
+  GemmProblem const& p = args.problem;
+  T const alpha = T(args.alpha), beta = T(args.beta);
+  auto const* A = static_cast<T const* const*>(args.A);
+  auto const* B = static_cast<T const* const*>(args.B);
+  auto* const* C = static_cast<T* const*>(args.C);
+  cublasStatus_t status;
+  if constexpr (sizeof(T) == 8) {
+    status = cublasDgemmBatched(handle, to_cublas(p.trans_a), to_cublas(p.trans_b), int(p.m), int(p.n), int(p.k), &alpha,
+                                A, int(p.lda), B, int(p.ldb), &beta, C, int(p.ldc), int(p.batch));
+  } else {
+    status = cublasSgemmBatched(handle, to_cublas(p.trans_a), to_cublas(p.trans_b), int(p.m), int(p.n), int(p.k), &alpha,
+                                A, int(p.lda), B, int(p.ldb), &beta, C, int(p.ldc), int(p.batch));
+  }
+  return status == CUBLAS_STATUS_SUCCESS ? GK_SUCCESS : GK_CUDA_ERROR;
+}
+
+/// Device pointer arrays whose counts and sizes fit cuBLAS's int arguments, or any other problem.
+bool fits_pointer_array_call(GemmProblem const& p) {
+  constexpr std::int64_t kMax = INT_MAX;
+  if (!p.pointer_array) return true;
+  return p.arrays_on_device && p.batch <= kMax && p.m <= kMax && p.n <= kMax && p.k <= kMax &&
+         p.lda <= kMax && p.ldb <= kMax && p.ldc <= kMax;
+}
+
 }  // namespace
 
 void register_cublas_variants(Registry& registry) {
@@ -66,6 +101,15 @@ void register_cublas_variants(Registry& registry) {
   };
   add("cublas_dgemm", Dtype::kF64, run_cublas<double>);
   add("cublas_sgemm", Dtype::kF32, run_cublas<float>);
+  auto add_pointer_array = [&](char const* id, Dtype dtype, auto run) {
+    VariantInfo info{id, dtype, Platform::kCuda, VariantKind::kPeer, 50, "cuBLAS cublas?gemmBatched on device pointer arrays"};
+    info.pointer_array = true;
+    registry.add(std::make_unique<FunctionVariant>(
+        std::move(info), fits_pointer_array_call,
+        [run](GemmArguments const& a, void*, ExecutionContext const& e) { return run(a, e); }));
+  };
+  add_pointer_array("cublas_dgemm_pointer_array", Dtype::kF64, run_cublas_pointer_array<double>);
+  add_pointer_array("cublas_sgemm_pointer_array", Dtype::kF32, run_cublas_pointer_array<float>);
 }
 
 }  // namespace gemmkit

@@ -264,9 +264,13 @@ class GemmkitGpuImpl : public BatchedImpl {
     }
     return {};
   }
+  /// Forces the registered variant `forced` names (a peer) instead of gemmkit's own pick.
+  void force(ForcedIds forced) { forced_ = std::move(forced); }
   std::string prepare(BatchedOperands const& ops) override {
     ops_ = ops;
-    return outcome(gk_set_variant(ctx_, ops.variant.c_str()));
+    if (forced_.name.empty()) return outcome(gk_set_variant(ctx_, ops.variant.c_str()));
+    if (ops.batch > INT_MAX) return "batch above INT_MAX (cuBLAS takes int counts)";
+    return outcome(gk_set_variant(ctx_, (ops.dtype == Dtype::kF64 ? forced_.f64 : forced_.f32).c_str()));
   }
 
  protected:
@@ -277,14 +281,19 @@ class GemmkitGpuImpl : public BatchedImpl {
   }
 
   gk_context ctx_ = nullptr;
+  ForcedIds forced_;
 };
 
 /// gemmkit's pointer-array call, gk_?gemm_batched, on device pointers: with device arrays
-/// (gemmkit_ptr, as cuBLAS gets them) or host arrays (gemmkit_ptr_host).
+/// (gemmkit_ptr, as cuBLAS gets them) or host arrays (gemmkit_ptr_host). Forced to cuBLAS's
+/// registered pointer-array variant it is the peer cublas_ptr.
 class GemmkitPointerArray final : public GemmkitGpuImpl {
  public:
   GemmkitPointerArray(CaseArrays const* arrays, bool host_arrays) : arrays_(arrays), host_arrays_(host_arrays) {}
-  std::string name() const override { return host_arrays_ ? "gemmkit_ptr_host" : "gemmkit_ptr"; }
+  std::string name() const override {
+    if (!forced_.name.empty()) return forced_.name;
+    return host_arrays_ ? "gemmkit_ptr_host" : "gemmkit_ptr";
+  }
   std::string run(std::int64_t first, std::int64_t count) override {
     BatchedOperands const& o = ops_;
     PointerArrays const& p = host_arrays_ ? arrays_->host : arrays_->device;
@@ -344,55 +353,6 @@ class GemmkitGrouped final : public GemmkitGpuImpl {
  private:
   GroupedCase const* case_;
   GroupArguments<gk_op, std::int64_t> args_;
-};
-
-/// cuBLAS with its default math mode (no TF32): cublas?gemmStridedBatched over the strided batch,
-/// or cublas?gemmBatched over the device pointer arrays.
-class CublasBatched final : public BatchedImpl {
- public:
-  CublasBatched(cublasHandle_t handle, bool pointer_array, CaseArrays const* arrays)
-      : handle_(handle), pointer_array_(pointer_array), arrays_(arrays) {}
-  std::string name() const override { return pointer_array_ ? "cublas_ptr" : "cublas_strided"; }
-  std::string prepare(BatchedOperands const& ops) override {
-    ops_ = ops;
-    if (ops.batch > INT_MAX) return "batch above INT_MAX (cuBLAS takes int counts)";
-    return {};
-  }
-  std::string run(std::int64_t first, std::int64_t count) override {
-    BatchedOperands const& o = ops_;
-    int const m = int(o.m), n = int(o.n), k = int(o.k), batch = int(count);
-    PointerArrays const& p = arrays_->device;
-    cublasStatus_t const s = with_dtype(o.dtype, [&]<typename T>() {
-      T const alpha = T(o.alpha), beta = T(o.beta);
-      if constexpr (sizeof(T) == 8) {
-        if (pointer_array_) {
-          return cublasDgemmBatched(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, at<T const* const*>(p.a, first),
-                                    m, at<T const* const*>(p.b, first), k, &beta, at<T* const*>(p.c, first), m, batch);
-        }
-        return cublasDgemmStridedBatched(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, o.a<T>(first), m,
-                                         o.stride_a(), o.b<T>(first), k, o.stride_b(), &beta, o.c<T>(first), m,
-                                         o.stride_c(), batch);
-      } else {
-        if (pointer_array_) {
-          return cublasSgemmBatched(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, at<T const* const*>(p.a, first),
-                                    m, at<T const* const*>(p.b, first), k, &beta, at<T* const*>(p.c, first), m, batch);
-        }
-        return cublasSgemmStridedBatched(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, o.a<T>(first), m,
-                                         o.stride_a(), o.b<T>(first), k, o.stride_b(), &beta, o.c<T>(first), m,
-                                         o.stride_c(), batch);
-      }
-    });
-    return cublas_error_text(s, name().c_str());
-  }
-  std::string variant() const override {
-    char const d = ops_.dtype == Dtype::kF64 ? 'D' : 'S';
-    return std::string("cublas") + d + (pointer_array_ ? "gemmBatched" : "gemmStridedBatched");
-  }
-
- private:
-  cublasHandle_t handle_;
-  bool pointer_array_;
-  CaseArrays const* arrays_;
 };
 
 /// cuBLAS's grouped call, cublas?gemmGroupedBatched (CUDA 12.5 on), over the grouped case's device
@@ -585,8 +545,9 @@ std::string BatchedGpuRun::init() {
     contenders_.push_back(std::move(g));
   }
   std::string cublas_unavailable;
-  auto const is_cublas = [](std::string const& peer) { return peer.rfind("cublas", 0) == 0; };
-  if (std::any_of(set_.peers.begin(), set_.peers.end(), is_cublas)) {
+  // A handle for cuBLAS's grouped call only: gemmkit's grouped call runs group by group, so the
+  // registry cannot offer it as one variant; the strided and pointer-array peers are registered.
+  if (std::find(set_.peers.begin(), set_.peers.end(), "cublas_grouped") != set_.peers.end()) {
     cublas_unavailable = cublas_error_text(cublasCreate(&cublas_), "cublasCreate");
     if (cublas_unavailable.empty()) {
       cublas_unavailable = cublas_error_text(cublasSetStream(cublas_, stream_), "cublasSetStream");
@@ -600,9 +561,14 @@ std::string BatchedGpuRun::init() {
       auto impl = std::make_unique<GemmkitPointerArray>(&arrays_, name == "gemmkit_ptr_host");
       c.unavailable = impl->init(set_.verbosity, stream_, set_.device);
       c.impl = std::move(impl);
+    } else if (name == "cublas_ptr") {  // cuBLAS's registered variants, forced through gemmkit's calls
+      auto impl = std::make_unique<GemmkitPointerArray>(&arrays_, false);
+      impl->force({name, "cublas_dgemm_pointer_array", "cublas_sgemm_pointer_array"});
+      c.unavailable = impl->init(set_.verbosity, stream_, set_.device);
+      c.impl = std::move(impl);
     } else {
-      c.unavailable = cublas_unavailable;
-      c.impl = std::make_unique<CublasBatched>(cublas_, name == "cublas_ptr", &arrays_);
+      c.impl = make_gemmkit_batched_gpu(set_.verbosity, stream_, set_.device, &c.unavailable,
+                                        {name, "cublas_dgemm", "cublas_sgemm"});
     }
     contenders_.push_back(std::move(c));
   }

@@ -20,6 +20,11 @@
     arrays of the same pointers, so its time includes what the library does to bring them to the
     device.
 
+    cuBLAS's strided and pointer-array calls are its registered variants (cublas_?gemm,
+    cublas_?gemm_pointer_array), forced by id through the same gemmkit calls, so their times include
+    gemmkit's argument checks as gemmkit's do. Its grouped call is made directly: gemmkit's grouped
+    call runs group by group and cannot hand the whole call to one variant.
+
     The grouped case (--grouped, and the default run) is one grouped call over groups of different
     square and non-square shapes, each an equal share of --bytes, stored packed in common A, B and C
     allocations with device pointer arrays over all problems: gk_?gemm_grouped against

@@ -10,6 +10,8 @@
 
 #include <cblas.h>
 
+#include <climits>
+
 namespace gemmkit::bench {
 
 GemmProblem BatchedOperands::problem() const {
@@ -30,8 +32,11 @@ namespace {
 
 class GemmkitBatched final : public BatchedImpl {
  public:
-  /// peer: "" for gemmkit itself, else the library whose registered peer variant is forced.
-  explicit GemmkitBatched(std::string peer = {}) : peer_(std::move(peer)) {}
+  /// gemmkit itself (the selection table's pick, or --variants), or with ids: the contender `name`
+  /// whose registered variant (id_f64 or id_f32 by the operands' dtype) is forced.
+  GemmkitBatched() = default;
+  GemmkitBatched(std::string name, std::string id_f64, std::string id_f32)
+      : name_(std::move(name)), id_f64_(std::move(id_f64)), id_f32_(std::move(id_f32)) {}
   ~GemmkitBatched() override {
     if (ctx_ != nullptr) gk_destroy(ctx_);
   }
@@ -45,13 +50,15 @@ class GemmkitBatched final : public BatchedImpl {
     }
     return {};
   }
-  std::string name() const override { return peer_.empty() ? "gemmkit" : peer_; }
+  std::string name() const override { return name_; }
   std::string prepare(BatchedOperands const& ops) override {
     BatchedImpl::prepare(ops);
     // LIBXSMM's dispatch has kernels for alpha = 1 and beta 0 or 1 only; Eigen's products alpha = 1.
-    if ((peer_ == "libxsmm" || peer_ == "eigen") && ops.alpha != 1.0) return peer_ + " takes alpha = 1 only";
-    if (peer_ == "libxsmm" && ops.beta != 0.0 && ops.beta != 1.0) return "LIBXSMM kernels take beta = 0 or 1 only";
-    std::string const id = peer_.empty() ? ops.variant : batched_peer_id(peer_, ops.dtype);
+    if ((name_ == "libxsmm" || name_ == "eigen") && ops.alpha != 1.0) return name_ + " takes alpha = 1 only";
+    if (name_ == "libxsmm" && ops.beta != 0.0 && ops.beta != 1.0) return "LIBXSMM kernels take beta = 0 or 1 only";
+    if (name_.rfind("cublas", 0) == 0 && ops.batch > INT_MAX) return "batch above INT_MAX (cuBLAS takes int counts)";
+    std::string const& forced = ops.dtype == Dtype::kF64 ? id_f64_ : id_f32_;
+    std::string const& id = id_f64_.empty() ? ops.variant : forced;
     if (gk_status const s = gk_set_variant(ctx_, id.c_str()); s != GK_SUCCESS) return describe("gk_set_variant", s);
     return {};
   }
@@ -79,7 +86,8 @@ class GemmkitBatched final : public BatchedImpl {
            gk_last_error(ctx_);
   }
 
-  std::string peer_;
+  std::string name_ = "gemmkit";
+  std::string id_f64_, id_f32_;
   gk_context ctx_ = nullptr;
 };
 
@@ -90,7 +98,8 @@ std::unique_ptr<BatchedImpl> make_peer(char const* name, char const* missing, st
     *why = missing;
     return nullptr;
   }
-  auto impl = std::make_unique<GemmkitBatched>(name);
+  auto impl = std::make_unique<GemmkitBatched>(name, batched_peer_id(name, Dtype::kF64),
+                                               batched_peer_id(name, Dtype::kF32));
   if (std::string e = impl->init(0, GK_BACKEND_CPU, nullptr, 0); !e.empty()) {
     *why = e;
     return nullptr;
@@ -109,8 +118,10 @@ std::unique_ptr<BatchedImpl> make_gemmkit_batched(int verbosity, std::string* wh
   return impl;
 }
 
-std::unique_ptr<BatchedImpl> make_gemmkit_batched_gpu(int verbosity, void* stream, int device, std::string* why) {
-  auto impl = std::make_unique<GemmkitBatched>();
+std::unique_ptr<BatchedImpl> make_gemmkit_batched_gpu(int verbosity, void* stream, int device, std::string* why,
+                                                      ForcedIds const& forced) {
+  auto impl = forced.name.empty() ? std::make_unique<GemmkitBatched>()
+                                  : std::make_unique<GemmkitBatched>(forced.name, forced.f64, forced.f32);
   if (std::string e = impl->init(verbosity, GK_BACKEND_GPU, stream, device); !e.empty()) {
     *why = e;
     return nullptr;

@@ -85,8 +85,16 @@ void for_each_problem(BatchedOperands const& ops, std::int64_t first, std::int64
 /// gemmkit through its public C API: gk_?gemm_strided_batched on host pointers, CPU backend.
 std::unique_ptr<BatchedImpl> make_gemmkit_batched(int verbosity, std::string* why);
 
-/// The same call on device pointers: GPU backend, on `stream` (a cudaStream_t) of `device`.
-std::unique_ptr<BatchedImpl> make_gemmkit_batched_gpu(int verbosity, void* stream, int device, std::string* why);
+/// A contender that is a registered variant forced by id (a peer), by the operands' dtype.
+struct ForcedIds {
+  std::string name;  ///< the contender's name; "" = gemmkit itself
+  std::string f64, f32;
+};
+
+/// The same call on device pointers: GPU backend, on `stream` (a cudaStream_t) of `device`; with
+/// `forced`, the peer those ids name (cuBLAS strided: cublas_?gemm).
+std::unique_ptr<BatchedImpl> make_gemmkit_batched_gpu(int verbosity, void* stream, int device, std::string* why,
+                                                      ForcedIds const& forced = {});
 
 /// A peer by name, or nullptr with the reason it is not available in this build or on this machine.
 struct PeerFactory {
