@@ -94,6 +94,10 @@ typedef struct gk_cpu_info {
 
 gk_status gk_cpu_info_get(gk_cpu_info* info);
 
+/// The current SM clock (MHz) of the GPU at `pci_bus_id` (cudaDeviceGetPCIBusId's form), read
+/// through NVML when it is installed; GK_NOT_SUPPORTED when it cannot be read.
+gk_status gk_gpu_sm_clock_mhz(const char* pci_bus_id, int* mhz);
+
 /// Why the last failing call of this header on this thread failed ("" after a success).
 const char* gk_introspect_error(void);
 

@@ -4,6 +4,7 @@
 */
 #include <gemmkit/introspect.h>
 
+#include "base/nvml.hpp"
 #include "cpu/cpu_blas.hpp"
 #include "cpu/cpu_features.hpp"
 #include "model/machine.hpp"
@@ -230,6 +231,16 @@ gk_status gk_cpu_info_get(gk_cpu_info* info) {
     info->blas_hint = hint.c_str();
     info->avx2_fma = gemmkit::cpu::cpu_has_avx2_fma() ? 1 : 0;
     info->avx512 = gemmkit::cpu::cpu_has_avx512() ? 1 : 0;
+    return succeed();
+  });
+}
+
+gk_status gk_gpu_sm_clock_mhz(char const* pci_bus_id, int* mhz) {
+  return guarded([&] {
+    if (pci_bus_id == nullptr || mhz == nullptr) return fail(GK_INVALID_ARGUMENT, "pci_bus_id or mhz is NULL");
+    std::optional<int> const clock = gemmkit::nvml::sm_clock_mhz(pci_bus_id);
+    if (!clock) return fail(GK_NOT_SUPPORTED, std::string("no SM clock for ") + pci_bus_id + " (no NVML or no such GPU)");
+    *mhz = *clock;
     return succeed();
   });
 }

@@ -8,10 +8,8 @@ set(tool_dir ${SOURCE_DIR}/tools/gemmkit-bench)
 set(still_internal
   batched_cpu.cpp         # fma_peak, batch_partition: the CPU bound and the partition gemmkit uses
   batched_cpu_tune.cpp    # sweeps the CPU small blockings: candidates are not registered variants yet
-  batched_gpu.cpp         # NVML clocks
   batched_impls.hpp       # base/problem.hpp (the tool's problem, dtype and backend types; as below)
   batched_tune.cpp        # sweeps the GPU small-batched candidates: not registered variants yet
-  gemm_runner.cpp         # NVML clocks
   gemm_runner.hpp         # base/problem.hpp
   ladder.cpp              # the ladder steps' compiled resources and the SIMT model
   ladder.hpp              # the model's machine and kernel-resource types

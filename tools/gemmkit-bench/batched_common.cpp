@@ -334,4 +334,23 @@ void setup_contender(Contender& c, ImplResult& r, BatchedOperands const& ops, do
   r.variant = c.impl->variant();
 }
 
+void count_outcome(BatchedSummary* summary, std::vector<ImplResult> const& results, bool error) {
+  ImplResult const& gk = results.front();
+  ++summary->rows;
+  if (gk.status == RunStatus::kError || error) ++summary->errors;
+  if (gk.status == RunStatus::kSkipped) ++summary->skipped;
+  if (gk.status == RunStatus::kOk) {
+    switch (gk.check.verdict) {
+      case Verdict::kPassed: ++summary->verify_passed; break;
+      case Verdict::kFailed: ++summary->verify_failed; break;
+      case Verdict::kSkipped: ++summary->verify_skipped; break;
+    }
+  }
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    if (results[i].status == RunStatus::kOk && results[i].check.verdict == Verdict::kFailed) {
+      ++summary->peer_verify_failed;
+    }
+  }
+}
+
 }  // namespace gemmkit::bench

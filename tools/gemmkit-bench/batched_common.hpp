@@ -142,6 +142,10 @@ struct ImplResult {
   bool usable_as_peer() const { return measured() && check.verdict != Verdict::kFailed; }
 };
 
+/// Adds one reported case to `summary`: gemmkit's result first in `results`, then the peers';
+/// `error` counts the row as an error besides gemmkit's own (the GPU bound's pass failing).
+void count_outcome(BatchedSummary* summary, std::vector<ImplResult> const& results, bool error = false);
+
 /// One implementation a run measures.
 struct Contender {
   std::unique_ptr<BatchedImpl> impl;

@@ -402,20 +402,7 @@ void BatchedCpuRun::report(BatchedOperands const& ops, int threads, std::vector<
   double const pct = 100 * gk.gflops / bound;
   double const peak = fma_peak(ops.dtype, threads);
 
-  ++summary_.rows;
-  if (gk.status == RunStatus::kError) ++summary_.errors;
-  if (gk.status == RunStatus::kSkipped) ++summary_.skipped;
-  if (gk.status == RunStatus::kOk) {
-    switch (gk.check.verdict) {
-      case Verdict::kPassed: ++summary_.verify_passed; break;
-      case Verdict::kFailed: ++summary_.verify_failed; break;
-      case Verdict::kSkipped: ++summary_.verify_skipped; break;
-    }
-  }
-  for (std::size_t i = 1; i < results.size(); ++i) {
-    bool const failed = results[i].status == RunStatus::kOk && results[i].check.verdict == Verdict::kFailed;
-    if (failed) ++summary_.peer_verify_failed;
-  }
+  count_outcome(&summary_, results);
   digests_.push_back({ops.dtype, threads, case_name({ops.m, ops.n, ops.k, {}}), pct, ratio,
                       100 * peer_gf / bound, bound, peak});
 

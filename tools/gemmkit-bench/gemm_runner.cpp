@@ -8,8 +8,6 @@
 */
 #include "gemm_runner.hpp"
 
-#include "base/nvml.hpp"
-
 #include "machine_info.hpp"
 
 #include <gemmkit/introspect.h>
@@ -407,7 +405,7 @@ void GemmRunner::run_typed(CaseResult& r) {
       side.samples.push_back(batch(side, side.result->calls_per_rep));
 #if GEMMKIT_WITH_CUDA
       if (side.backend == Platform::kCuda && rep + 1 == set.reps) {
-        side.result->sm_clock_mhz = nvml::sm_clock_mhz(pci_bus_id_);
+        side.result->sm_clock_mhz = sm_clock_mhz(pci_bus_id_);
       }
 #endif
     }

@@ -281,4 +281,10 @@ std::string iso_utc_now() {
   return buffer;
 }
 
+std::optional<int> sm_clock_mhz(std::string const& pci_bus_id) {
+  int mhz = 0;
+  if (gk_gpu_sm_clock_mhz(pci_bus_id.c_str(), &mhz) != GK_SUCCESS) return std::nullopt;
+  return mhz;
+}
+
 }  // namespace gemmkit::bench

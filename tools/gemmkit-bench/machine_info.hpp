@@ -69,4 +69,7 @@ void add_run_keys(JsonObject& row, MachineInfo const& machine);
 /// Current time, ISO 8601 UTC ("2026-11-21T16:13:00Z").
 std::string iso_utc_now();
 
+/// The GPU's current SM clock in MHz (gk_gpu_sm_clock_mhz: NVML), or none.
+std::optional<int> sm_clock_mhz(std::string const& pci_bus_id);
+
 }  // namespace gemmkit::bench

@@ -4,8 +4,6 @@
 */
 #include "micro.hpp"
 
-#include "base/nvml.hpp"
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -135,7 +133,7 @@ int run_micro_command(Options const& o) {
     std::printf("\n%s\n", family.title);
     table.print_header();
     std::vector<microbench::Measurement> const rows = family.run(s);
-    std::optional<int> const sm_mhz = nvml::sm_clock_mhz(gpu.pci_bus_id);
+    std::optional<int> const sm_mhz = sm_clock_mhz(gpu.pci_bus_id);
     for (microbench::Measurement const& r : rows) {
       double const value = microbench::median(r.samples);
       std::optional<double> const anchor = design_anchor(r.name, gpu.name);

@@ -4,8 +4,6 @@
 */
 #include "overhead.hpp"
 
-#include "base/nvml.hpp"
-
 #include "table_printer.hpp"
 #include "timing.hpp"
 
@@ -107,7 +105,7 @@ RowResult measure(Row const& row, cudaStream_t stream, OverheadSettings const& s
   r.host_us = summarize(host);
   r.wall_us = summarize(wall);
   if (row.variant) r.variant = row.variant();
-  r.sm_mhz = nvml::sm_clock_mhz(pci_bus_id);
+  r.sm_mhz = sm_clock_mhz(pci_bus_id);
   return r;
 }
 
