@@ -8,19 +8,13 @@ set(tool_dir ${SOURCE_DIR}/tools/gemmkit-bench)
 set(still_internal
   batched_cpu.cpp         # fma_peak, batch_partition: the CPU bound and the partition gemmkit uses
   batched_cpu_tune.cpp    # sweeps the CPU small blockings: candidates are not registered variants yet
-  batched_impls.hpp       # base/problem.hpp (the tool's problem, dtype and backend types; as below)
   batched_tune.cpp        # sweeps the GPU small-batched candidates: not registered variants yet
-  gemm_runner.hpp         # base/problem.hpp
   ladder.cpp              # the ladder steps' compiled resources and the SIMT model
   ladder.hpp              # the model's machine and kernel-resource types
   main.cpp                # `model`: the model's rankings of every tile config; `list`: the selection rules
   micro.cpp               # the device micro-benchmarks
   ooc_bench.cpp           # the host-resident executor's phases and the CPU share
-  ooc_bench.hpp
-  options.hpp             # base/problem.hpp
   overhead.cpp            # driver pointer queries and scale_c, timed on their own
-  verify.cpp              # the higher-precision reference over sampled columns
-  verify.hpp              # base/problem.hpp
 )
 file(GLOB files RELATIVE ${tool_dir} ${tool_dir}/*.hpp ${tool_dir}/*.cpp ${tool_dir}/*.cu ${tool_dir}/*.cuh)
 file(GLOB own RELATIVE ${tool_dir} ${tool_dir}/*.hpp ${tool_dir}/*.cuh)

@@ -10,7 +10,7 @@
 */
 #pragma once
 
-#include "base/problem.hpp"
+#include "bench_problem.hpp"
 
 #include <cstdint>
 #include <functional>

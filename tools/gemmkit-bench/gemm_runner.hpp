@@ -3,7 +3,7 @@
 */
 #pragma once
 
-#include "base/problem.hpp"
+#include "bench_problem.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
 

@@ -9,9 +9,8 @@
 #include "model/kernel_resources.hpp"
 #include "model/ladder_model.hpp"
 #include "model/machine.hpp"
-#include "registry/registry.hpp"
-#include "variants/variants.hpp"
 #include "table_printer.hpp"
+#include "variant_list.hpp"
 #if GEMMKIT_WITH_CUDA
 #include "cuda/gemm/tensorop_model.hpp"
 #include "cuda/ladder/ladder.hpp"
@@ -302,7 +301,6 @@ int run_ladder(Options const& o, RunSettings const& settings, MachineInfo const&
     return 1;
   }
   GemmReporter reporter(suite, machine, o.peak_gflops, json);
-  Registry const& registry = variant_registry();
   for (Dtype dtype : dtypes) {
     // Rows: the known steps in seed 000's order, any other registered ladder variant, then the
     // selection's pick (the public API as is).
@@ -310,11 +308,11 @@ int run_ladder(Options const& o, RunSettings const& settings, MachineInfo const&
     std::map<std::string, std::string> versions;
     for (LadderStep const& step : kSteps) {
       std::string const id = dtype_prefix(dtype) + step.suffix;
-      if (registry.find(id) != nullptr) rows.push_back(id), versions[id] = step.version;
+      gk_variant_info info{};
+      if (gk_variant_find(id.c_str(), &info) == GK_SUCCESS) rows.push_back(id), versions[id] = step.version;
     }
-    for (GemmVariant const* v : registry.variants()) {
-      VariantInfo const& i = v->info();
-      if (i.kind != VariantKind::kLadder || i.backend != Platform::kCuda || i.dtype != dtype) continue;
+    for (gk_variant_info const& i : registered_variants()) {
+      if (i.kind != GK_VARIANT_LADDER || backend_of(i) != Platform::kCuda || dtype_of(i) != dtype) continue;
       if (versions.count(i.id) == 0) rows.push_back(i.id), versions[i.id] = i.id;
     }
     rows.push_back("");

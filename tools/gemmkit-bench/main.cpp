@@ -22,6 +22,7 @@
 #include "registry/registry.hpp"
 #include "variants/variants.hpp"
 #include "table_printer.hpp"
+#include "variant_list.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -35,12 +36,12 @@ namespace gemmkit::bench {
 
 namespace {
 
-char const* kind_name(VariantKind kind) {
+char const* kind_name(gk_variant_kind kind) {
   switch (kind) {
-    case VariantKind::kLadder: return "ladder";
-    case VariantKind::kProduction: return "production";
-    case VariantKind::kPeer: return "peer";
-    case VariantKind::kReference: return "reference";
+    case GK_VARIANT_LADDER: return "ladder";
+    case GK_VARIANT_GEMM: return "production";
+    case GK_VARIANT_PEER: return "peer";
+    case GK_VARIANT_REFERENCE: return "reference";
   }
   return "?";
 }
@@ -117,25 +118,23 @@ std::string open_json(Options const& o, JsonLinesFile* json) {
 }
 
 int run_list() {
-  Registry const& registry = variant_registry();
   bool const gpu = gk_gpu_available() != 0;
   TablePrinter table({{"id", 28, true}, {"dtype", 5, true}, {"backend", 7, true}, {"kind", 10, true},
                       {"min sm", 6}, {"here", 4, true}, {"summary", 48, true}});
   table.print_header();
   int runnable = 0;
-  auto const variants = registry.variants();
-  for (GemmVariant const* v : variants) {
-    VariantInfo const& i = v->info();
-    bool const here = i.backend == Platform::kCpu || gpu;
+  auto const variants = registered_variants();
+  for (gk_variant_info const& i : variants) {
+    bool const here = backend_of(i) == Platform::kCpu || gpu;
     runnable += here ? 1 : 0;
-    table.print_row({i.id, to_string(i.dtype), to_string(i.backend), kind_name(i.kind),
-                     i.backend == Platform::kCuda ? std::to_string(i.min_sm) : "-", here ? "yes" : "no", i.summary});
+    table.print_row({i.id, to_string(dtype_of(i)), to_string(backend_of(i)), kind_name(i.kind),
+                     backend_of(i) == Platform::kCuda ? std::to_string(i.min_sm) : "-", here ? "yes" : "no", i.summary});
   }
   std::printf("\n%zu variants, %d runnable here%s\n", variants.size(), runnable,
               gpu ? "" : " (CUDA variants need a GPU: none found)");
   std::printf("selection table (first matching row wins):\n");
   auto bound = [](double value) { return value == 0 ? std::string("*") : format("%g", value); };
-  for (SelectionRule const& r : registry.rules()) {
+  for (SelectionRule const& r : variant_registry().rules()) {  // the rules: not in the public header yet
     char const* aligned = r.alignment == Alignment::kAny ? "*" : (r.alignment == Alignment::kAligned ? "yes" : "no");
     std::printf("  %-4s %s  work <= %-7s m*n <= %-7s k >= %-5s aligned %-3s trans %-2s -> %s\n", to_string(r.backend),
                 to_string(r.dtype), bound(r.max_work).c_str(), bound(r.max_mn).c_str(), bound(r.min_k).c_str(), aligned,
@@ -306,11 +305,8 @@ int run_model(Options const& o) {
 /// One line about the registry for the tour.
 void print_registry_summary() {
   std::map<std::string, int> counts;
-  auto const variants = variant_registry().variants();
-  for (GemmVariant const* v : variants) {
-    VariantInfo const& i = v->info();
-    ++counts[std::string(to_string(i.backend)) + " " + kind_name(i.kind)];
-  }
+  auto const variants = registered_variants();
+  for (gk_variant_info const& i : variants) ++counts[std::string(to_string(backend_of(i))) + " " + kind_name(i.kind)];
   std::string parts;
   for (auto const& [key, count] : counts) parts += (parts.empty() ? "" : ", ") + std::to_string(count) + " " + key;
   std::printf("registry: %zu variants (%s); selection table: %zu rules; `gemmkit-bench list` shows them\n",
@@ -512,10 +508,9 @@ int run_tour(Options const& o) {
                            make_cases(both, squares({1024, 2048, 4096, 4097}), nn, Platform::kCuda, {""}, {""}),
                            runner);
       std::vector<std::string> ladder_f64, ladder_f32;
-      for (GemmVariant const* v : variant_registry().variants()) {
-        VariantInfo const& i = v->info();
-        if (i.kind != VariantKind::kLadder || i.backend != Platform::kCuda) continue;
-        (i.dtype == Dtype::kF64 ? ladder_f64 : ladder_f32).push_back(i.id);
+      for (gk_variant_info const& i : registered_variants()) {
+        if (i.kind != GK_VARIANT_LADDER || backend_of(i) != Platform::kCuda) continue;
+        (dtype_of(i) == Dtype::kF64 ? ladder_f64 : ladder_f32).push_back(i.id);
       }
       if (ladder_f64.empty() && ladder_f32.empty()) {
         skipped.push_back("ladder variants: none registered");

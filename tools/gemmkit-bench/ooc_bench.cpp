@@ -292,7 +292,7 @@ Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::Exec
   ooc::ExecutorCachePtr cache = ooc::make_executor_cache();
   ooc::ShareState share;  // learned over the warm-up and timed calls, as a context would
   GemmArguments args;
-  args.problem.dtype = sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32;
+  args.problem.dtype = sizeof(T) == 8 ? gemmkit::Dtype::kF64 : gemmkit::Dtype::kF32;
   args.problem.m = args.problem.n = args.problem.k = ops.n;
   args.problem.lda = args.problem.ldb = args.problem.ldc = ops.n;
   args.alpha = 1.0;
@@ -326,7 +326,7 @@ Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::Exec
       slice.problem.m = slice.problem.k = std::min<std::int64_t>(ops.n, ooc::kProbeExtent);
       slice.problem.n = std::min<std::int64_t>(ops.n, ooc::kProbeColumns);
     }
-    if (GemmVariant const* v = variant_registry().select(slice.problem, Platform::kCpu); v != nullptr) {
+    if (GemmVariant const* v = variant_registry().select(slice.problem, gemmkit::Platform::kCpu); v != nullptr) {
       // The faster of two calls: the first wakes the CPU BLAS's threads.
       double best_ms = 0;
       for (int run = 0; run < 2; ++run) {

@@ -5,7 +5,7 @@
 */
 #pragma once
 
-#include "base/problem.hpp"
+#include "bench_problem.hpp"
 
 #include <cstdint>
 #include <string>

@@ -203,7 +203,7 @@ std::vector<Row> make_rows(OverheadSettings const& s, Resources& res, std::strin
                   {}});
   rows.push_back({"kernel launch", "gemmkit's scale_c kernel on one element, <<<1, 256>>>", 0,
                   [&error, stream, scratch = res.scratch] {
-                    GemmProblem one;
+                    gemmkit::GemmProblem one;
                     one.m = one.n = one.ldc = 1;
                     return check(launch_scale_c(one, 0.5, scratch, stream), "scale_c launch", &error);
                   },

@@ -1,5 +1,7 @@
 /*! \file
-    \brief Random operands and the normalized-error check against the higher-precision reference.
+    \brief Random operands and the normalized-error check against the higher-precision reference
+    (the registered reference_?gemm, forced through the public API: it sums in higher precision and
+    rounds once, which adds at most half an ulp per element, far below the bound).
 
     The check (docs/kernel-contracts.md): ||C - Cref||_F / (sqrt(k+2) |alpha| ||A||_F ||B||_F + 2 |beta| ||C0||_F)
     < 8 eps, NaN anywhere fails. The scalars scale their terms so the bound means the same for any
@@ -10,7 +12,7 @@
 */
 #pragma once
 
-#include "base/problem.hpp"
+#include "bench_problem.hpp"
 
 #include <cstdint>
 #include <limits>
