@@ -88,11 +88,17 @@ typedef struct gk_cpu_info {
   const char* tuning_key;   ///< whose rows of the CPU tuning tables run here ("zen4", "generic", ...)
   const char* blas;         ///< the CPU BLAS behind the large-GEMM path: "OpenBLAS <core> (<config>)"
   const char* blas_hint;    ///< "" or how to make that BLAS use this CPU's vector units
+  const char* fma_vectors;  ///< what gk_cpu_fma_peak runs on: "zmm (AVX-512)", "ymm (AVX2)" or ""
   int avx2_fma;
   int avx512;
 } gk_cpu_info;
 
 gk_status gk_cpu_info_get(gk_cpu_info* info);
+
+/// This CPU's FMA throughput, measured (about 0.2 s): flop/s of `threads` threads, each running
+/// independent FMA chains on the vectors gk_cpu_info's fma_vectors names. No kernel on these
+/// threads exceeds it. GK_NOT_SUPPORTED on a CPU with neither AVX-512 nor AVX2 with FMA.
+gk_status gk_cpu_fma_peak(gk_dtype dtype, int threads, double* flops);
 
 /// The current SM clock (MHz) of the GPU at `pci_bus_id` (cudaDeviceGetPCIBusId's form), read
 /// through NVML when it is installed; GK_NOT_SUPPORTED when it cannot be read.

@@ -7,6 +7,7 @@
 #include "base/nvml.hpp"
 #include "cpu/cpu_blas.hpp"
 #include "cpu/cpu_features.hpp"
+#include "cpu/fma_peak.hpp"
 #include "model/machine.hpp"
 #include "variants/variants.hpp"
 #if GEMMKIT_WITH_CUDA
@@ -229,8 +230,20 @@ gk_status gk_cpu_info_get(gk_cpu_info* info) {
     info->tuning_key = gemmkit::cpu::this_cpu_tuning_key();
     info->blas = blas.c_str();
     info->blas_hint = hint.c_str();
+    info->fma_vectors = gemmkit::cpu::fma_peak_vectors();
     info->avx2_fma = gemmkit::cpu::cpu_has_avx2_fma() ? 1 : 0;
     info->avx512 = gemmkit::cpu::cpu_has_avx512() ? 1 : 0;
+    return succeed();
+  });
+}
+
+gk_status gk_cpu_fma_peak(gk_dtype dtype, int threads, double* flops) {
+  return guarded([&] {
+    if (flops == nullptr || threads < 1) return fail(GK_INVALID_ARGUMENT, "flops is NULL or threads < 1");
+    if (dtype != GK_DTYPE_F64 && dtype != GK_DTYPE_F32) return fail(GK_INVALID_ARGUMENT, "unknown dtype");
+    double const gflops = gemmkit::cpu::fma_peak_gflops(dtype == GK_DTYPE_F64 ? 8 : 4, threads);
+    if (gflops <= 0) return fail(GK_NOT_SUPPORTED, "this CPU has neither AVX-512 nor AVX2 with FMA");
+    *flops = gflops * 1e9;
     return succeed();
   });
 }

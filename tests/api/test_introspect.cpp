@@ -131,7 +131,7 @@ TEST(Introspect, MachineDescriptionsArePositive) {
   EXPECT_EQ(gk_machine_load("/no/such/machine.json", &machine), GK_INVALID_ARGUMENT);
 }
 
-TEST(Introspect, CpuFactsAndCpuVariantsHaveNoBound) {
+TEST(Introspect, CpuFactsFmaPeakAndCpuVariantsHaveNoBound) {
   gk_cpu_info cpu{};
   ASSERT_EQ(gk_cpu_info_get(&cpu), GK_SUCCESS);
   ASSERT_NE(cpu.tuning_key, nullptr);
@@ -139,6 +139,19 @@ TEST(Introspect, CpuFactsAndCpuVariantsHaveNoBound) {
   EXPECT_NE(std::string(cpu.blas), "");
   double flops = 0;
   EXPECT_EQ(gk_variant_bound("openblas_dgemm", nullptr, 256, 256, 256, &flops, nullptr), GK_NOT_SUPPORTED);
+
+  ASSERT_NE(cpu.fma_vectors, nullptr);
+  double peak = 0;
+  gk_status const measured = gk_cpu_fma_peak(GK_DTYPE_F64, 1, &peak);
+  if (std::string(cpu.fma_vectors).empty()) {
+    EXPECT_EQ(measured, GK_NOT_SUPPORTED);
+  } else {
+    EXPECT_EQ(measured, GK_SUCCESS);
+    EXPECT_GT(peak, 1e9);
+  }
+  EXPECT_EQ(gk_cpu_fma_peak(GK_DTYPE_F64, 0, &peak), GK_INVALID_ARGUMENT);
+  int mhz = 0;
+  EXPECT_EQ(gk_gpu_sm_clock_mhz(nullptr, &mhz), GK_INVALID_ARGUMENT);
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 cmake_minimum_required(VERSION 3.20)
 set(tool_dir ${SOURCE_DIR}/tools/gemmkit-bench)
 set(still_internal
-  batched_cpu.cpp         # fma_peak, batch_partition: the CPU bound and the partition gemmkit uses
   batched_cpu_tune.cpp    # sweeps the CPU small blockings: candidates are not registered variants yet
   batched_tune.cpp        # sweeps the GPU small-batched candidates: not registered variants yet
   ladder.cpp              # the ladder steps' compiled resources and the SIMT model

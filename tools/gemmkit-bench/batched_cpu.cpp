@@ -5,11 +5,11 @@
 #include "batched_cpu.hpp"
 
 #include "batched_impls.hpp"
-#include "cpu/fma_peak.hpp"
-#include "cpu/small/batch_partition.hpp"
 #include "table_printer.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
+
+#include <gemmkit/introspect.h>
 
 #include <omp.h>
 #include <unistd.h>
@@ -58,6 +58,22 @@ std::string first_touch(BatchedOperands const& ops, std::uint64_t seed) {
 
 // --- the bound: a STREAM-like pass with the kernel's access mix -----------------------------------
 
+/// {first, count} of the calling thread's share of a batch: OpenMP's static schedule over the
+/// current thread count, the partition gemmkit's batched CPU kernels use (gemmkit.h,
+/// gk_first_touch_batch), so the bound's pass reads what each thread's kernel reads.
+std::pair<std::int64_t, std::int64_t> share_of_batch(std::int64_t batch) {
+  std::int64_t const threads = omp_get_num_threads(), thread = omp_get_thread_num();
+  std::int64_t const base = batch / threads, extra = batch % threads;
+  std::int64_t const first = thread * base + (thread < extra ? thread : extra);
+  return {first, base + (thread < extra ? 1 : 0)};
+}
+
+/// The vectors the FMA peak runs on ("" where it is not measured).
+std::string fma_vectors() {
+  gk_cpu_info cpu{};
+  return gk_cpu_info_get(&cpu) == GK_SUCCESS ? cpu.fma_vectors : "";
+}
+
 volatile double g_stream_sink = 0;
 
 /// One pass over the whole batch, each thread over the problems schedule(static) gives it.
@@ -67,7 +83,7 @@ void stream_pass(BatchedOperands const& ops) {
   double total = 0;
 #pragma omp parallel reduction(+ : total)
   {
-    auto const [b0, count] = cpu::share_of_batch(ops.batch);  // the kernels' own partition
+    auto const [b0, count] = share_of_batch(ops.batch);
     if (count > 0) {
       total += stream_range(ops.a<T>(b0), count * ops.stride_a(), ops.b<T>(b0), count * ops.stride_b(),
                             ops.c<T>(b0), count * ops.stride_c(), read_c);
@@ -187,13 +203,15 @@ std::vector<TableColumn> BatchedCpuRun::columns() const {
 /// peak does not), no implementation reaches it; the peak measured here, with the run's own thread
 /// counts, says where that is.
 void BatchedCpuRun::measure_fma_peaks() {
-  std::string const vectors = cpu::fma_peak_vectors();
+  std::string const vectors = fma_vectors();
   std::string line;
   for (Dtype dtype : set_.dtypes) {
     std::string counts;
     for (int threads : set_.threads) {
       progress_.show(format("FMA peak: %s, %d thread%s", to_string(dtype), threads, threads == 1 ? "" : "s"));
-      double const gflops = cpu::fma_peak_gflops(int(size_of(dtype)), threads);
+      double flops = 0;
+      gk_cpu_fma_peak(dtype == Dtype::kF64 ? GK_DTYPE_F64 : GK_DTYPE_F32, threads, &flops);
+      double const gflops = flops / 1e9;
       fma_peaks_[{dtype, threads}] = gflops > 0 ? gflops : kNotMeasured;
       counts += format("%s%d thread%s %.1f GF/s", counts.empty() ? "" : ", ", threads, threads == 1 ? "" : "s", gflops);
     }
@@ -210,7 +228,7 @@ void BatchedCpuRun::measure_fma_peaks() {
 }
 
 std::string fma_peak_source() {
-  std::string const vectors = cpu::fma_peak_vectors();
+  std::string const vectors = fma_vectors();
   if (vectors.empty()) return "not measured: this CPU has neither AVX-512 nor AVX2 with FMA";
   return "independent FMA chains on " + vectors +
          " registers per thread, best of 3 passes of ~50 ms, same thread count, start of the same run";
