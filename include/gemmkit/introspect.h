@@ -16,7 +16,8 @@ extern "C" {
 
 typedef GK_ENUM(gk_dtype) { GK_DTYPE_F32 = 0, GK_DTYPE_F64 = 1 } gk_dtype;
 
-/// What a registered variant is.
+/// What a registered variant is. (The tuners' candidates are not registered yet: a kind for them
+/// comes with them.)
 typedef GK_ENUM(gk_variant_kind) {
   GK_VARIANT_GEMM = 0,       ///< a gemmkit kernel (plain, batched or grouped GEMM)
   GK_VARIANT_LADDER = 1,     ///< a step of the seeds' optimisation ladder, kept as a regression baseline
@@ -77,9 +78,12 @@ gk_status gk_machine_builtin(const char* gpu_name, int sm_count, gk_machine* mac
 /// GK_INVALID_ARGUMENT when it cannot be read (gk_introspect_error() says why).
 gk_status gk_machine_load(const char* path, gk_machine* machine);
 
-/// The model's bound for variant `id` at m x n x k on `machine` (NULL: the built-in H100 SXM):
-/// flop/s in `flops`, and in `limiter` (may be NULL) the ceiling that sets it. GK_NOT_SUPPORTED for a
-/// variant the model has no form of (CPU variants, peers), GK_INVALID_ARGUMENT for an unknown id.
+/// The model's bound for variant `id` at m x n x k on `machine`: flop/s in `flops`, and in `limiter`
+/// (may be NULL; valid until the next call on this thread) the ceiling that sets it. The model also
+/// reads what gk_machine leaves out (latencies, limits): `machine` is NULL (the built-in H100 SXM),
+/// one gk_machine_builtin filled, or the one gk_machine_load last filled on this thread, whose whole
+/// description is used. GK_NOT_SUPPORTED for a variant the model has no form of (CPU variants,
+/// peers, the ladder's SIMT steps), GK_INVALID_ARGUMENT for an unknown id.
 gk_status gk_variant_bound(const char* id, const gk_machine* machine, int64_t m, int64_t n, int64_t k,
                            double* flops, const char** limiter);
 
