@@ -110,7 +110,7 @@ build_cpu_only() {
     stage build
     # The sweeps and the SASS steps measure every tile config, not only those the selection table picks.
     all_configs=OFF
-    if want sweep || want sgemm-sweep || want sass; then all_configs=ON; fi
+    if want sweep || want sgemm-sweep || want sass || want tune; then all_configs=ON; fi  # tune: every small batched candidate
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_DEPS_DIR="$PWD/.deps" \
       -DGEMMKIT_BUILD_ALL_CONFIGS="$all_configs" >/dev/null || exit 1
     cmake --build "$build" -j "$(nproc)" 2>&1 | grep -E "error|warning|FAILED" ; [[ ${PIPESTATUS[0]} -eq 0 ]] || exit 1

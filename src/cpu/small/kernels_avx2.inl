@@ -63,6 +63,7 @@ struct Avx2F32 {
 /// AVX2 uses its one vector width for every m; kSplit is the same kernel.
 template <class V>
 struct SelectAll {
+  static constexpr SmallIsa kIsa = SmallIsa::kAvx2;
   template <int M>
   using For = V;
   template <int M>

@@ -227,6 +227,7 @@ struct Avx512VlF32x4 {
 /// Vector width by column length: the narrowest vector that holds the column, up to 512 bits.
 /// Split: a 256-bit vector and a narrower one where a 512-bit vector would have lanes to spare.
 struct SelectF64 {
+  static constexpr SmallIsa kIsa = SmallIsa::kAvx512;
   template <int M>
   using For = std::conditional_t<(M <= 2), Avx512VlF64x2, std::conditional_t<(M <= 4), Avx512VlF64x4, Avx512F64>>;
   template <int M>
@@ -235,6 +236,7 @@ struct SelectF64 {
 };
 
 struct SelectF32 {
+  static constexpr SmallIsa kIsa = SmallIsa::kAvx512;
   template <int M>
   using For = std::conditional_t<(M <= 4), Avx512VlF32x4, std::conditional_t<(M <= 8), Avx512VlF32x8, Avx512F32>>;
   template <int M>
@@ -244,16 +246,22 @@ struct SelectF32 {
 
 }  // namespace
 
+/// The by_m kernels of an AVX-512 table (small_detail::fill_by_m), defined in kernels_avx512_*_by_m.cpp.
+void fill_small_by_m_avx512(SmallKernelTable<double>& table);
+void fill_small_by_m_avx512(SmallKernelTable<float>& table);
+
 namespace {
 
 /// The ISA's table plus the flat packed kernels at n = 3 (flat or columns: the tuning table's
-/// choice per CPU). The flat form was measured at 5, 6 and 7 too (AMD Zen 5, 1 thread, 2026-11-24,
+/// choice per CPU); its by_m kernels come from their own translation unit (kernels_avx512_*_by_m.cpp,
+/// about half the compile time, so the two compile in parallel). The flat form was measured at 5, 6 and 7 too (AMD Zen 5, 1 thread, 2026-11-24,
 /// tuner GB/s, flat against the columns): in cache f32 5 and 6 90 and 94 against 67 and 64, f64 5 and
 /// 6 79 and 95 against 102 and 103; from 1 GiB f32 5 and 6 33 and 41 against 39 and 40, f64 6 46
 /// against 47; at 7 the code of a run (49 vectors) ran at a third of the columns' rate even in cache.
 template <class Select, int... N>
 SmallKernelTable<typename Select::Packed::T> table_with_flat_packed(std::integer_sequence<int, N...>) {
-  auto table = small_detail::make_table<Select>("avx512", std::make_integer_sequence<int, kSmallMax>{});
+  auto table = small_detail::make_table<Select, false>("avx512", std::make_integer_sequence<int, kSmallMax>{});
+  fill_small_by_m_avx512(table);
   using Flat = typename Select::Packed;
   auto const fill = [&]<int kPrefetch>(std::integer_sequence<int, kPrefetch>) {
     ((table.packed_variant[kPrefetch][N] =

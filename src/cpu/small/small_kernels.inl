@@ -12,6 +12,7 @@
 #pragma once
 
 #include "cpu/small/small_kernels.hpp"
+#include "cpu/small/small_kernels_built.hpp"
 
 #include <utility>  // integer_sequence: a type only, no code
 
@@ -809,39 +810,67 @@ struct ColumnTraits<true, Select, M> {
   using type = typename Select::template Split<M>;
 };
 
+/// Whether kSplit cuts a column of M rows differently from kWide.
+template <class Select, int M>
+inline constexpr bool kSplitDiffers = Select::template Split<M>::kWidth != Select::template For<M>::kWidth;
+
+/// table.square_variant[kBlocking][kPrefetch][kSplit][S], where this build compiles it.
+template <class Select, int S, int kBlocking, int kPrefetch, int kSplit>
+void set_square_variant(SmallKernelTable<typename Select::Packed::T>& table) {
+  if constexpr (small_square_built(Select::kIsa, int(sizeof(typename Select::Packed::T)), S, SmallBlocking(kBlocking),
+                                   SmallPrefetch(kPrefetch), SmallVectors(kSplit), kSplitDiffers<Select, S>)) {
+    table.square_variant[kBlocking][kPrefetch][kSplit][S] =
+        &small_gemm_entry<typename ColumnTraits<kSplit == 1, Select, S>::type, S, S, S, kBlocking, kPrefetch>;
+  }
+}
+
+/// table.by_m_variant[kPrefetch][kSplit][M], where this build compiles it.
+template <class Select, int M, int kPrefetch, int kSplit>
+void set_by_m_variant(SmallKernelTable<typename Select::Packed::T>& table) {
+  if constexpr (small_by_m_built(Select::kIsa, int(sizeof(typename Select::Packed::T)), M, SmallPrefetch(kPrefetch),
+                                 SmallVectors(kSplit), kSplitDiffers<Select, M>)) {
+    table.by_m_variant[kPrefetch][kSplit][M] =
+        &small_gemm_entry<typename ColumnTraits<kSplit == 1, Select, M>::type, M, 0, 0, 0, kPrefetch>;
+  }
+}
+
+/// The by_m kernels of a table (by_m_variant, and by_m with the defaults).
+template <class Select, int... S>
+void fill_by_m(SmallKernelTable<typename Select::Packed::T>& table, std::integer_sequence<int, S...>) {
+  [&]<int... kCombination>(std::integer_sequence<int, kCombination...>) {
+    ([&]<int kPrefetch, int kSplit>(std::integer_sequence<int, kPrefetch, kSplit>) {
+      (set_by_m_variant<Select, S + 1, kPrefetch, kSplit>(table), ...);
+    }(std::integer_sequence<int, kCombination / 2, kCombination % 2>{}), ...);
+  }(std::make_integer_sequence<int, kSmallPrefetches * kSmallVectorChoices>{});
+  int constexpr kWide = int(SmallVectors::kWide);
+  ((table.by_m[S + 1] = table.by_m_variant[int(default_by_m_prefetch(S + 1))][kWide][S + 1]), ...);
+}
+
 /// Fills a table. Select::For<M> is the SIMD traits used for m = M (an ISA may use narrower
 /// vectors for small m, so short columns are whole vectors rather than masked wide ones),
 /// Select::Split<M> those of SmallVectors::kSplit, and Select::Packed the traits of the packed
-/// kernels.
-template <class Select, int... S>
+/// kernels. Square and by_m variants that small_kernels_built.hpp leaves out stay nullptr. Without
+/// kByM the by_m kernels are left to fill_by_m (an ISA may compile them in a translation unit of
+/// their own).
+template <class Select, bool kByM = true, int... S>
 SmallKernelTable<typename Select::Packed::T> make_table(char const* isa, std::integer_sequence<int, S...>) {
   SmallKernelTable<typename Select::Packed::T> table;
   table.isa = isa;
   auto const fill = [&]<int kBlocking, int kPrefetch, int kSplit>(std::integer_sequence<int, kBlocking, kPrefetch, kSplit>) {
-    ((table.square_variant[kBlocking][kPrefetch][kSplit][S + 1] =
-          &small_gemm_entry<typename ColumnTraits<kSplit == 1, Select, S + 1>::type, S + 1, S + 1, S + 1, kBlocking,
-                            kPrefetch>),
-     ...);
+    (set_square_variant<Select, S + 1, kBlocking, kPrefetch, kSplit>(table), ...);
     ((table.square_block_columns[kBlocking][kSplit][S + 1] =
           columns_per_block<typename ColumnTraits<kSplit == 1, Select, S + 1>::type, S + 1, kBlocking>(
               row_vectors<typename ColumnTraits<kSplit == 1, Select, S + 1>::type>(S + 1))),
      ...);
-    if constexpr (kBlocking == 0) {
-      ((table.by_m_variant[kPrefetch][kSplit][S + 1] =
-            &small_gemm_entry<typename ColumnTraits<kSplit == 1, Select, S + 1>::type, S + 1, 0, 0, 0, kPrefetch>),
-       ...);
-    }
   };
   static_assert(kSmallBlockings == 3 && kSmallPrefetches == 5 && kSmallVectorChoices == 2);
   [&]<int... kCombination>(std::integer_sequence<int, kCombination...>) {
     (fill(std::integer_sequence<int, kCombination / 10, kCombination / 2 % 5, kCombination % 2>{}), ...);
   }(std::make_integer_sequence<int, 30>{});
-  ((table.split_differs[S + 1] =
-        Select::template Split<S + 1>::kWidth != Select::template For<S + 1>::kWidth),
-   ...);
+  ((table.split_differs[S + 1] = kSplitDiffers<Select, S + 1>), ...);
   int constexpr kBalanced = int(SmallBlocking::kBalanced), kWide = int(SmallVectors::kWide);
   ((table.square[S + 1] = table.square_variant[kBalanced][int(default_square_prefetch(S + 1))][kWide][S + 1]), ...);
-  ((table.by_m[S + 1] = table.by_m_variant[int(default_by_m_prefetch(S + 1))][kWide][S + 1]), ...);
+  if constexpr (kByM) fill_by_m<Select>(table, std::integer_sequence<int, S...>{});
   table.packed[2] = &packed_2x2_entry<typename Select::Packed>;
   for (auto& variant : table.packed_variant) variant[2] = table.packed[2];
   return table;

@@ -38,6 +38,7 @@ struct SmallLaunchOptions {
   SmallKernelFamily family = SmallKernelFamily::kAuto;
   /// SmallCandidates[candidate] instead of the shape small_tuning.csv picks (the tuner's and the
   /// tests' way in; its bucket must hold the problem; the bucket's kernel runs); -1: the table's.
+  /// cudaErrorNotSupported where this build did not compile it (small_candidate_built).
   int candidate = -1;
   /// The launch may start while the stream's previous kernel drains, when that is a small batched
   /// kernel (programmatic dependent launch; the caller guarantees the two touch different memory).
@@ -81,8 +82,8 @@ cudaError_t launch_small_batched(SmallBatchParams<T> const& params, cudaStream_t
 /// The instances are compiled in this many parts (small_batched_part.cu, one translation unit each).
 inline constexpr int kSmallLaunchParts = 6;
 
-/// Launches candidate `candidate` (index % kSmallLaunchParts == kPart) with one resident wave of
-/// blocks on `multiprocessors` SMs.
+/// Launches candidate `candidate` (small_candidate_part<kSmallLaunchParts> equal to kPart for T) with
+/// one resident wave of blocks on `multiprocessors` SMs; cudaErrorNotSupported where not built.
 template <int kPart, typename T>
 cudaError_t launch_small_part(int candidate, SmallBatchParams<T> const& params, int multiprocessors,
                               cudaStream_t stream, SmallLaunchOptions const& options);

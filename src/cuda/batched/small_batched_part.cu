@@ -1,13 +1,15 @@
 /*! \file
-    \brief Instances of the small batched GPU kernel for the candidates of one part (index modulo
-    kSmallLaunchParts equal to GEMMKIT_SMALL_PART), both precisions; CMake compiles this file once
+    \brief Instances of the small batched GPU kernel for the built candidates of one part
+    (small_candidate_part equal to GEMMKIT_SMALL_PART, per precision); CMake compiles this file once
     per part, so the instances compile in parallel.
 */
 #include "cuda/batched/flat_batched.hpp"
 #include "cuda/batched/small_batched.cuh"
+#include "cuda/batched/small_built.hpp"
 #include "cuda/batched/small_cached.cuh"
 #include "cuda/batched/small_tuning.hpp"
 
+#include <type_traits>
 #include <utility>
 
 namespace gemmkit::small {
@@ -104,16 +106,18 @@ cudaError_t launch_shape(SmallBatchParams<T> const& p, int multiprocessors, cuda
 template <int kPart, typename T>
 cudaError_t launch_small_part(int candidate, SmallBatchParams<T> const& p, int multiprocessors, cudaStream_t stream,
                               SmallLaunchOptions const& options) {
-  cudaError_t result = cudaErrorInvalidValue;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    ((candidate == int(I) ? (result = launch_shape<std::tuple_element_t<I, SmallCandidates>, T>(p, multiprocessors, stream, options),
-                                     0)
-                          : 0),
-     ...);
-  }([]<std::size_t... All>(std::index_sequence<All...>) {
-    // The candidates of this part: index % kSmallLaunchParts == kPart.
-    return std::index_sequence<(All * kSmallLaunchParts + kPart)...>{};
-  }(std::make_index_sequence<(kSmallCandidateCount - kPart + kSmallLaunchParts - 1) / kSmallLaunchParts>{}));
+  cudaError_t result = cudaErrorNotSupported;  // a candidate this build did not compile (small_built.hpp)
+  // Over the tuple's types and their indices together: tuple_element_t of each index would
+  // instantiate O(n^2) templates under nvcc.
+  [&]<class... Shape, std::size_t... I>(std::type_identity<std::tuple<Shape...>>, std::index_sequence<I...>) {
+    (
+        [&] {
+          if constexpr (small_candidate_part<kSmallLaunchParts>(int(I), int(sizeof(T))) == kPart) {
+            if (candidate == int(I)) result = launch_shape<Shape, T>(p, multiprocessors, stream, options);
+          }
+        }(),
+        ...);
+  }(std::type_identity<SmallCandidates>{}, std::make_index_sequence<kSmallCandidateCount>{});
   return result;
 }
 

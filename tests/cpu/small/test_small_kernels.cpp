@@ -7,6 +7,7 @@
 #include "cpu/cpu_features.hpp"
 #include "cpu/small/small_blocking.hpp"
 #include "cpu/small/small_kernels.hpp"
+#include "cpu/small/small_kernels_built.hpp"
 #include "support/gemm_check.hpp"
 
 #include <gtest/gtest.h>
@@ -92,7 +93,7 @@ TYPED_TEST(SmallKernels, SquaresWithScalarsAndPadding) {
 
 /// Every blocking, prefetch and vector cut the tuner may pick, at every square size, and every
 /// prefetch and vector cut of the by_m kernels: beta = 0 on a NaN C, and padded, poisoned leading
-/// dimensions.
+/// dimensions. Only the variants this build compiled (all with GEMMKIT_BUILD_ALL_CONFIGS).
 TYPED_TEST(SmallKernels, EveryBlockingPrefetchAndVectorCutOfEverySize) {
   auto const tables = tables_this_cpu_runs<TypeParam>();
   if (tables.empty()) GTEST_SKIP() << "CPU has neither AVX-512 nor AVX2+FMA";
@@ -109,11 +110,13 @@ TYPED_TEST(SmallKernels, EveryBlockingPrefetchAndVectorCutOfEverySize) {
           for (int b = 0; b < cpu::kSmallBlockings; ++b) {
             std::string const what = t.name + " " + cpu::to_string(cpu::SmallBlocking(b)) + " " + variant;
             auto const kernel = t.table->square_variant[b][p][v][s];
+            if (!cpu::kSmallAllKernelsBuilt && kernel == nullptr) continue;
             ASSERT_NE(kernel, nullptr) << what << " " << s;
             EXPECT_TRUE(check_kernel(*t.table, s, s, s, 1.0, 0.0, 0, kernel)) << what;
             EXPECT_TRUE(check_kernel(*t.table, s, s, s, -0.5, 1.5, 2, kernel)) << what;
           }
           auto const by_m = t.table->by_m_variant[p][v][s];
+          if (!cpu::kSmallAllKernelsBuilt && by_m == nullptr) continue;
           ASSERT_NE(by_m, nullptr) << t.name << " by_m " << variant << " " << s;
           for (auto const& [n, k] : {std::pair{s, s}, std::pair{3, 29}, std::pair{32, 1}}) {
             EXPECT_TRUE(check_kernel(*t.table, s, n, k, 1.0, 0.0, 0, by_m)) << t.name << " by_m " << variant;
@@ -293,12 +296,14 @@ TYPED_TEST(SmallKernels, EveryPrefetchRunsAStridedBatch) {
       for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
         std::string const what = t.name + " " + cpu::to_string(cpu::SmallPrefetch(p)) + " s=" + std::to_string(s);
         for (int b = 0; b < cpu::kSmallBlockings; ++b) {
+          if (t.table->square_variant[b][p][wide][s] == nullptr) continue;  // not built
           for (double beta : {0.0, -0.5}) {
             EXPECT_TRUE(check_strided_run(*t.table, s, s, s, 5, 3, 5, 0.75, beta, t.table->square_variant[b][p][wide][s]))
                 << what << " " << cpu::to_string(cpu::SmallBlocking(b)) << " beta=" << beta;
           }
         }
         for (auto const& [n, k] : {std::pair{s / 2 + 1, 2 * s}, std::pair{17, 2}, std::pair{3, 29}}) {
+          if (t.table->by_m_variant[p][wide][s] == nullptr) break;  // not built
           EXPECT_TRUE(check_strided_run(*t.table, s, n, k, 5, 0, 0, 1.0, 1.0, t.table->by_m_variant[p][wide][s]))
               << what << " by_m n=" << n << " k=" << k;
           EXPECT_TRUE(check_strided_run(*t.table, s, n, k, 4, 3, 5, 0.75, 0.0, t.table->by_m_variant[p][wide][s]))
@@ -414,6 +419,42 @@ void check_tuned_blocking_applied() {
   cpu::SmallKernelTable<T> const columns = cpu::with_tuned_blocking(base, packed_rows, "amd-zen5");
   EXPECT_EQ(columns.packed[2], nullptr);
   EXPECT_EQ(columns.packed[3], nullptr);
+}
+
+/// Every variant a row of the committed table names (for any CPU) and every default is compiled,
+/// in the ISA tables this CPU runs; with GEMMKIT_BUILD_ALL_CONFIGS every variant is.
+template <typename T>
+void check_picked_variants_built() {
+  for (auto const& t : tables_this_cpu_runs<T>()) {
+    for (int s = 1; s <= cpu::kSmallMax; ++s) {
+      EXPECT_NE(t.table->square[s], nullptr) << t.name << " " << s;
+      EXPECT_NE(t.table->by_m[s], nullptr) << t.name << " " << s;
+      EXPECT_NE(t.table->square_variant[0][int(cpu::default_square_prefetch(s))][0][s], nullptr) << t.name << " " << s;
+      EXPECT_NE(t.table->by_m_variant[int(cpu::default_by_m_prefetch(s))][0][s], nullptr) << t.name << " " << s;
+      int built = 0;
+      for (auto const& by_blocking : t.table->square_variant) {
+        for (auto const& by_prefetch : by_blocking) {
+          for (auto const& by_vectors : by_prefetch) built += by_vectors[s] != nullptr ? 1 : 0;
+        }
+      }
+      if (cpu::kSmallAllKernelsBuilt) {
+        EXPECT_EQ(built, cpu::kSmallBlockings * cpu::kSmallPrefetches * cpu::kSmallVectorChoices) << t.name << " " << s;
+      }
+    }
+    for (cpu::SmallBlockingRow const& row : cpu::small_blocking_table()) {
+      if (row.isa != t.name || row.element_bytes != int(sizeof(T))) continue;
+      std::string const what = cpu::format_small_blocking_row(row);
+      EXPECT_NE(t.table->square_variant[int(row.blocking)][int(row.prefetch)][int(row.vectors)][row.size], nullptr)
+          << what;
+      EXPECT_NE(t.table->by_m_variant[int(row.by_m_prefetch)][int(row.vectors)][row.size], nullptr) << what;
+    }
+  }
+}
+
+TEST(SmallBlockingTable, EveryVariantTheTableNamesIsBuilt) {
+  if (tables_this_cpu_runs<double>().empty()) GTEST_SKIP() << "CPU has neither AVX-512 nor AVX2+FMA";
+  check_picked_variants_built<double>();
+  check_picked_variants_built<float>();
 }
 
 TEST(SmallBlockingTable, TheKernelTableRunsTheTunedBlockingAndPrefetch) {

@@ -1,8 +1,11 @@
 /*! \file
     \brief The small batched kernel's buckets and tuning table on the host: every square size and
     every power-of-two bucket of both precisions has a candidate, the table's rows name existing
-    candidates, bucket lookup picks the least padding, and the parser refuses bad rows.
+    candidates, bucket lookup picks the least padding, and the parser refuses bad rows; the build
+    compiled every candidate the table picks, and a launch of one it did not is refused.
 */
+#include "cuda/batched/small_batched.hpp"
+#include "cuda/batched/small_built.hpp"
 #include "cuda/batched/small_tuning.hpp"
 #include "cuda/batched/small_tuning_data.hpp"
 
@@ -36,6 +39,45 @@ TEST(SmallTuning, EveryBucketHasACandidateOfWholeWarps) {
     }
   }
   EXPECT_EQ(small_tuned_candidate(8, SmallBucket{3, 5, 7}), -1);  // no such bucket
+}
+
+TEST(SmallTuning, EveryCandidateTheTablePicksIsBuilt) {
+  int built = 0;
+  for (SmallBucket const& bucket : small_buckets()) {
+    for (int bytes : {8, 4}) {
+      int const c = small_tuned_candidate(bytes, bucket);
+      EXPECT_TRUE(small_candidate_built(c, bytes)) << "candidate " << c << ", " << bytes << "-byte elements";
+    }
+  }
+  for (int c = 0; c < kSmallCandidateCount; ++c) {
+    for (int bytes : {8, 4}) {
+      built += small_candidate_built(c, bytes) ? 1 : 0;
+      int const part = small_candidate_part<kSmallLaunchParts>(c, bytes);
+      EXPECT_EQ(part >= 0 && part < kSmallLaunchParts, small_candidate_built(c, bytes)) << c;
+    }
+  }
+  if (kSmallAllCandidatesBuilt) {
+    EXPECT_EQ(built, 2 * kSmallCandidateCount);
+  } else {
+    EXPECT_EQ(built, 2 * int(small_buckets().size()));  // one a bucket and precision: the table's pick
+  }
+  EXPECT_FALSE(small_candidate_built(-1, 8));
+  EXPECT_FALSE(small_candidate_built(kSmallCandidateCount, 8));
+  EXPECT_FALSE(small_candidate_built(0, 2));
+}
+
+/// Refused before the device is asked for, so this runs without one.
+TEST(SmallTuning, LaunchOfACandidateNotBuiltIsNotSupported) {
+  int unbuilt = -1;
+  for (int c = 0; c < kSmallCandidateCount && unbuilt < 0; ++c) unbuilt = small_candidate_built(c, 8) ? -1 : c;
+  if (unbuilt < 0) GTEST_SKIP() << "every candidate built (GEMMKIT_BUILD_ALL_CONFIGS)";
+  SmallBucket const b = small_candidates()[std::size_t(unbuilt)].bucket;
+  SmallBatchParams<double> params{};
+  params.gemm.m = b.m;
+  params.gemm.n = b.n;
+  params.gemm.k = b.k;
+  params.gemm.batch = 1;
+  EXPECT_EQ(launch_small_batched<double>(params, nullptr, {.candidate = unbuilt}), cudaErrorNotSupported);
 }
 
 TEST(SmallTuning, BucketHoldsTheProblemWithTheLeastPadding) {
