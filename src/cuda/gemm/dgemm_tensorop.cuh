@@ -22,6 +22,9 @@
 #include "cuda/gemm/split_k_fixup.cuh"
 #include "cuda/gemm/tensorop_config.hpp"
 #include "cuda/gemm/tensorop_layout.hpp"
+#include "cuda/gemm/tensorop_fragments.cuh"
+#include "cuda/gemm/tensorop_mainloop.cuh"
+#include "cuda/gemm/tensorop_mainloop_k8.cuh"
 #include "cuda/gemm/tile_order.cuh"
 #include "cuda/kernel_params.hpp"
 
@@ -160,122 +163,6 @@ struct TileLoader {
   }
 };
 
-/// A lane's values of one 16-wide group of an operand for one k step: v[h][c] (tensorop_layout.hpp).
-template <typename Tile, int kGroup, int kKStep>
-__device__ __forceinline__ void load_group(std::uint32_t const (&lane_base)[2], double (&v)[Tile::kValues]) {
-  static_for<Tile::kLoads>([&](auto l) {
-    constexpr int kL = decltype(l)::value;
-    constexpr int kOffset = 8 * Tile::group_offset(kGroup, kKStep, kL);
-    arch::load_shared_f64x2<kOffset>(lane_base[Tile::base_of(kKStep, kL)], v[Tile::value_slot(kL, 0)],
-                                     v[Tile::value_slot(kL, 1)]);
-  });
-}
-
-/// The A fragment of row block kGroup for one k step, in MMA register order.
-template <typename TileA, int kGroup, int kKStep>
-__device__ __forceinline__ void load_a_fragment(std::uint32_t const (&a_lane)[2], double (&a)[TileA::kValues]) {
-  double v[TileA::kValues];
-  load_group<TileA, kGroup, kKStep>(a_lane, v);
-  static_for<TileA::kValues>([&](auto slot) {  // slot = kPerRow * h + c holds v[h][c]
-    constexpr int kSlot = decltype(slot)::value;
-    a[FragmentMap::a_register(kSlot / TileA::kPerRow, kSlot % TileA::kPerRow)] = v[kSlot];
-  });
-}
-
-/// The A fragments of one k step for all kFragsM row blocks.
-template <typename Cfg, typename TileA, int kKStep>
-__device__ __forceinline__ void load_a_fragments(std::uint32_t const (&a_lane)[2], double (&a)[Cfg::kFragsM][8]) {
-  static_for<Cfg::kFragsM>([&](auto i) { load_a_fragment<TileA, decltype(i)::value, kKStep>(a_lane, a[decltype(i)::value]); });
-}
-
-/// The MMAs of B column pair kPair (values v[h][c] in `b`) against all A row blocks.
-template <typename Cfg, int kPair>
-__device__ __forceinline__ void mma_column_pair(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4],
-                                                double const (&a)[Cfg::kFragsM][8], double const (&b)[8]) {
-  static_for<2>([&](auto h) {
-    constexpr int kH = decltype(h)::value;
-    double const fragment[4] = {b[4 * kH + 0], b[4 * kH + 1], b[4 * kH + 2], b[4 * kH + 3]};
-    static_for<Cfg::kFragsM>([&](auto i) { arch::mma_f64_m16n8k16(acc[i][2 * kPair + kH], a[i], fragment); });
-  });
-}
-
-/// The MMAs of A row block kRow (fragment `a`) against all B column pairs (values v[h][c] in `b`).
-template <typename Cfg, int kRow>
-__device__ __forceinline__ void mma_row_block(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], double const (&a)[8],
-                                              double const (&b)[Cfg::kFragsN / 2][8]) {
-  static_for<Cfg::kFragsN>([&](auto j) {
-    constexpr int kJ = decltype(j)::value;  // column block kJ is member kJ % 2 of pair kJ / 2
-    double const fragment[4] = {b[kJ / 2][4 * (kJ % 2) + 0], b[kJ / 2][4 * (kJ % 2) + 1], b[kJ / 2][4 * (kJ % 2) + 2],
-                                b[kJ / 2][4 * (kJ % 2) + 3]};
-    arch::mma_f64_m16n8k16(acc[kRow][kJ], a, fragment);
-  });
-}
-
-/// One stage's MMAs for a warp, k step by k step. The operand with fewer 16-wide groups stays
-/// whole in registers; the other streams through one group at a time, the next group's loads
-/// issued before the current group's MMAs so they overlap (Cfg::kStreamA says which).
-template <typename Cfg, typename TileA, typename TileB>
-__device__ __forceinline__ void warp_tile_mma(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4],
-                                              std::uint32_t const (&a_lane)[2], std::uint32_t const (&b_lane)[2]) {
-  constexpr int kPairs = Cfg::kFragsN / 2;
-  static_for<Cfg::kBK / Cfg::kMmaK>([&](auto kstep) {
-    constexpr int kKStep = decltype(kstep)::value * Cfg::kMmaK;
-    if constexpr (Cfg::kStreamA) {
-      double b[kPairs][8];
-      static_for<kPairs>([&](auto pair) { load_group<TileB, decltype(pair)::value, kKStep>(b_lane, b[decltype(pair)::value]); });
-      double a[2][8];  // one row block's fragment, double-buffered
-      load_a_fragment<TileA, 0, kKStep>(a_lane, a[0]);
-      static_for<Cfg::kFragsM>([&](auto row) {
-        constexpr int kR = decltype(row)::value;
-        if constexpr (Cfg::kPrefetchStreamed && kR + 1 < Cfg::kFragsM) load_a_fragment<TileA, kR + 1, kKStep>(a_lane, a[(kR + 1) % 2]);
-        if constexpr (!Cfg::kPrefetchStreamed && kR > 0) load_a_fragment<TileA, kR, kKStep>(a_lane, a[kR % 2]);
-        mma_row_block<Cfg, kR>(acc, a[kR % 2], b);
-      });
-      return;
-    }
-    double a[Cfg::kFragsM][8];
-    load_a_fragments<Cfg, TileA, kKStep>(a_lane, a);
-    double b[2][8];  // (buffer, v[h][c]) of one column pair, double-buffered when kPrefetchStreamed
-    load_group<TileB, 0, kKStep>(b_lane, b[0]);
-    static_for<kPairs>([&](auto pair) {
-      constexpr int kP = decltype(pair)::value;
-      if constexpr (Cfg::kPrefetchStreamed && kP + 1 < kPairs) load_group<TileB, kP + 1, kKStep>(b_lane, b[(kP + 1) % 2]);
-      if constexpr (!Cfg::kPrefetchStreamed && kP > 0) load_group<TileB, kP, kKStep>(b_lane, b[kP % 2]);
-      mma_column_pair<Cfg, kP>(acc, a, b[kP % 2]);
-    });
-  });
-}
-
-/// The m16n8k8 mainloop's fragments for a warp: B's column pairs (values v[h][c]) for two k steps
-/// (8 deep), this one's and the next one's, and A's row blocks (MMA register order) once. A row
-/// block's next-step fragment loads one row block of MMAs after its last MMA was issued, so no
-/// load waits for an MMA to have read the registers it overwrites, in half the registers of two
-/// whole steps.
-template <typename Cfg, typename TileA, typename TileB>
-struct FragmentsK8 {
-  static constexpr int kRows = Cfg::kFragsM, kPairs = Cfg::kFragsN / 2;
-  double a[kRows][4];
-  double b[2][kPairs][4];
-
-  template <int kRow, int kKStep>
-  __device__ __forceinline__ void load_a(std::uint32_t const (&a_lane)[2]) {
-    load_a_fragment<TileA, kRow, kKStep>(a_lane, a[kRow]);
-  }
-  template <int kBuffer, int kPair, int kKStep>
-  __device__ __forceinline__ void load_b(std::uint32_t const (&b_lane)[2]) {
-    load_group<TileB, kPair, kKStep>(b_lane, b[kBuffer][kPair]);
-  }
-  /// The MMAs of row block kRow against every column block of buffer kBuffer.
-  template <int kBuffer, int kRow>
-  __device__ __forceinline__ void mma_row(double (&acc)[Cfg::kFragsM][Cfg::kFragsN][4]) const {
-    static_for<Cfg::kFragsN>([&](auto j) {
-      constexpr int kJ = decltype(j)::value;  // column block kJ is member kJ % 2 of pair kJ / 2
-      double const fragment[2] = {b[kBuffer][kJ / 2][2 * (kJ % 2)], b[kBuffer][kJ / 2][2 * (kJ % 2) + 1]};
-      arch::mma_f64_m16n8k8(acc[kRow][kJ], a[kRow], fragment);
-    });
-  }
-};
-
 /// Blocks with at most this many k-tiles prefetch their C tile when beta != 0. Measured on the H100
 /// with beta = 1, 2026-11-22 (prefetch off and on in one run): 16384^2 x 128 0.78x -> 0.94x
 /// cuBLAS, x 256 0.79x -> 0.88x, 65536 x 256 x 256 0.80x -> 0.84x, x 512 unchanged (0.90x); at
@@ -387,10 +274,6 @@ __device__ __forceinline__ void store_tile(KernelParams<T> const& p, std::int64_
   }
 }
 
-/// Double tiles the MMAs read, per operand: the whole cp.async ring for double operands; two for
-/// float ones, whose ring (kStages deep, after the double tiles) holds the floats as copied.
-template <typename Cfg, typename T>
-inline constexpr int kTensorOpTileBuffers = std::is_same_v<T, double> ? Cfg::kStages : 2;
 
 /// Dynamic shared memory of a block: the double tiles, then for float operands the float ring.
 template <typename Cfg, typename T>
@@ -448,19 +331,6 @@ __device__ void tensorop_tile(KernelParams<T> const& p, std::int64_t tile_m, std
 
   TileLoader<Cfg, Cfg::kBM, kAK, kVecA, T> const load_a(operands.A, p.lda, p.m - m0, thread);
   TileLoader<Cfg, Cfg::kBN, kBK_, kVecB, T> const load_b(operands.B, p.ldb, p.n - n0, thread);
-  auto load_stage = [&](std::int64_t k_tile, int stage) {
-    std::int64_t const k_left = k_count - k_tile * Cfg::kBK;
-    load_a.load(staging_a + stage * Cfg::kStageElementsA, k_tile, k_left);
-    load_b.load(staging_b + stage * Cfg::kStageElementsB, k_tile, k_left);
-  };
-  // Float operands: this thread's chunks of the k-tile in staging slot `stage` into double tile
-  // `buffer`.
-  auto convert_stage = [&](int stage, int buffer) {
-    if constexpr (kStaged) {
-      load_a.convert(staging_a + stage * Cfg::kStageElementsA, smem_a + buffer * Cfg::kStageElementsA);
-      load_b.convert(staging_b + stage * Cfg::kStageElementsB, smem_b + buffer * Cfg::kStageElementsB);
-    }
-  };
 
   double acc[Cfg::kFragsM][Cfg::kFragsN][4];  // (FRAGS_M, FRAGS_N, 4)
   zero_accumulators<Cfg>(acc);
@@ -475,6 +345,11 @@ __device__ void tensorop_tile(KernelParams<T> const& p, std::int64_t tile_m, std
     a_lane[l] = arch::shared_address(smem_a) + 8u * (TileA::lane_offset(g, t, l) + TileA::offset(warp_row, 0));
     b_lane[l] = arch::shared_address(smem_b) + 8u * (TileB::lane_offset(g, t, l) + TileB::offset(warp_col, 0));
   }
+  auto load_stage = [&](std::int64_t k_tile, int stage) {
+    std::int64_t const k_left = k_count - k_tile * Cfg::kBK;
+    load_a.load(staging_a + stage * Cfg::kStageElementsA, k_tile, k_left);
+    load_b.load(staging_b + stage * Cfg::kStageElementsB, k_tile, k_left);
+  };
   auto stage_lanes = [&](std::int64_t k_tile, std::uint32_t (&a_stage)[2], std::uint32_t (&b_stage)[2]) {
     std::uint32_t const stage = std::uint32_t(k_tile % Cfg::kStages);
     for (int l = 0; l < 2; ++l) {
@@ -482,123 +357,19 @@ __device__ void tensorop_tile(KernelParams<T> const& p, std::int64_t tile_m, std
       b_stage[l] = b_lane[l] + stage * (8u * Cfg::kStageElementsB);
     }
   };
-
+  // The m16n8k8 mainloop lives in tensorop_mainloop_k8.cuh; the two m16n8k16 ones stay here:
+  // moved into a function of their own they compiled to reordered instructions (same registers).
+  using Mainloop = TensorOpMainloop<Cfg, T, decltype(load_a), decltype(load_b)>;
+  Mainloop const tile{load_a, load_b, smem_a, smem_b, staging_a, staging_b, a_lane, b_lane, k_count, k_tiles};
   if constexpr (Cfg::kMmaK == 8) {
-    // m16n8k8: a whole k step's fragments fit twice in registers, so step s+1 loads into the other
-    // buffer, row block by row block, between step s's MMAs, and no load waits for an MMA to have
-    // read the registers it overwrites. At a tile's last step the wait and barrier for the next
-    // tile come first (this warp's MMAs of the step before are still in the pipe), then that
-    // step's MMAs with the next tile's first loads between them (kStages tiles in flight).
-    // Blocks wholly inside the matrix (edge tiles shifted in: edge_tile_origin) run a copy of the
-    // loop whose copies are unchecked and walk two pointers: with the edge state dead there, the
-    // double-buffered fragments fit in 255 registers. There a partial k-tile comes first, copied
-    // in the prologue, so the loop has no tail case (a check in it cost 3 % at 4096 and 8192);
-    // the later k-tiles then start off the BK grid, which 16-byte copies along K allow when the
-    // partial tile is even.
-    constexpr int kSteps = Cfg::kBK / 8;
-    using Fragments = FragmentsK8<Cfg, TileA, TileB>;
-    constexpr int kRows = Fragments::kRows, kPairs = Fragments::kPairs;
-    static_assert(kRows >= 2, "row blocks 1.. carry the next step's loads");
-    auto mainloop = [&](auto checked) {
-      constexpr bool kChecked = decltype(checked)::value;
-      T const* a_src = load_a.origin;  // the next k-tile's chunks, unchecked loop only
-      T const* b_src = load_b.origin;
-      auto queue = [&](std::int64_t k_tile, int stage) {
-        if constexpr (kChecked) {
-          load_stage(k_tile, stage);
-        } else {
-          load_a.load_whole(staging_a + stage * Cfg::kStageElementsA, a_src);
-          load_b.load_whole(staging_b + stage * Cfg::kStageElementsB, b_src);
-          a_src += load_a.k_tile_step;
-          b_src += load_b.k_tile_step;
-        }
-      };
-      std::int64_t const k_first = k_count - (k_tiles - 1) * Cfg::kBK;  // K of the first k-tile
-#pragma unroll
-      for (int s = 0; s < Cfg::kStages; ++s) {
-        if (!kChecked && s == 0 && k_first < Cfg::kBK) {
-          load_a.load_k_part(staging_a, a_src, k_first);
-          load_b.load_k_part(staging_b, b_src, k_first);
-          a_src += load_a.k_step(k_first);
-          b_src += load_b.k_step(k_first);
-        } else if (s < k_tiles) {
-          queue(s, s);
-        }
-        arch::cp_async_commit();
-      }
-      arch::cp_async_wait<Cfg::kStages - 1>();
-      // Float operands: slot `fill` holds the next k-tile to convert, then takes the one kStages on.
-      [[maybe_unused]] int fill = 0;
-      auto convert_next = [&](std::int64_t k_tile) {
-        if constexpr (kStaged) {
-          if (k_tile < k_tiles) convert_stage(fill, int(k_tile % 2));
-          if (k_tile + Cfg::kStages < k_tiles) queue(k_tile + Cfg::kStages, fill);
-          arch::cp_async_commit();
-          fill = fill + 1 == Cfg::kStages ? 0 : fill + 1;
-        }
-      };
-      convert_next(0);
-      __syncthreads();
-      Fragments f;
-      // Step 0 of tile 0: every row block but the last (loaded after row block 0's MMAs), all pairs.
-      static_for<kRows - 1>([&](auto i) { f.template load_a<decltype(i)::value, 0>(a_lane); });
-      static_for<kPairs>([&](auto q) { f.template load_b<0, decltype(q)::value, 0>(b_lane); });
-      int read_stage = 0;
-      std::uint32_t a_stage[2] = {a_lane[0], a_lane[1]}, b_stage[2] = {b_lane[0], b_lane[1]};
-      for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
-        static_for<kSteps>([&](auto s) {
-          constexpr int kS = decltype(s)::value, kNow = kS % 2, kNext = 1 - kNow;
-          constexpr int kNextStep = (kS + 1) % kSteps * 8;  // k offset of the next step in its tile
-          f.template mma_row<kNow, 0>(acc);
-          f.template load_a<kRows - 1, kS * 8>(a_stage);  // this step's last row block
-          if constexpr (kStaged && kS == 0) {
-            // Tile kt+1 into the double tile tile kt-1 used (its reads were issued before the
-            // last barrier), while this step's MMAs run; the barrier below publishes it.
-            arch::cp_async_wait<Cfg::kStages - 1>();
-            convert_next(kt + 1);
-          }
-          bool more = true;
-          if constexpr (kS + 1 == kSteps) {
-            if constexpr (kStaged) {
-              __syncthreads();  // tile kt+1 converted by every thread; every lane has read tile kt
-            } else {
-              arch::cp_async_wait<Cfg::kStages - 2>();
-              __syncthreads();  // tile kt+1 visible; every lane has issued its reads of tile kt
-              if (kt + Cfg::kStages < k_tiles) queue(kt + Cfg::kStages, read_stage);
-              arch::cp_async_commit();
-            }
-            read_stage = read_stage + 1 == kTileBuffers ? 0 : read_stage + 1;
-            for (int l = 0; l < 2; ++l) {
-              a_stage[l] = a_lane[l] + std::uint32_t(read_stage) * (8u * Cfg::kStageElementsA);
-              b_stage[l] = b_lane[l] + std::uint32_t(read_stage) * (8u * Cfg::kStageElementsB);
-            }
-            more = kt + 1 < k_tiles;
-          }
-          static_for<kRows - 1>([&](auto r) {
-            constexpr int kI = decltype(r)::value + 1;
-            f.template mma_row<kNow, kI>(acc);
-            if (more) {
-              f.template load_a<kI - 1, kNextStep>(a_stage);  // its MMAs were issued a row block ago
-              // Pair kI - 1 here; the last row block takes whatever pairs are left.
-              static_for<kPairs>([&](auto q) {
-                constexpr int kQ = decltype(q)::value;
-                if constexpr (kQ == kI - 1 || (kI == kRows - 1 && kQ > kI - 1)) {
-                  f.template load_b<kNext, kQ, kNextStep>(b_stage);
-                }
-              });
-            }
-          });
-        });
-      }
-    };
     // Later k-tiles start k_part into K: whole chunks of a K-contiguous operand if it divides k_part.
     constexpr bool kEvenKStart = (kAK && kVecA > 1) || (kBK_ && kVecB > 1);
     constexpr int kKChunk = std::max(kAK ? kVecA : 1, kBK_ ? kVecB : 1);
     std::int64_t const k_part = k_count % Cfg::kBK;
     if (p.m - m0 >= Cfg::kBM && p.n - n0 >= Cfg::kBN && (!kEvenKStart || k_part % kKChunk == 0)) {
-      mainloop(std::false_type{});
+      mainloop_k8<false>(tile, acc);
     } else {
-      mainloop(std::true_type{});
+      mainloop_k8<true>(tile, acc);
     }
   } else if constexpr (!Cfg::kFragmentPrefetch) {
     // Prologue: kStages-1 tiles in flight; one commit per stage keeps the group count uniform.
