@@ -36,7 +36,8 @@ struct TiledConfig {
 };
 
 /// Steps 03-06 (RegisterBlockedConfig in ladder_config.hpp): the register-blocked kernel with its
-/// optimisations switched on one by one (register_blocked.cuh).
+/// optimisations added one by one, each step's tile routine in its own file (03_register_blocked.cu
+/// ... 06_shared_prefetch.cu) over the pieces they share (register_blocked.cuh).
 template <typename Cfg, typename T>
 cudaError_t launch_register_blocked(KernelParams<T> const& params, cudaStream_t stream);
 

@@ -8,7 +8,8 @@
 
 namespace gemmkit::ladder {
 
-/// Tile configuration of the register-blocked steps; the step flags say which ideas are on.
+/// Tile configuration of the register-blocked steps; the step flags say which ideas are on (each
+/// step file static_asserts the flags its tile routine implements).
 template <bool DoubleBuffer_, bool WideSharedLoads_, bool SharedPrefetch_>
 struct RegisterBlockedConfig {
   static constexpr int kBM = 64, kBN = 64, kBK = 8;  ///< block tile and slice depth

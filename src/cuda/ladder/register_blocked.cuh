@@ -1,15 +1,32 @@
 /*! \file
-    \brief Ladder steps 03-06 (seed 000 §2.0-2.4, seed 001 Algorithms 1-3): one SIMT kernel template
-    whose flags switch each optimisation on, so every step is the previous one plus one idea.
+    \brief What every register-blocked ladder step (03-06; seed 000 §2.0-2.4, seed 001 Algorithms 1-3)
+    shares. Each step's own tile routine, its slice loop, is in the step's file, so reading the
+    files in order shows one technique at a time:
 
-      03 register blocking: each thread computes kTM x kTN elements of C from registers, and the
-         next k-slice of A and B is fetched from global memory into registers while the current
-         one is computed (global prefetch, ILP);
-      04 + double-buffered shared memory: two slices in shared memory, one barrier per slice;
-      05 + 128-bit shared-memory loads: fragments read 16 bytes at a time (double2, float4);
-      06 + shared-memory prefetch: the fragments of step kk+1 are loaded while kk is computed
-         (the seeds' two-level prefetch).
-    03b and 03c are seed 000's single-buffered branches: 03 + 128-bit loads, and + shared prefetch.
+      03_register_blocked.cu        register blocking: each thread computes kTM x kTN elements of C
+                                    from registers, and the next k-slice of A and B is fetched from
+                                    global memory into registers while the current one is computed
+                                    (global prefetch, ILP); one shared buffer, two barriers a slice;
+      04_double_buffered.cu         + double-buffered shared memory: two buffers, one barrier a slice;
+      05_wide_loads.cu              + 128-bit shared-memory fragment loads (wide_fragment.cuh);
+      06_shared_prefetch.cu         + shared-memory prefetch: the fragments of step kk+1 are loaded
+                                    while kk is computed, two fragment stages (the seeds' two-level
+                                    prefetch);
+      03b_wide_loads.cu,            seed 000's single-buffered branches: 03 + 128-bit loads, and
+      03c_wide_shared_prefetch.cu   + shared prefetch.
+
+    Shared here: both operands' slice walks (OperandSlices, operand_walks), the global fetch of
+    the next slice into registers and its store into shared memory (fetch_slice, store_slice,
+    slice_count, slice_k_left), the scalar fragment load (load_fragment), the register block's
+    update and C store (multiply_accumulate, store_block), and the kernel and grid-splitting
+    launcher that run a step's tile routine (RegisterBlockedStep, register_blocked_kernel,
+    launch_register_blocked, register_blocked_attributes). A step file specialises
+    RegisterBlockedStep for its config (ladder_config.hpp, whose flags the model reads) and
+    instantiates the launcher for double and float.
+
+    The steps are regression baselines measured against the seeds: their SASS must stay the same.
+    Some shapes here are kept for that (noted where they are): the compiler's order of
+    instructions and registers follows them.
 
     Fragment ownership (owned_index): thread (tx, ty) owns groups of 16 bytes of rows and columns,
     so the wide steps read a group in one load and a warp's scalar reads hit distinct banks.
@@ -66,91 +83,65 @@ __device__ __forceinline__ void store_slice(SliceWalk const& w, T const (&r)[kLo
   for (int e = 0; e < kLoads; ++e) tile[(w.kk0 + e * w.kk_step) * kExtent + w.along0 + e * w.along_step] = r[e];
 }
 
-/// Loads the thread's kCount elements of row kk of a slice (its A or B fragment): a 16-byte group
-/// per load in the wide steps, one element per load otherwise.
+/// Both operands' slice walks in the block tile whose first row and column of C are (m0, n0).
+/// Out-parameters, not a returned pair: that keeps the baseline's instruction order.
+template <typename Cfg, typename T>
+__device__ __forceinline__ void operand_walks(KernelParams<T> const& p, std::int64_t m0, std::int64_t n0,
+                                              std::int64_t batch_index, int thread, OperandSlices<T>& a,
+                                              OperandSlices<T>& b) {
+  // op(A)(i, l) and op(B)(l, j) in memory: steps along i (or j) and along l.
+  std::int64_t const a_along = p.trans_a ? p.lda : 1, a_k = p.trans_a ? 1 : p.lda;
+  std::int64_t const b_along = p.trans_b ? 1 : p.ldb, b_k = p.trans_b ? p.ldb : 1;
+  a = operand_slices<Cfg, Cfg::kBM>(p.A + batch_index * p.stride_a + m0 * a_along, !p.trans_a, a_along, a_k,
+                                    p.m - m0, thread);
+  b = operand_slices<Cfg, Cfg::kBN>(p.B + batch_index * p.stride_b + n0 * b_along, p.trans_b, b_along, b_k,
+                                    p.n - n0, thread);
+}
+
+/// Slices of kBK steps of k in the problem.
+template <typename Cfg>
+__device__ __forceinline__ std::int64_t slice_count(std::int64_t k) {
+  return (k + Cfg::kBK - 1) / Cfg::kBK;
+}
+
+/// k still to go from a slice, capped at one slice (<= 0: none; fetch_slice then loads nothing):
+/// `auto const k_left = slice_k_left<Cfg>(p);` then `k_left(s)`. A lambda reading p.k, as the
+/// baseline had: a function taking k by value moves the loads of k and changes the code.
+template <typename Cfg, typename T>
+__device__ __forceinline__ auto slice_k_left(KernelParams<T> const& p) {
+  return [&p](std::int64_t slice) {
+    std::int64_t const left = p.k - slice * Cfg::kBK;
+    return int(left < Cfg::kBK ? left : Cfg::kBK);
+  };
+}
+
+/// Loads the thread's kCount elements of row kk of a slice (its A or B fragment), one element per
+/// load: the 16-byte groups it owns (owned_index), element by element. Steps 03 and 04; the wide
+/// steps read each group in one 128-bit load (load_fragment_wide, wide_fragment.cuh).
 template <typename Cfg, int kCount, int kThreadsAlong, typename T>
 __device__ __forceinline__ void load_fragment(T const* row, int thread_along, T (&out)[kCount]) {
   constexpr int kGroup = Cfg::template group<T>();
 #pragma unroll
   for (int i = 0; i < kCount; i += kGroup) {
     int const index = owned_index<kThreadsAlong, kGroup>(thread_along, i);
-    if constexpr (Cfg::kWideSharedLoads && sizeof(T) == 8) {
-      double2 const pair = *reinterpret_cast<double2 const*>(row + index);
-      out[i] = pair.x, out[i + 1] = pair.y;
-    } else if constexpr (Cfg::kWideSharedLoads) {
-      float4 const quad = *reinterpret_cast<float4 const*>(row + index);
-      out[i] = quad.x, out[i + 1] = quad.y, out[i + 2] = quad.z, out[i + 3] = quad.w;
-    } else {
 #pragma unroll
-      for (int g = 0; g < kGroup; ++g) out[i + g] = row[index + g];
-    }
+    for (int g = 0; g < kGroup; ++g) out[i + g] = row[index + g];
   }
 }
 
-/// Block tile (tile_m, tile_n) of problem `batch_index`.
+/// One step k of the register block: acc += (A fragment) x (B fragment), an outer product.
+template <int kTM, int kTN, typename T>
+__device__ __forceinline__ void multiply_accumulate(T (&acc)[kTM][kTN], T const (&fa)[kTM], T const (&fb)[kTN]) {
+#pragma unroll
+  for (int i = 0; i < kTM; ++i)
+#pragma unroll
+    for (int j = 0; j < kTN; ++j) acc[i][j] += fa[i] * fb[j];
+}
+
+/// Stores the thread's register block into C (inside the matrix only), through the epilogue.
 template <typename Cfg, typename T>
-__device__ void register_blocked_tile(KernelParams<T> const& p, std::int64_t tile_m, std::int64_t tile_n,
-                                      std::int64_t batch_index, T* smem) {
-  int const thread = threadIdx.x;
-  int const tx = thread % Cfg::kThreadsM;
-  int const ty = thread / Cfg::kThreadsM;
-  std::int64_t const m0 = tile_m * Cfg::kBM, n0 = tile_n * Cfg::kBN;
-  T* a_tiles = smem;                                        // (BUFFERS, BK, BM)
-  T* b_tiles = smem + Cfg::kBuffers * Cfg::kBK * Cfg::kBM;  // (BUFFERS, BK, BN)
-  // op(A)(i, l) and op(B)(l, j) in memory: steps along i (or j) and along l.
-  std::int64_t const a_along = p.trans_a ? p.lda : 1, a_k = p.trans_a ? 1 : p.lda;
-  std::int64_t const b_along = p.trans_b ? 1 : p.ldb, b_k = p.trans_b ? p.ldb : 1;
-  OperandSlices<T> a = operand_slices<Cfg, Cfg::kBM>(p.A + batch_index * p.stride_a + m0 * a_along, !p.trans_a,
-                                                     a_along, a_k, p.m - m0, thread);
-  OperandSlices<T> b = operand_slices<Cfg, Cfg::kBN>(p.B + batch_index * p.stride_b + n0 * b_along, p.trans_b,
-                                                     b_along, b_k, p.n - n0, thread);
-
-  T acc[Cfg::kTM][Cfg::kTN] = {};
-  T ra[Cfg::kLoadsA], rb[Cfg::kLoadsB];
-  std::int64_t const slices = (p.k + Cfg::kBK - 1) / Cfg::kBK;
-  auto k_left = [&](std::int64_t slice) {  // k still to go from `slice`, capped at one slice (<= 0: none)
-    std::int64_t const left = p.k - slice * Cfg::kBK;
-    return int(left < Cfg::kBK ? left : Cfg::kBK);
-  };
-  fetch_slice(a, k_left(0), ra);
-  fetch_slice(b, k_left(0), rb);
-
-  for (std::int64_t s = 0; s < slices; ++s) {
-    int const buffer = Cfg::kDoubleBuffer ? int(s & 1) : 0;
-    T* a_tile = a_tiles + buffer * Cfg::kBK * Cfg::kBM;
-    T* b_tile = b_tiles + buffer * Cfg::kBK * Cfg::kBN;
-    if constexpr (!Cfg::kDoubleBuffer) __syncthreads();  // everyone is done reading the one buffer
-    store_slice<Cfg::kBM>(a.walk, ra, a_tile);
-    store_slice<Cfg::kBN>(b.walk, rb, b_tile);
-    __syncthreads();  // with two buffers this one barrier also guards the buffer written next time
-    // The next slice (after the last one: nothing, every load predicated off, no branch).
-    fetch_slice(a, k_left(s + 1), ra);
-    fetch_slice(b, k_left(s + 1), rb);
-
-    T fa[2][Cfg::kTM], fb[2][Cfg::kTN];  // (PREFETCH STAGE, TM) and (PREFETCH STAGE, TN)
-    if constexpr (Cfg::kSharedPrefetch) {
-      load_fragment<Cfg, Cfg::kTM, Cfg::kThreadsM>(a_tile, tx, fa[0]);
-      load_fragment<Cfg, Cfg::kTN, Cfg::kThreadsN>(b_tile, ty, fb[0]);
-    }
-#pragma unroll
-    for (int kk = 0; kk < Cfg::kBK; ++kk) {
-      int const cur = Cfg::kSharedPrefetch ? kk % 2 : 0;
-      if constexpr (Cfg::kSharedPrefetch) {
-        if (kk + 1 < Cfg::kBK) {
-          load_fragment<Cfg, Cfg::kTM, Cfg::kThreadsM>(a_tile + (kk + 1) * Cfg::kBM, tx, fa[(kk + 1) % 2]);
-          load_fragment<Cfg, Cfg::kTN, Cfg::kThreadsN>(b_tile + (kk + 1) * Cfg::kBN, ty, fb[(kk + 1) % 2]);
-        }
-      } else {
-        load_fragment<Cfg, Cfg::kTM, Cfg::kThreadsM>(a_tile + kk * Cfg::kBM, tx, fa[0]);
-        load_fragment<Cfg, Cfg::kTN, Cfg::kThreadsN>(b_tile + kk * Cfg::kBN, ty, fb[0]);
-      }
-#pragma unroll
-      for (int i = 0; i < Cfg::kTM; ++i)
-#pragma unroll
-        for (int j = 0; j < Cfg::kTN; ++j) acc[i][j] += fa[cur][i] * fb[cur][j];
-    }
-  }
-
+__device__ __forceinline__ void store_block(KernelParams<T> const& p, std::int64_t batch_index, std::int64_t m0,
+                                            std::int64_t n0, int tx, int ty, T const (&acc)[Cfg::kTM][Cfg::kTN]) {
   T* C = p.C + batch_index * p.stride_c;
 #pragma unroll
   for (int i = 0; i < Cfg::kTM; ++i) {
@@ -163,13 +154,24 @@ __device__ void register_blocked_tile(KernelParams<T> const& p, std::int64_t til
   }
 }
 
+/// A step's tile routine. Each step file specialises this for its config with
+///
+///     template <typename T>
+///     static __device__ void tile(KernelParams<T> const& p, std::int64_t tile_m, std::int64_t tile_n,
+///                                 std::int64_t batch_index, T* smem);
+///
+/// computing block tile (tile_m, tile_n) of problem `batch_index`, with `smem` the config's
+/// smem_bytes<T>() of shared memory (its kBuffers slices of A, then of B).
+template <typename Cfg>
+struct RegisterBlockedStep;
+
 /// One tile per block, no loop around it: a loop over tiles or batch entries lets the compiler
 /// hoist per-tile address math out of it and spill. The launcher splits grids past the limits.
 template <typename Cfg, typename T>
 __global__ void __launch_bounds__(Cfg::kThreads) register_blocked_kernel(KernelParams<T> const p) {
   static_assert(Cfg::valid());
   __shared__ __align__(16) T smem[Cfg::template smem_bytes<T>() / sizeof(T)];
-  register_blocked_tile<Cfg>(p, blockIdx.x, blockIdx.y, blockIdx.z, smem);
+  RegisterBlockedStep<Cfg>::tile(p, blockIdx.x, blockIdx.y, blockIdx.z, smem);
 }
 
 template <typename Cfg, typename T>
