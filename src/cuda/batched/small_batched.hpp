@@ -79,9 +79,8 @@ template <typename T>
 cudaError_t launch_small_batched(SmallBatchParams<T> const& params, cudaStream_t stream,
                                  SmallLaunchOptions const& options = {});
 
-/// The instances are compiled in this many parts (small_batched_part.cu, one translation unit each).
-inline constexpr int kSmallLaunchParts = 6;
-
+/// The instances are compiled in kSmallLaunchParts parts (small_built.hpp; small_batched_part.cu, one
+/// translation unit each).
 /// Launches candidate `candidate` (small_candidate_part<kSmallLaunchParts> equal to kPart for T) with
 /// one resident wave of blocks on `multiprocessors` SMs; cudaErrorNotSupported where not built.
 template <int kPart, typename T>

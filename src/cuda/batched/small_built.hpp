@@ -22,9 +22,11 @@ namespace gemmkit::small {
 namespace small_built_detail {
 
 #define GEMMKIT_SMALL_BUILD_ALL(all) inline constexpr bool kAll = all;
+#define GEMMKIT_SMALL_LAUNCH_PARTS(parts) inline constexpr int kParts = parts;
 #define GEMMKIT_SMALL_PICKED(...)
 #include "cuda/batched/small_picked.def"
 #undef GEMMKIT_SMALL_BUILD_ALL
+#undef GEMMKIT_SMALL_LAUNCH_PARTS
 #undef GEMMKIT_SMALL_PICKED
 
 /// A shape as one integer (bucket m, n, k in the high bits), so that matching the table's rows to
@@ -40,16 +42,20 @@ inline constexpr std::uint64_t kBucketDivisor = std::uint64_t(64) * 64 * 1024 * 
 /// The table's rows: element bytes and shape, then 0 (so the arrays are never empty).
 inline constexpr int kRowBytes[] = {
 #define GEMMKIT_SMALL_BUILD_ALL(all)
+#define GEMMKIT_SMALL_LAUNCH_PARTS(parts)
 #define GEMMKIT_SMALL_PICKED(bytes, ...) bytes,
 #include "cuda/batched/small_picked.def"
 #undef GEMMKIT_SMALL_BUILD_ALL
+#undef GEMMKIT_SMALL_LAUNCH_PARTS
 #undef GEMMKIT_SMALL_PICKED
     0};
 inline constexpr std::uint64_t kRowShapes[] = {
 #define GEMMKIT_SMALL_BUILD_ALL(all)
+#define GEMMKIT_SMALL_LAUNCH_PARTS(parts)
 #define GEMMKIT_SMALL_PICKED(bytes, ...) shape_key(__VA_ARGS__),
 #include "cuda/batched/small_picked.def"
 #undef GEMMKIT_SMALL_BUILD_ALL
+#undef GEMMKIT_SMALL_LAUNCH_PARTS
 #undef GEMMKIT_SMALL_PICKED
     0};
 
@@ -127,6 +133,9 @@ constexpr bool small_candidate_built(int candidate, int element_bytes) {
 
 /// Whether this build compiled every candidate (GEMMKIT_BUILD_ALL_CONFIGS).
 inline constexpr bool kSmallAllCandidatesBuilt = small_built_detail::kAll;
+
+/// The translation units the instances are compiled in (small_batched_part.cu), CMake's choice.
+inline constexpr int kSmallLaunchParts = small_built_detail::kParts;
 
 /// The part (of `parts`) whose translation unit holds a built candidate's instances for elements
 /// of element_bytes; -1 where it is not built.
