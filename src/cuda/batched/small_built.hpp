@@ -30,7 +30,7 @@ namespace small_built_detail {
 #undef GEMMKIT_SMALL_PICKED
 
 /// A shape as one integer (bucket m, n, k in the high bits), so that matching the table's rows to
-/// candidates is integer compares: nvcc's constant evaluator took about 20 s a pass over structs.
+/// candidates is integer compares, cheap in nvcc's slow constant evaluator (it runs in every part).
 constexpr std::uint64_t shape_key(std::uint64_t m, std::uint64_t n, std::uint64_t k, std::uint64_t rows,
                                   std::uint64_t cols, std::uint64_t problems, std::uint64_t registers,
                                   std::uint64_t stages) {
