@@ -43,10 +43,11 @@ export GEMMKIT_COMMIT="${GEMMKIT_COMMIT:-unknown}"
 status=0
 want() { [[ " $steps " == *" $1 "* ]]; }
 stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
-# The CPU-only build (build-cpu/, no CUDA) of the given targets, for the steps that measure the host CPU.
+# The CPU-only build (build-cpu/, no CUDA) of the given targets, for the steps that measure the host CPU;
+# cpu_all_configs=ON builds every CPU small-kernel variant (the tuner times them all).
 build_cpu_only() {
   cmake -S . -B build-cpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_ENABLE_CUDA=OFF \
-    -DGEMMKIT_DEPS_DIR="$PWD/.deps" >/dev/null || return 1
+    -DGEMMKIT_DEPS_DIR="$PWD/.deps" -DGEMMKIT_BUILD_ALL_CONFIGS="${cpu_all_configs:-OFF}" >/dev/null || return 1
   cmake --build build-cpu -j "$(nproc)" --target "$@" 2>&1 | grep -E "error|FAILED"
   return "${PIPESTATUS[0]}"
 }

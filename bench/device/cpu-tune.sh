@@ -7,7 +7,7 @@
 # core (one such thread streams about 20 GB/s on the H100 host): $out/cpu-tune-<dtype>-<sizes>.csv
 # (the whole table with those rows retuned) and .log.
 stage "cpu-tune: CPU-only build, CPU small-kernel tests, tuner sets ${GEMMKIT_CPU_TUNE_SETS:-f64:1-8}"
-build_cpu_only gemmkit-bench gemmkit_tests || exit 1
+cpu_all_configs=ON build_cpu_only gemmkit-bench gemmkit_tests || exit 1
 build-cpu/tests/gemmkit_tests --gtest_brief=1 \
   --gtest_filter='*Small*:*small*:*Blocking*:*Batched*Cpu*:*Cpu*' 2>&1 | tail -3
 core=1

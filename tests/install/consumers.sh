@@ -10,7 +10,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 
 # Only the public headers are installed.
 installed_headers="$(cd "$prefix/include" && find . -type f | sort | tr '\n' ' ')"
-[[ "$installed_headers" == "./gemmkit/gemmkit.h ./gemmkit/gemmkit.hpp " ]] ||
+[[ "$installed_headers" == "./gemmkit/gemmkit.h ./gemmkit/gemmkit.hpp ./gemmkit/introspect.h " ]] ||
   { echo "unexpected installed headers: $installed_headers" >&2; exit 1; }
 
 generator=()

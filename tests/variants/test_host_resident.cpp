@@ -75,7 +75,7 @@ TEST(HostResidentVariant, ForcedDeviceKernelRunsInsideThePipeline) {
   ScopedContext ctx;
   ASSERT_EQ(gk_set_variant(ctx, kernel->info().id.c_str()), GK_SUCCESS);
   GemmProblem const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_T, 300, 200, 100, 2);
-  Operands<double> ops = make_operands<double>(p, 0.0);
+  Operands<double> ops = make_operands<double>(p, -1.0);
   Matrix<double> const C0 = ops.C;
   auto const reference = reference_result(p, 2.0, ops.A, ops.B, -1.0, C0);
   ASSERT_EQ(api_gemm(ctx, GK_COL_MAJOR, p.trans_a, p.trans_b, p.m, p.n, p.k, 2.0, ops.A.data(), p.lda, ops.B.data(),

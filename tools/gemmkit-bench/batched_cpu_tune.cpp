@@ -75,6 +75,8 @@ std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, i
     for (int b = 0; b < cpu::kSmallBlockings; ++b) {
       if (b > 0 && table.square_block_columns[b][v][s] == table.square_block_columns[0][v][s]) continue;
       for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
+        // Variants no table row picks are built only with GEMMKIT_BUILD_ALL_CONFIGS.
+        if (table.square_variant[b][p][v][s] == nullptr) continue;
         out.push_back({table.square_variant[b][p][v][s], s, s, false, cpu::SmallBlocking(b), cpu::SmallPrefetch(p),
                        cpu::SmallVectors(v), false, {}, {}});
       }
@@ -85,6 +87,7 @@ std::vector<Candidate<T>> candidates_at(cpu::SmallKernelTable<T> const& table, i
   int const by_m_k = short_rows ? std::min(2 * s, cpu::kSmallMax) : 8;
   for (int v = 0; v < cuts; ++v) {
     for (int p = 0; p < cpu::kSmallPrefetches; ++p) {
+      if (table.by_m_variant[p][v][s] == nullptr) continue;
       out.push_back({table.by_m_variant[p][v][s], by_m_n, by_m_k, true, cpu::SmallBlocking::kBalanced,
                      cpu::SmallPrefetch(p), cpu::SmallVectors(v), false, {}, {}});
     }
