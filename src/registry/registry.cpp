@@ -48,7 +48,9 @@ GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend
     GemmVariant const* v = rule_variants_[i];
     if (v == nullptr || (problem.pointer_array && !v->info().pointer_array)) continue;
     if (compute_capability != 0 && v->info().min_sm > compute_capability) continue;
-    if (host_compute != HostCompute::kAny && v->info().stages_host_operands != (host_compute == HostCompute::kGpuOnly)) {
+    bool const host_operands = backend == Platform::kCpu;  // the filter speaks only of them
+    if (host_operands && host_compute != HostCompute::kAny &&
+        v->info().stages_host_operands != (host_compute == HostCompute::kGpuOnly)) {
       continue;
     }
     if (rule.min_wave_eff != 0 && wave_efficiency(v->info().tiles, problem, multiprocessors) < rule.min_wave_eff) continue;

@@ -381,6 +381,22 @@ TEST(RegistrySelect, HostComputeFiltersVariantsThatStageHostOperands) {
   EXPECT_EQ(r.select(small, Platform::kCpu, 0, 0, 0, HostCompute::kGpuOnly)->info().id, "dgemm_staged");
 }
 
+/// The host-compute filter leaves device operands alone: under the GPU policy a CUDA variant is
+/// still picked for device pointers.
+TEST(RegistrySelect, HostComputeLeavesDeviceOperandsAlone) {
+  Registry r;
+  r.add(std::make_unique<FunctionVariant>(
+      VariantInfo{"dgemm_device", Dtype::kF64, Platform::kCuda, VariantKind::kProduction, 0, "toy"},
+      [](GemmProblem const&) { return true; },
+      [](GemmArguments const&, void*, ExecutionContext const&) { return GK_SUCCESS; }));
+  r.set_rules(parse_selection_table("backend,dtype,variant\ncuda,f64,dgemm_device\n"));
+  auto const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 8, 8, 8);
+  for (HostCompute h : {HostCompute::kAny, HostCompute::kCpuOnly, HostCompute::kGpuOnly}) {
+    ASSERT_NE(r.select(p, Platform::kCuda, 0, 0, 0, h), nullptr);
+    EXPECT_EQ(r.select(p, Platform::kCuda, 0, 0, 0, h)->info().id, "dgemm_device");
+  }
+}
+
 TEST(RegistrySelect, ShapeAndAlignmentColumnsBoundTheRule) {
   Registry r;
   r.add(toy_variant("dgemm_longk", 1 << 30));
