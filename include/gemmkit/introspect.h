@@ -1,6 +1,6 @@
 /*! \file
-    \brief gemmkit introspection C API, for tools: the registered variants, the performance model's
-    bound for one of them, the machine descriptions, and the CPU facts gemmkit runs on.
+    \brief gemmkit introspection C API, for tools: the registered variants, the selection table, the
+    performance model's bounds and rankings, the machine descriptions, and the CPU facts gemmkit runs on.
 
     A variant is run by forcing its id on a context (gk_set_variant in gemmkit.h) and making the
     normal gk_* call; this header only says which ids exist and what is known about them. Every
@@ -53,6 +53,34 @@ gk_status gk_variant_find(const char* id, gk_variant_info* info);
 gk_status gk_variant_can_implement(const char* id, gk_op transa, gk_op transb, int64_t m, int64_t n, int64_t k,
                                    int64_t lda, int64_t ldb, int64_t ldc, int64_t batch);
 
+/// Which leading dimensions a selection rule admits.
+typedef GK_ENUM(gk_alignment) {
+  GK_ALIGNMENT_ANY = 0,
+  GK_ALIGNMENT_ALIGNED = 1,    ///< leading dimensions and strides in whole 16-byte units
+  GK_ALIGNMENT_MISALIGNED = 2  ///< at least one not
+} gk_alignment;
+
+/// One row of the selection table (src/variants/selection_table.csv). A bound of 0 means none.
+typedef struct gk_selection_rule_info {
+  gk_backend backend;       ///< GK_BACKEND_CPU or GK_BACKEND_GPU
+  gk_dtype dtype;
+  double min_work, max_work;  ///< m*n*k*batch at least / at most
+  double max_mn;            ///< m*n at most
+  double min_k, max_k;      ///< k at least / at most
+  double min_side;          ///< min(m, n) at least
+  double min_wave_eff;      ///< the variant's wave efficiency on the selecting GPU at least
+  gk_alignment alignment;
+  const char* trans;        ///< "nn", "nt", "tn", "tt" (A then B) or "*"
+  const char* variant_id;   ///< may name a variant this build did not register: the row is then skipped
+} gk_selection_rule_info;
+
+/// How many rows the selection table has.
+int64_t gk_selection_rule_count(void);
+
+/// The row at `index` (0 <= index < gk_selection_rule_count(), in the order rows are tried: the
+/// first that admits a problem wins), else GK_INVALID_ARGUMENT.
+gk_status gk_selection_rule(int64_t index, gk_selection_rule_info* info);
+
 /// What the performance model knows of a GPU: the measured or built-in rates it bounds kernels with.
 typedef struct gk_machine {
   char name[128];
@@ -68,7 +96,16 @@ typedef struct gk_machine {
   double h2d_pinned_bytes_per_s, d2h_pinned_bytes_per_s, bidirectional_pinned_bytes_per_s;
   double h2d_pageable_bytes_per_s, d2h_pageable_bytes_per_s;
   double host_h2d_bytes_per_s, host_d2h_bytes_per_s;  ///< host memory read / written by the copies
+  double smem_bytes_per_s;           ///< shared memory, whole device
+  /// Latencies (cycles) the model's terms use; 0 = not in the description (no such term).
+  double lds64_latency_cycles, dmma_latency_cycles, l2_load_latency_cycles, barrier_latency_cycles;
+  /// Energy above the idle draw and the board's power limit; 0 = not measured (no power ceiling).
+  double dmma_energy_j_per_flop, l2_energy_j_per_byte, smem_energy_j_per_byte;
+  double power_limit_w, idle_power_w;
 } gk_machine;
+
+/// The description the model uses when given none: the built-in H100 SXM anchors.
+gk_status gk_machine_default(gk_machine* machine);
 
 /// The built-in description of a GPU gemmkit has measured, by the name the CUDA runtime reports and
 /// its multiprocessor count; GK_NOT_SUPPORTED for a GPU it has none for.
@@ -86,6 +123,45 @@ gk_status gk_machine_load(const char* path, gk_machine* machine);
 /// peers, the ladder's SIMT steps), GK_INVALID_ARGUMENT for an unknown id.
 gk_status gk_variant_bound(const char* id, const gk_machine* machine, int64_t m, int64_t n, int64_t k,
                            double* flops, const char** limiter);
+
+/// The compiled kernels' resources (registers, spills, main-loop instructions per instance) read
+/// from a bench/sass_spills.py file; opaque, freed by gk_kernel_resources_free.
+typedef struct gk_kernel_resources gk_kernel_resources;
+
+/// Reads the resources file at `path` into `*resources`; GK_INVALID_ARGUMENT when it cannot be
+/// read (gk_introspect_error() says why).
+gk_status gk_kernel_resources_load(const char* path, gk_kernel_resources** resources);
+
+/// Frees what gk_kernel_resources_load made; NULL is ignored.
+void gk_kernel_resources_free(gk_kernel_resources* resources);
+
+/// The model's view of one registered tile config (plain form, dense NN instance) at one shape.
+typedef struct gk_model_bound {
+  const char* id;                 ///< its registry id; registered only when built (see GEMMKIT_BUILD_ALL_CONFIGS)
+  int simt;                       ///< 1: an FP32 SIMT config (the SIMT model); 0: a tensor-core config
+  int compiled;                   ///< 1 when the resources had this config's instance
+  int registers;                  ///< per thread: compiled, else 0 (tensor-core) or the SIMT model's estimate
+  int registers_estimated;        ///< 1 when `registers` is the SIMT model's estimate
+  int loop_fma, loop_instructions;  ///< SIMT: the compiled main loop's FMAs and instructions, 0 when unknown
+  int warps_per_sm;
+  int copy_bytes;                 ///< bytes per copy of A in the instance modelled (16, or one element)
+  double spill_bytes_per_k_tile;  ///< tensor-core: local-memory traffic per k-tile
+  double l2_bytes_per_flop;
+  double l2_flops, smem_flops;    ///< the L2 and shared-memory ceilings
+  double power_flops;             ///< tensor-core: the power ceiling, reported only; 0 without energies
+  double wave_efficiency, latency_efficiency;  ///< tensor-core
+  double flops;                   ///< the bound
+  const char* limiter;            ///< the ceiling that sets it; valid until the next gk_model_rank on this thread
+} gk_model_bound;
+
+/// The model's bounds for the registered tile configs of `dtype` at m x n x k: for GK_DTYPE_F64
+/// the FP64 tensor-core configs, best first (ties in registration order); for GK_DTYPE_F32 the FP32
+/// tensor-core configs best first, then the SIMT configs in registration order. `machine` is read as
+/// gk_variant_bound reads it; `resources` (may be NULL) sets each instance's registers and spills.
+/// Writes the first `capacity` into `bounds` (may be NULL when capacity is 0) and how many there
+/// are into `count`. GK_NOT_SUPPORTED in a build without CUDA.
+gk_status gk_model_rank(gk_dtype dtype, const gk_machine* machine, const gk_kernel_resources* resources, int64_t m,
+                        int64_t n, int64_t k, gk_model_bound* bounds, int64_t capacity, int64_t* count);
 
 /// The CPU facts the CPU path depends on.
 typedef struct gk_cpu_info {

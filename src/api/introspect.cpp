@@ -1,6 +1,6 @@
 /*! \file
-    \brief The introspection C API (gemmkit/introspect.h) over the registry, the performance model
-    and the CPU facts.
+    \brief The introspection C API (gemmkit/introspect.h) over the registry and its selection table,
+    the performance model and the CPU facts.
 */
 #include <gemmkit/introspect.h>
 
@@ -8,7 +8,9 @@
 #include "cpu/cpu_blas.hpp"
 #include "cpu/cpu_features.hpp"
 #include "cpu/fma_peak.hpp"
+#include "model/kernel_resources.hpp"
 #include "model/machine.hpp"
+#include "registry/registry.hpp"
 #include "variants/variants.hpp"
 #if GEMMKIT_WITH_CUDA
 #include "cuda/gemm/tensorop_model.hpp"
@@ -17,7 +19,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -103,6 +107,16 @@ gk_machine to_public(gemmkit::model::MachineDescription const& d) {
   m.d2h_pageable_bytes_per_s = d.d2h_pageable_bytes_per_s;
   m.host_h2d_bytes_per_s = d.host_h2d_bytes_per_s;
   m.host_d2h_bytes_per_s = d.host_d2h_bytes_per_s;
+  m.smem_bytes_per_s = d.smem_bytes_per_s();
+  m.lds64_latency_cycles = d.lds64_latency_cycles;
+  m.dmma_latency_cycles = d.dmma_latency_cycles;
+  m.l2_load_latency_cycles = d.l2_load_latency_cycles;
+  m.barrier_latency_cycles = d.barrier_latency_cycles;
+  m.dmma_energy_j_per_flop = d.dmma_energy_j_per_flop;
+  m.l2_energy_j_per_byte = d.l2_energy_j_per_byte;
+  m.smem_energy_j_per_byte = d.smem_energy_j_per_byte;
+  m.power_limit_w = d.power_limit_w;
+  m.idle_power_w = d.idle_power_w;
   return m;
 }
 
@@ -111,7 +125,21 @@ gk_machine to_public(gemmkit::model::MachineDescription const& d) {
 thread_local std::string loaded_name;
 thread_local gemmkit::model::MachineDescription loaded_machine;
 
+/// The model reads fields the public struct leaves out (latencies, limits): a machine is the
+/// built-in one or the last loaded one of that name.
+gemmkit::model::MachineDescription model_machine(gk_machine const* machine) {
+  gemmkit::model::MachineDescription d = gemmkit::model::h100_sxm();
+  if (machine == nullptr) return d;
+  if (machine->name == loaded_name) return loaded_machine;
+  if (auto b = gemmkit::model::builtin_machine(machine->name, machine->sm_count)) return *b;
+  return d;
+}
+
 }  // namespace
+
+struct gk_kernel_resources {
+  std::vector<gemmkit::model::KernelResources> rows;
+};
 
 extern "C" {
 
@@ -197,16 +225,7 @@ gk_status gk_variant_bound(char const* id, gk_machine const* machine, int64_t m,
     if (flops == nullptr) return fail(GK_INVALID_ARGUMENT, "flops is NULL");
     if (find(id) == nullptr) return unknown(id);
 #if GEMMKIT_WITH_CUDA
-    // The model reads fields the public struct leaves out (latencies, limits): a machine is the
-    // built-in one or the last loaded one of that name, with the public rates laid over it.
-    gemmkit::model::MachineDescription d = gemmkit::model::h100_sxm();
-    if (machine != nullptr) {
-      if (machine->name == loaded_name) {
-        d = loaded_machine;
-      } else if (auto b = gemmkit::model::builtin_machine(machine->name, machine->sm_count)) {
-        d = *b;
-      }
-    }
+    gemmkit::model::MachineDescription const d = model_machine(machine);
     thread_local std::string limit;
     auto const bound = gemmkit::gemm::predict_registered(d, id, {}, m, n, k);
     if (!bound) return fail(GK_NOT_SUPPORTED, std::string("the model has no form of ") + id);
@@ -217,6 +236,142 @@ gk_status gk_variant_bound(char const* id, gk_machine const* machine, int64_t m,
 #else
     (void)machine, (void)m, (void)n, (void)k, (void)limiter;
     return fail(GK_NOT_SUPPORTED, "this build has no CUDA: the model bounds GPU variants only");
+#endif
+  });
+}
+
+int64_t gk_selection_rule_count(void) {
+  try {
+    return int64_t(gemmkit::variant_registry().rules().size());
+  } catch (std::exception const& e) {
+    fail(GK_INTERNAL_ERROR, e.what());
+    return 0;
+  }
+}
+
+gk_status gk_selection_rule(int64_t index, gk_selection_rule_info* info) {
+  return guarded([&] {
+    auto const& rules = gemmkit::variant_registry().rules();  // lives as long as the process
+    if (info == nullptr) return fail(GK_INVALID_ARGUMENT, "info is NULL");
+    if (index < 0 || index >= int64_t(rules.size())) {
+      return fail(GK_INVALID_ARGUMENT, "rule index " + std::to_string(index) + " is not in 0.." +
+                                           std::to_string(int64_t(rules.size()) - 1));
+    }
+    gemmkit::SelectionRule const& r = rules[std::size_t(index)];
+    *info = gk_selection_rule_info{};
+    info->backend = r.backend == gemmkit::Platform::kCuda ? GK_BACKEND_GPU : GK_BACKEND_CPU;
+    info->dtype = r.dtype == gemmkit::Dtype::kF64 ? GK_DTYPE_F64 : GK_DTYPE_F32;
+    info->min_work = r.min_work;
+    info->max_work = r.max_work;
+    info->max_mn = r.max_mn;
+    info->min_k = r.min_k;
+    info->max_k = r.max_k;
+    info->min_side = r.min_side;
+    info->min_wave_eff = r.min_wave_eff;
+    info->alignment = r.alignment == gemmkit::Alignment::kAny
+                          ? GK_ALIGNMENT_ANY
+                          : (r.alignment == gemmkit::Alignment::kAligned ? GK_ALIGNMENT_ALIGNED : GK_ALIGNMENT_MISALIGNED);
+    info->trans = r.trans.c_str();
+    info->variant_id = r.variant_id.c_str();
+    return succeed();
+  });
+}
+
+gk_status gk_machine_default(gk_machine* machine) {
+  return guarded([&] {
+    if (machine == nullptr) return fail(GK_INVALID_ARGUMENT, "machine is NULL");
+    *machine = to_public(gemmkit::model::h100_sxm());
+    return succeed();
+  });
+}
+
+gk_status gk_kernel_resources_load(char const* path, gk_kernel_resources** resources) {
+  return guarded([&] {
+    if (path == nullptr || resources == nullptr) return fail(GK_INVALID_ARGUMENT, "path or resources is NULL");
+    auto loaded = std::make_unique<gk_kernel_resources>();
+    if (std::string e = gemmkit::model::load_kernel_resources(path, &loaded->rows); !e.empty()) {
+      return fail(GK_INVALID_ARGUMENT, e);
+    }
+    *resources = loaded.release();
+    return succeed();
+  });
+}
+
+void gk_kernel_resources_free(gk_kernel_resources* resources) { delete resources; }
+
+gk_status gk_model_rank(gk_dtype dtype, gk_machine const* machine, gk_kernel_resources const* resources, int64_t m,
+                        int64_t n, int64_t k, gk_model_bound* bounds, int64_t capacity, int64_t* count) {
+  return guarded([&] {
+    if (count == nullptr || capacity < 0 || (bounds == nullptr && capacity > 0)) {
+      return fail(GK_INVALID_ARGUMENT, "count is NULL, capacity < 0, or bounds NULL with capacity > 0");
+    }
+    if (dtype != GK_DTYPE_F64 && dtype != GK_DTYPE_F32) return fail(GK_INVALID_ARGUMENT, "unknown dtype");
+#if GEMMKIT_WITH_CUDA
+    namespace model = gemmkit::model;
+    model::MachineDescription const d = model_machine(machine);
+    std::vector<model::KernelResources> const none;
+    auto const& rows = resources != nullptr ? resources->rows : none;
+    // The strings handed out (ids, limiters) live here until the next call on this thread.
+    thread_local std::vector<std::string> ids, limiters;
+    std::vector<gk_model_bound> out;
+    ids.clear(), limiters.clear();
+    auto const tensorop = [&](std::vector<model::TileConfig> configs, model::InstanceForm const& form, int element_bytes) {
+      std::vector<int> compiled;  // applied one by one: which configs the resources matched
+      for (model::TileConfig& c : configs) {
+        std::vector<model::TileConfig> one{c};
+        compiled.push_back(model::apply_kernel_resources(&one, rows, form));
+        c = one.front();
+      }
+      for (auto const& [c, p] : model::rank(d, configs, m, n, k)) {
+        gk_model_bound b{};
+        auto const at = std::find_if(configs.begin(), configs.end(), [&](auto const& x) { return x.name == c.name; });
+        b.compiled = compiled[std::size_t(at - configs.begin())];
+        b.registers = c.registers_per_thread;
+        b.warps_per_sm = p.warps_per_sm;
+        b.copy_bytes = form.vec_a * element_bytes;
+        b.spill_bytes_per_k_tile = c.spill_bytes_per_k_tile;
+        b.l2_bytes_per_flop = p.l2_bytes_per_flop;
+        b.l2_flops = p.l2_ceiling;
+        b.smem_flops = p.smem_ceiling;
+        b.power_flops = p.power_ceiling;
+        b.wave_efficiency = p.wave_efficiency;
+        b.latency_efficiency = p.latency_efficiency;
+        b.flops = p.flops;
+        ids.push_back(c.name), limiters.push_back(p.limiter), out.push_back(b);
+      }
+    };
+    if (dtype == GK_DTYPE_F64) {
+      tensorop(gemmkit::gemm::dgemm_tensorop_model_configs(), model::dense_nn_form(m, k), 8);
+    } else {
+      tensorop(gemmkit::gemm::sgemm_tensorop_model_configs(), model::dense_nn_form(m, k, 4), 4);
+      model::InstanceForm const form = model::dense_nn_simt_form(m);
+      for (model::SimtKernelShape s : gemmkit::gemm::sgemm_simt_model_shapes()) {
+        std::vector<model::SimtKernelShape> one{s};
+        gk_model_bound b{};
+        b.compiled = model::apply_kernel_resources(&one, rows, form);
+        s = one.front();
+        model::SimtPrediction const p = model::predict_simt(d, s, m, n, k);
+        b.simt = 1;
+        b.registers = p.registers_per_thread;
+        b.registers_estimated = s.registers_per_thread > 0 ? 0 : 1;
+        b.loop_fma = s.loop_instructions > 0 ? s.loop_fma : 0;
+        b.loop_instructions = s.loop_instructions > 0 ? s.loop_instructions : 0;
+        b.warps_per_sm = p.warps_per_sm;
+        b.copy_bytes = form.vec_a * 4;
+        b.l2_bytes_per_flop = p.l2_bytes_per_flop;
+        b.l2_flops = p.l2_ceiling;
+        b.smem_flops = p.smem_ceiling;
+        b.flops = p.flops;
+        ids.push_back(s.name), limiters.push_back(p.limiter), out.push_back(b);
+      }
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) out[i].id = ids[i].c_str(), out[i].limiter = limiters[i].c_str();
+    *count = int64_t(out.size());
+    std::copy_n(out.begin(), std::min<std::size_t>(out.size(), std::size_t(capacity)), bounds);
+    return succeed();
+#else
+    (void)machine, (void)resources, (void)m, (void)n, (void)k, (void)bounds;
+    return fail(GK_NOT_SUPPORTED, "this build has no CUDA: the model ranks GPU configs only");
 #endif
   });
 }

@@ -1,7 +1,8 @@
 /*! \file
     \brief The introspection header as a client sees it: the variants listed, each CPU variant, peer
     (gemmkit_peers is linked) and the reference forced by id through gk_dgemm_strided_batched,
-    unknown ids refused, the machine descriptions and CPU facts filled in. Public headers only.
+    unknown ids refused, the selection rules against the table's CSV, the model's rankings, the
+    machine descriptions and CPU facts filled in. Public headers only.
 */
 #include <gemmkit/gemmkit.h>
 #include <gemmkit/introspect.h>
@@ -9,8 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -155,3 +158,124 @@ TEST(Introspect, CpuFactsFmaPeakAndCpuVariantsHaveNoBound) {
 }
 
 }  // namespace
+
+namespace {
+
+std::vector<gk_selection_rule_info> all_rules() {
+  std::vector<gk_selection_rule_info> out(static_cast<std::size_t>(gk_selection_rule_count()));
+  for (std::size_t i = 0; i < out.size(); ++i) EXPECT_EQ(gk_selection_rule(int64_t(i), &out[i]), GK_SUCCESS);
+  return out;
+}
+
+/// The data rows of the selection table's CSV, split at commas (comments and the header left out).
+std::vector<std::vector<std::string>> csv_rows() {
+  std::ifstream in(GEMMKIT_SELECTION_TABLE_CSV);
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    std::vector<std::string> fields;
+    std::stringstream s(line);
+    for (std::string f; std::getline(s, f, ',');) fields.push_back(f);
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+double csv_bound(std::string const& f) { return f == "*" ? 0.0 : std::stod(f); }
+
+}  // namespace
+
+TEST(Introspect, SelectionRulesMatchTheTableAndNameRegisteredVariants) {
+  std::vector<gk_selection_rule_info> const rules = all_rules();
+  ASSERT_FALSE(rules.empty());
+  bool gpu_variants = false;
+  for (gk_variant_info const& v : all_variants()) gpu_variants = gpu_variants || v.backend == GK_BACKEND_GPU;
+  for (gk_selection_rule_info const& r : rules) {
+    ASSERT_NE(r.variant_id, nullptr);
+    ASSERT_NE(r.trans, nullptr);
+    // A rule may name a variant the build left out (a GPU one without CUDA); a CPU build has all its own.
+    gk_variant_info v{};
+    if (r.backend == GK_BACKEND_CPU || gpu_variants) {
+      ASSERT_EQ(gk_variant_find(r.variant_id, &v), GK_SUCCESS) << r.variant_id;
+      EXPECT_EQ(v.backend, r.backend) << r.variant_id;
+      EXPECT_EQ(v.dtype, r.dtype) << r.variant_id;
+      EXPECT_EQ(v.selectable, 1) << r.variant_id;
+    }
+  }
+  std::vector<std::vector<std::string>> const csv = csv_rows();
+  ASSERT_EQ(csv.size(), rules.size()) << GEMMKIT_SELECTION_TABLE_CSV;
+  for (std::size_t i = 0; i < 4 && i < csv.size(); ++i) {
+    std::vector<std::string> const& f = csv[i];  // backend,dtype,min_work,max_work,max_mn,min_k,max_k,min_side,min_wave_eff,aligned,trans,variant
+    ASSERT_EQ(f.size(), 12u);
+    gk_selection_rule_info const& r = rules[i];
+    EXPECT_EQ(r.backend, f[0] == "cuda" ? GK_BACKEND_GPU : GK_BACKEND_CPU) << i;
+    EXPECT_EQ(r.dtype, f[1] == "f64" ? GK_DTYPE_F64 : GK_DTYPE_F32) << i;
+    EXPECT_EQ(r.min_work, csv_bound(f[2])) << i;
+    EXPECT_EQ(r.max_work, csv_bound(f[3])) << i;
+    EXPECT_EQ(r.max_mn, csv_bound(f[4])) << i;
+    EXPECT_EQ(r.min_k, csv_bound(f[5])) << i;
+    EXPECT_EQ(r.max_k, csv_bound(f[6])) << i;
+    EXPECT_EQ(r.min_side, csv_bound(f[7])) << i;
+    EXPECT_EQ(r.min_wave_eff, csv_bound(f[8])) << i;
+    EXPECT_EQ(r.alignment, f[9] == "*" ? GK_ALIGNMENT_ANY : (f[9] == "yes" ? GK_ALIGNMENT_ALIGNED : GK_ALIGNMENT_MISALIGNED)) << i;
+    EXPECT_EQ(std::string(r.trans), f[10]) << i;
+    EXPECT_EQ(std::string(r.variant_id), f[11]) << i;
+  }
+  gk_selection_rule_info r{};
+  EXPECT_EQ(gk_selection_rule(-1, &r), GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_selection_rule(int64_t(rules.size()), &r), GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_selection_rule(0, nullptr), GK_INVALID_ARGUMENT);
+}
+
+TEST(Introspect, ModelRanksTheRegisteredConfigsBestFirst) {
+  gk_machine machine{};
+  ASSERT_EQ(gk_machine_default(&machine), GK_SUCCESS);
+  EXPECT_GT(machine.smem_bytes_per_s, 0);
+  gk_kernel_resources* resources = nullptr;
+  EXPECT_EQ(gk_kernel_resources_load("/nonexistent/sass-spills.jsonl", &resources), GK_INVALID_ARGUMENT);
+  EXPECT_EQ(resources, nullptr);
+  EXPECT_STRNE(gk_introspect_error(), "");
+  gk_kernel_resources_free(nullptr);
+
+  int64_t count = -1;
+  gk_status const status = gk_model_rank(GK_DTYPE_F64, &machine, nullptr, 4096, 4096, 4096, nullptr, 0, &count);
+  bool gpu_variants = false;
+  for (gk_variant_info const& v : all_variants()) gpu_variants = gpu_variants || v.backend == GK_BACKEND_GPU;
+  if (!gpu_variants) {
+    EXPECT_EQ(status, GK_NOT_SUPPORTED);  // the model ranks the GPU configs only
+    return;
+  }
+  ASSERT_EQ(status, GK_SUCCESS);
+  for (gk_dtype dtype : {GK_DTYPE_F64, GK_DTYPE_F32}) {
+    ASSERT_EQ(gk_model_rank(dtype, &machine, nullptr, 4096, 4096, 4096, nullptr, 0, &count), GK_SUCCESS);
+    ASSERT_GT(count, 0);
+    std::vector<gk_model_bound> bounds(static_cast<std::size_t>(count));
+    ASSERT_EQ(gk_model_rank(dtype, &machine, nullptr, 4096, 4096, 4096, bounds.data(), count, &count), GK_SUCCESS);
+    for (std::size_t i = 0; i < bounds.size(); ++i) {
+      gk_model_bound const& b = bounds[i];
+      EXPECT_GT(b.flops, 0) << b.id;
+      EXPECT_STRNE(b.limiter, "") << b.id;
+      EXPECT_EQ(b.compiled, 0) << b.id;  // no resources given
+      // Tensor-core configs best first; the SIMT ones follow in registration order.
+      if (i > 0 && !b.simt) EXPECT_LE(b.flops, bounds[i - 1].flops) << b.id;
+      if (i > 0 && bounds[i - 1].simt) EXPECT_TRUE(b.simt) << b.id;
+      // Configs no rule names are registered only with GEMMKIT_BUILD_ALL_CONFIGS.
+      gk_variant_info v{};
+      if (gk_variant_find(b.id, &v) != GK_SUCCESS) continue;
+      EXPECT_EQ(v.dtype, dtype) << b.id;
+      double flops = 0;
+      ASSERT_EQ(gk_variant_bound(b.id, &machine, 4096, 4096, 4096, &flops, nullptr), GK_SUCCESS) << b.id;
+      EXPECT_NEAR(flops, b.flops, 1e-9 * b.flops) << b.id;
+    }
+  }
+  std::vector<gk_model_bound> one(1);
+  EXPECT_EQ(gk_model_rank(GK_DTYPE_F64, nullptr, nullptr, 512, 512, 512, one.data(), 1, &count), GK_SUCCESS);
+  EXPECT_GT(count, 1);  // the count is all of them, however few were asked for
+  EXPECT_EQ(gk_model_rank(GK_DTYPE_F64, nullptr, nullptr, 512, 512, 512, nullptr, 1, &count), GK_INVALID_ARGUMENT);
+}

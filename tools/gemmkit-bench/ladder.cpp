@@ -6,6 +6,7 @@
 
 #include "cuda/ladder/ladder_config.hpp"
 #include "gemm_suite.hpp"
+#include "model/gemm_model.hpp"
 #include "model/kernel_resources.hpp"
 #include "model/ladder_model.hpp"
 #include "model/machine.hpp"
@@ -21,6 +22,8 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 
 namespace gemmkit::bench {
 
@@ -244,8 +247,9 @@ void print_tables(Dtype dtype, std::vector<std::int64_t> const& sizes, std::vect
   print_variants_by_size(sizes, rows, versions, cells, true);
 }
 
-}  // namespace
-
+/// What `model` and `ladder` read: the description --machine names (else the H100 anchors,
+/// model::h100_sxm) and the compiled kernels' resources --kernels names (else none). An error
+/// message, or empty.
 std::string load_model_inputs(Options const& o, model::MachineDescription* machine,
                               std::vector<model::KernelResources>* resources) {
   *machine = model::h100_sxm();
@@ -257,7 +261,106 @@ std::string load_model_inputs(Options const& o, model::MachineDescription* machi
   return {};
 }
 
-void print_ladder_model(model::MachineDescription const& machine, std::int64_t m, std::int64_t n, std::int64_t k) {
+#if GEMMKIT_WITH_CUDA
+/// The model's bounds for the registered configs of `dtype` at m x n x k, best first, named by
+/// their registry ids: for f64 the FP64 tensor-core configs (rank's order); for f32 the FP32
+/// tensor-core and SIMT configs together. Each with its NN instance's compiled resources, where
+/// `resources` has them.
+std::vector<std::pair<std::string, double>> ranked_bounds(model::MachineDescription const& machine, Dtype dtype,
+                                                          std::int64_t m, std::int64_t n, std::int64_t k,
+                                                          std::vector<model::KernelResources> const& resources) {
+  std::vector<std::pair<std::string, double>> out;
+  if (dtype == Dtype::kF64) {
+    std::vector<model::TileConfig> configs = gemm::dgemm_tensorop_model_configs();
+    model::apply_kernel_resources(&configs, resources, model::dense_nn_form(m, k));
+    for (auto const& [c, p] : model::rank(machine, configs, m, n, k)) out.emplace_back(c.name, p.flops);
+    return out;
+  }
+  std::vector<model::TileConfig> tensorop = gemm::sgemm_tensorop_model_configs();
+  model::apply_kernel_resources(&tensorop, resources, model::dense_nn_form(m, k, 4));
+  for (auto const& [c, p] : model::rank(machine, tensorop, m, n, k)) out.emplace_back(c.name, p.flops);
+  std::vector<model::SimtKernelShape> simt = gemm::sgemm_simt_model_shapes();
+  model::apply_kernel_resources(&simt, resources, model::dense_nn_simt_form(m));
+  for (model::SimtKernelShape const& s : simt) out.emplace_back(s.name, model::predict_simt(machine, s, m, n, k).flops);
+  std::stable_sort(out.begin(), out.end(), [](auto const& a, auto const& b) { return a.second > b.second; });
+  return out;
+}
+
+/// `model --measured FILE`: for every NN shape of a sweep (f64 and f32), the model's ranking of the
+/// configs the sweep forced (plain forms: the ids the model names) against their measured rates.
+int print_ranking_against_inputs(model::MachineDescription const& machine, std::string const& path,
+                                 std::vector<model::KernelResources> const& resources) {
+  std::set<std::string> known;
+  for (model::TileConfig const& c : gemm::dgemm_tensorop_model_configs()) known.insert(c.name);
+  for (model::TileConfig const& c : gemm::sgemm_tensorop_model_configs()) known.insert(c.name);
+  for (model::SimtKernelShape const& s : gemm::sgemm_simt_model_shapes()) known.insert(s.name);
+  using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
+  std::map<Dtype, std::map<Shape, std::map<std::string, double>>> measured;  // the last row of a config wins
+  std::string const error = model::read_json_rows(path, [&](model::JsonRow& row) -> std::string {
+    auto& text = row.text;
+    auto& number = row.number;
+    if (text["trans"] != "nn" || text["status"] != "ok" || !known.count(text["variant"])) return {};
+    if (text["dtype"] != "f64" && text["dtype"] != "f32") return {};
+    if (number["batch"] != 1 || !(number["gflops"] > 0)) return {};
+    Dtype const dtype = text["dtype"] == "f64" ? Dtype::kF64 : Dtype::kF32;
+    measured[dtype][Shape{std::int64_t(number["m"]), std::int64_t(number["n"]), std::int64_t(number["k"])}]
+            [text["variant"]] = number["gflops"] * 1e9;
+    return {};
+  });
+  if (!error.empty()) {
+    std::fprintf(stderr, "gemmkit-bench model: %s\n", error.c_str());
+    return 2;
+  }
+  for (auto const& [dtype, shapes_measured] : measured) {
+    bool const f64 = dtype == Dtype::kF64;
+    std::printf("\nranking against %s (NN %s, plain forms%s; model tier: predictions within 0.5%% of its best)\n",
+                path.c_str(), f64 ? "f64" : "f32", f64 ? "" : ": FP32 tensor-core and SIMT configs together");
+    TablePrinter table({{"m x n x k", 20, true}, {"cfgs", 4}, {"model's first", 38, true}, {"tier", 4},
+                        {"measured first", 38, true}, {"in tier", 7, true}, {"pick/best", 9}, {"rank corr", 9}});
+    table.print_header();
+    int shapes = 0, in_tier = 0, same_first = 0;
+    double worst = 1;
+    std::string const prefix = f64 ? "dgemm_tensorop_" : "sgemm_";
+    auto const short_name = [&](std::string const& name) { return name.substr(prefix.size()); };
+    for (auto const& [shape, rates] : shapes_measured) {
+      auto const [m, n, k] = shape;
+      if (rates.size() < 3) continue;  // too few configs to say anything about a ranking
+      model::RankingCheck const c = model::check_ranking(ranked_bounds(machine, dtype, m, n, k, resources), rates);
+      ++shapes;
+      in_tier += c.measured_top_in_tier ? 1 : 0;
+      same_first += c.model_top == c.measured_top ? 1 : 0;
+      worst = std::min(worst, c.model_top_fraction);
+      table.print_row({format("%lldx%lldx%lld", (long long)m, (long long)n, (long long)k), std::to_string(c.configs),
+                       short_name(c.model_top), std::to_string(c.model_top_tier), short_name(c.measured_top),
+                       c.measured_top_in_tier ? "yes" : "no", format("%.3f", c.model_top_fraction),
+                       format("%.2f", c.spearman)});
+    }
+    std::printf("%d shapes: the measured best is the model's first %d times and in its first tier %d times; "
+                "taking the model's first costs at worst %.1f %% of the measured best\n",
+                shapes, same_first, in_tier, 100 * (1 - worst));
+  }
+  return 0;
+}
+#endif
+
+}  // namespace
+
+#if GEMMKIT_WITH_CUDA
+int print_model_ranking_against(Options const& o) {
+  model::MachineDescription machine;
+  std::vector<model::KernelResources> resources;
+  if (std::string e = load_model_inputs(o, &machine, &resources); !e.empty()) {
+    std::fprintf(stderr, "gemmkit-bench model: %s\n", e.c_str());
+    return 2;
+  }
+  return print_ranking_against_inputs(machine, o.measured_file, resources);
+}
+#endif
+
+void print_ladder_model(Options const& o, std::int64_t m, std::int64_t n, std::int64_t k) {
+  model::MachineDescription machine;
+  std::vector<model::KernelResources> resources;
+  if (std::string e = load_model_inputs(o, &machine, &resources); !e.empty()) return;  // `model` reported it
   std::printf("\nSIMT ladder steps (model::predict_simt): issue = FMA peak x FMA cycles / all issue cycles; shared = "
               "128-byte wavefronts per clock per SM; L2 = the L2 bandwidth the block tile requires\n");
   TablePrinter table({{"step", 36, true}, {"version", 24, true}, {"regs", 4}, {"blk/SM", 6}, {"FMA frac", 8},

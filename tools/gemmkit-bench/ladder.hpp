@@ -8,8 +8,6 @@
 #include "gemm_runner.hpp"
 #include "json_writer.hpp"
 #include "machine_info.hpp"
-#include "model/kernel_resources.hpp"
-#include "model/machine.hpp"
 #include "options.hpp"
 
 namespace gemmkit::bench {
@@ -20,12 +18,15 @@ namespace gemmkit::bench {
 int run_ladder(Options const& options, RunSettings const& settings, MachineInfo const& machine, JsonLinesFile* json);
 
 /// `model`'s part for the ladder: each modelled step's ceilings and bound at m x n x k, f64 and f32
-/// (registers and spills from the compiled kernels when a device reports them, else estimated).
-/// What `model` and `ladder` read: the description --machine names (else the H100 anchors, model::h100_sxm)
-/// and the compiled kernels' resources --kernels names (else none). An error message, or empty.
-std::string load_model_inputs(Options const& o, model::MachineDescription* machine,
-                              std::vector<model::KernelResources>* resources);
+/// (registers and spills from the compiled kernels when a device reports them, else estimated), on
+/// the description --machine names (else the H100 anchors).
+void print_ladder_model(Options const& o, std::int64_t m, std::int64_t n, std::int64_t k);
 
-void print_ladder_model(model::MachineDescription const& machine, std::int64_t m, std::int64_t n, std::int64_t k);
+#if GEMMKIT_WITH_CUDA
+/// `model --measured FILE`: for every NN shape of a sweep (f64 and f32), the model's ranking of the
+/// configs the sweep forced against their measured rates; the exit status. Here and not in main.cpp:
+/// it reads the model's JSON-lines reader and ranking check, which the public header leaves out.
+int print_model_ranking_against(Options const& o);
+#endif
 
 }  // namespace gemmkit::bench

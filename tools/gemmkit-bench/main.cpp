@@ -6,11 +6,6 @@
 #include "cli.hpp"
 #include "batched_gpu.hpp"
 #include "batched_tune.hpp"
-#include "model/gemm_model.hpp"
-#include "model/kernel_resources.hpp"
-#if GEMMKIT_WITH_CUDA
-#include "cuda/gemm/tensorop_model.hpp"
-#endif
 #include "ooc_bench.hpp"
 #include "batched_impls.hpp"
 #include "gemm_suite.hpp"
@@ -19,14 +14,15 @@
 #include "micro.hpp"
 #include "options.hpp"
 #include "overhead.hpp"
-#include "registry/registry.hpp"
-#include "variants/variants.hpp"
 #include "table_printer.hpp"
 #include "variant_list.hpp"
+
+#include <gemmkit/introspect.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
@@ -134,96 +130,17 @@ int run_list() {
               gpu ? "" : " (CUDA variants need a GPU: none found)");
   std::printf("selection table (first matching row wins):\n");
   auto bound = [](double value) { return value == 0 ? std::string("*") : format("%g", value); };
-  for (SelectionRule const& r : variant_registry().rules()) {  // the rules: not in the public header yet
-    char const* aligned = r.alignment == Alignment::kAny ? "*" : (r.alignment == Alignment::kAligned ? "yes" : "no");
-    std::printf("  %-4s %s  work <= %-7s m*n <= %-7s k >= %-5s aligned %-3s trans %-2s -> %s\n", to_string(r.backend),
-                to_string(r.dtype), bound(r.max_work).c_str(), bound(r.max_mn).c_str(), bound(r.min_k).c_str(), aligned,
-                r.trans.c_str(), r.variant_id.c_str());
+  gk_selection_rule_info r;
+  for (int64_t i = 0; gk_selection_rule(i, &r) == GK_SUCCESS; ++i) {
+    char const* aligned = r.alignment == GK_ALIGNMENT_ANY ? "*" : (r.alignment == GK_ALIGNMENT_ALIGNED ? "yes" : "no");
+    std::printf("  %-4s %s  work <= %-7s m*n <= %-7s k >= %-5s aligned %-3s trans %-2s -> %s\n",
+                to_string(r.backend == GK_BACKEND_GPU ? Platform::kCuda : Platform::kCpu),
+                to_string(r.dtype == GK_DTYPE_F64 ? Dtype::kF64 : Dtype::kF32), bound(r.max_work).c_str(),
+                bound(r.max_mn).c_str(), bound(r.min_k).c_str(), aligned, r.trans, r.variant_id);
   }
   return 0;
 }
 
-#if GEMMKIT_WITH_CUDA
-/// The model's bounds for the registered configs of `dtype` at m x n x k, best first, named by
-/// their registry ids: for f64 the FP64 tensor-core configs (rank's order); for f32 the FP32
-/// tensor-core and SIMT configs together. Each with its NN instance's compiled resources, where
-/// `resources` has them.
-std::vector<std::pair<std::string, double>> ranked_bounds(model::MachineDescription const& machine, Dtype dtype,
-                                                          std::int64_t m, std::int64_t n, std::int64_t k,
-                                                          std::vector<model::KernelResources> const& resources) {
-  std::vector<std::pair<std::string, double>> out;
-  if (dtype == Dtype::kF64) {
-    std::vector<model::TileConfig> configs = gemm::dgemm_tensorop_model_configs();
-    model::apply_kernel_resources(&configs, resources, model::dense_nn_form(m, k));
-    for (auto const& [c, p] : model::rank(machine, configs, m, n, k)) out.emplace_back(c.name, p.flops);
-    return out;
-  }
-  std::vector<model::TileConfig> tensorop = gemm::sgemm_tensorop_model_configs();
-  model::apply_kernel_resources(&tensorop, resources, model::dense_nn_form(m, k, 4));
-  for (auto const& [c, p] : model::rank(machine, tensorop, m, n, k)) out.emplace_back(c.name, p.flops);
-  std::vector<model::SimtKernelShape> simt = gemm::sgemm_simt_model_shapes();
-  model::apply_kernel_resources(&simt, resources, model::dense_nn_simt_form(m));
-  for (model::SimtKernelShape const& s : simt) out.emplace_back(s.name, model::predict_simt(machine, s, m, n, k).flops);
-  std::stable_sort(out.begin(), out.end(), [](auto const& a, auto const& b) { return a.second > b.second; });
-  return out;
-}
-
-/// `model --measured FILE`: for every NN shape of a sweep (f64 and f32), the model's ranking of the
-/// configs the sweep forced (plain forms: the ids the model names) against their measured rates.
-int print_ranking_against(model::MachineDescription const& machine, std::string const& path,
-                          std::vector<model::KernelResources> const& resources) {
-  std::set<std::string> known;
-  for (model::TileConfig const& c : gemm::dgemm_tensorop_model_configs()) known.insert(c.name);
-  for (model::TileConfig const& c : gemm::sgemm_tensorop_model_configs()) known.insert(c.name);
-  for (model::SimtKernelShape const& s : gemm::sgemm_simt_model_shapes()) known.insert(s.name);
-  using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
-  std::map<Dtype, std::map<Shape, std::map<std::string, double>>> measured;  // the last row of a config wins
-  std::string const error = model::read_json_rows(path, [&](model::JsonRow& row) -> std::string {
-    auto& text = row.text;
-    auto& number = row.number;
-    if (text["trans"] != "nn" || text["status"] != "ok" || !known.count(text["variant"])) return {};
-    if (text["dtype"] != "f64" && text["dtype"] != "f32") return {};
-    if (number["batch"] != 1 || !(number["gflops"] > 0)) return {};
-    Dtype const dtype = text["dtype"] == "f64" ? Dtype::kF64 : Dtype::kF32;
-    measured[dtype][Shape{std::int64_t(number["m"]), std::int64_t(number["n"]), std::int64_t(number["k"])}]
-            [text["variant"]] = number["gflops"] * 1e9;
-    return {};
-  });
-  if (!error.empty()) {
-    std::fprintf(stderr, "gemmkit-bench model: %s\n", error.c_str());
-    return 2;
-  }
-  for (auto const& [dtype, shapes_measured] : measured) {
-    bool const f64 = dtype == Dtype::kF64;
-    std::printf("\nranking against %s (NN %s, plain forms%s; model tier: predictions within 0.5%% of its best)\n",
-                path.c_str(), f64 ? "f64" : "f32", f64 ? "" : ": FP32 tensor-core and SIMT configs together");
-    TablePrinter table({{"m x n x k", 20, true}, {"cfgs", 4}, {"model's first", 38, true}, {"tier", 4},
-                        {"measured first", 38, true}, {"in tier", 7, true}, {"pick/best", 9}, {"rank corr", 9}});
-    table.print_header();
-    int shapes = 0, in_tier = 0, same_first = 0;
-    double worst = 1;
-    std::string const prefix = f64 ? "dgemm_tensorop_" : "sgemm_";
-    auto const short_name = [&](std::string const& name) { return name.substr(prefix.size()); };
-    for (auto const& [shape, rates] : shapes_measured) {
-      auto const [m, n, k] = shape;
-      if (rates.size() < 3) continue;  // too few configs to say anything about a ranking
-      model::RankingCheck const c = model::check_ranking(ranked_bounds(machine, dtype, m, n, k, resources), rates);
-      ++shapes;
-      in_tier += c.measured_top_in_tier ? 1 : 0;
-      same_first += c.model_top == c.measured_top ? 1 : 0;
-      worst = std::min(worst, c.model_top_fraction);
-      table.print_row({format("%lldx%lldx%lld", (long long)m, (long long)n, (long long)k), std::to_string(c.configs),
-                       short_name(c.model_top), std::to_string(c.model_top_tier), short_name(c.measured_top),
-                       c.measured_top_in_tier ? "yes" : "no", format("%.3f", c.model_top_fraction),
-                       format("%.2f", c.spearman)});
-    }
-    std::printf("%d shapes: the measured best is the model's first %d times and in its first tier %d times; "
-                "taking the model's first costs at worst %.1f %% of the measured best\n",
-                shapes, same_first, in_tier, 100 * (1 - worst));
-  }
-  return 0;
-}
-#endif
 
 /// `model`: the performance model's bound for every FP64 tensor-core config at --m/--n/--k
 /// (default 8192), best first, with the ceiling that sets it.
@@ -231,17 +148,21 @@ int run_model(Options const& o) {
   std::int64_t const m = o.m.empty() ? 8192 : o.m.front();
   std::int64_t const n = o.n.empty() ? m : o.n.front();
   std::int64_t const k = o.k.empty() ? m : o.k.front();
-  model::MachineDescription machine;
-  std::vector<model::KernelResources> resources;
-  if (std::string e = load_model_inputs(o, &machine, &resources); !e.empty()) {
-    std::fprintf(stderr, "gemmkit-bench model: %s\n", e.c_str());
+  gk_machine machine;
+  gk_kernel_resources* resources = nullptr;
+  gk_status const loaded = o.machine_file.empty() ? gk_machine_default(&machine)
+                                                  : gk_machine_load(o.machine_file.c_str(), &machine);
+  if (loaded != GK_SUCCESS ||
+      (!o.kernels_file.empty() && gk_kernel_resources_load(o.kernels_file.c_str(), &resources) != GK_SUCCESS)) {
+    std::fprintf(stderr, "gemmkit-bench model: %s\n", gk_introspect_error());
     return 2;
   }
+  std::unique_ptr<gk_kernel_resources, void (*)(gk_kernel_resources*)> const owned(resources, gk_kernel_resources_free);
   std::printf("performance model: %s (%s), m=%lld n=%lld k=%lld\n"
               "ceilings: FP64 tensor %.1f TFLOP/s, L2 %.1f TB/s, shared %.1f TB/s; latencies (cycles): 64-bit shared "
               "load %.0f, DMMA %.0f, L2 load %.0f, barrier %.0f (0 = not in the description: no such term)\n\n",
-              machine.name.c_str(), machine.source.c_str(), (long long)m, (long long)n, (long long)k,
-              machine.fp64_tensor_flops / 1e12, machine.l2_bytes_per_s / 1e12, machine.smem_bytes_per_s() / 1e12,
+              machine.name, machine.source, (long long)m, (long long)n, (long long)k,
+              machine.fp64_tensor_flops / 1e12, machine.l2_bytes_per_s / 1e12, machine.smem_bytes_per_s / 1e12,
               machine.lds64_latency_cycles, machine.dmma_latency_cycles, machine.l2_load_latency_cycles,
               machine.barrier_latency_cycles);
   if (machine.dmma_energy_j_per_flop > 0) {
@@ -251,24 +172,33 @@ int run_model(Options const& o) {
                 machine.smem_energy_j_per_byte * 1e12, machine.power_limit_w, machine.idle_power_w);
   }
 #if GEMMKIT_WITH_CUDA
-  std::vector<model::TileConfig> configs = gemm::dgemm_tensorop_model_configs();
-  int const matched = model::apply_kernel_resources(&configs, resources, model::dense_nn_form(m, k));
+  auto const rank = [&](gk_dtype dtype) {
+    std::int64_t count = 0;
+    std::vector<gk_model_bound> bounds;
+    if (gk_model_rank(dtype, &machine, resources, m, n, k, nullptr, 0, &count) == GK_SUCCESS) {
+      bounds.resize(std::size_t(count));
+      if (gk_model_rank(dtype, &machine, resources, m, n, k, bounds.data(), count, &count) != GK_SUCCESS) bounds.clear();
+    }
+    return bounds;
+  };
+  std::vector<gk_model_bound> const f64 = rank(GK_DTYPE_F64);
   if (!o.kernels_file.empty()) {
+    auto const matched = std::count_if(f64.begin(), f64.end(), [](gk_model_bound const& b) { return b.compiled != 0; });
     std::printf("compiled kernels: %s (%d of %zu configs matched, NN instance with %s copies)\n\n",
-                o.kernels_file.c_str(), matched, configs.size(), model::dense_nn_form(m, k).vec_a > 1 ? "16-byte" : "8-byte");
+                o.kernels_file.c_str(), int(matched), f64.size(),
+                !f64.empty() && f64.front().copy_bytes == 16 ? "16-byte" : "8-byte");
   }
   TablePrinter table({{"config", 36, true}, {"warps/SM", 8}, {"regs", 4}, {"spill B/kt", 10}, {"L2 B/flop", 9},
                       {"L2 TF", 6}, {"smem TF", 7}, {"power TF", 8}, {"waves eff", 9}, {"lat eff", 7},
                       {"bound TF", 8}, {"limited by", 34, true}});
   table.print_header();
-  for (auto const& [c, p] : model::rank(machine, configs, m, n, k)) {
-    table.print_row({c.name, std::to_string(p.warps_per_sm),
-                     c.registers_per_thread > 0 ? std::to_string(c.registers_per_thread) : "-",
-                     format("%.0f", c.spill_bytes_per_k_tile), format("%.4f", p.l2_bytes_per_flop),
-                     format("%.1f", p.l2_ceiling / 1e12), format("%.1f", p.smem_ceiling / 1e12),
-                     p.power_ceiling > 0 ? format("%.1f", p.power_ceiling / 1e12) : "-",
-                     format("%.3f", p.wave_efficiency), format("%.3f", p.latency_efficiency),
-                     format("%.1f", p.flops / 1e12), p.limiter});
+  for (gk_model_bound const& b : f64) {
+    table.print_row({b.id, std::to_string(b.warps_per_sm), b.registers > 0 ? std::to_string(b.registers) : "-",
+                     format("%.0f", b.spill_bytes_per_k_tile), format("%.4f", b.l2_bytes_per_flop),
+                     format("%.1f", b.l2_flops / 1e12), format("%.1f", b.smem_flops / 1e12),
+                     b.power_flops > 0 ? format("%.1f", b.power_flops / 1e12) : "-",
+                     format("%.3f", b.wave_efficiency), format("%.3f", b.latency_efficiency),
+                     format("%.1f", b.flops / 1e12), b.limiter});
   }
   // FP32: the tensor-core configs on float operands and the SIMT configs, one ranking.
   std::printf("\nFP32 configs (tensor-core on float operands: the FP64 model with 4-byte operands in L2 and converted "
@@ -277,27 +207,19 @@ int run_model(Options const& o) {
   TablePrinter f32_table({{"config", 44, true}, {"regs", 4}, {"loop FMA/instr", 14}, {"bound TF", 8},
                           {"limited by", 36, true}});
   f32_table.print_header();
-  std::vector<model::TileConfig> f32_tensorop = gemm::sgemm_tensorop_model_configs();
-  model::apply_kernel_resources(&f32_tensorop, resources, model::dense_nn_form(m, k, 4));
-  for (auto const& [c, p] : model::rank(machine, f32_tensorop, m, n, k)) {
-    f32_table.print_row({c.name, c.registers_per_thread > 0 ? std::to_string(c.registers_per_thread) : "-", "-",
-                         format("%.1f", p.flops / 1e12), p.limiter});
-  }
-  std::vector<model::SimtKernelShape> simt = gemm::sgemm_simt_model_shapes();
-  model::apply_kernel_resources(&simt, resources, model::dense_nn_simt_form(m));
-  for (model::SimtKernelShape const& sh : simt) {
-    model::SimtPrediction const p = model::predict_simt(machine, sh, m, n, k);
-    f32_table.print_row({sh.name, std::to_string(p.registers_per_thread) + (sh.registers_per_thread > 0 ? "" : "~"),
-                         sh.loop_instructions > 0 ? format("%d/%d", sh.loop_fma, sh.loop_instructions) : "-",
-                         format("%.1f", p.flops / 1e12), p.limiter});
+  for (gk_model_bound const& b : rank(GK_DTYPE_F32)) {
+    std::string const regs = b.simt ? std::to_string(b.registers) + (b.registers_estimated ? "~" : "")
+                                    : (b.registers > 0 ? std::to_string(b.registers) : "-");
+    f32_table.print_row({b.id, regs, b.loop_instructions > 0 ? format("%d/%d", b.loop_fma, b.loop_instructions) : "-",
+                         format("%.1f", b.flops / 1e12), b.limiter});
   }
   if (!o.measured_file.empty()) {
-    if (int const rc = print_ranking_against(machine, o.measured_file, resources); rc != 0) return rc;
+    if (int const rc = print_model_ranking_against(o); rc != 0) return rc;
   }
 #else
   std::printf("this build has no CUDA: no tensor-core configs to model\n");
 #endif
-  print_ladder_model(machine, m, n, k);
+  print_ladder_model(o, m, n, k);
   return 0;
 }
 
@@ -310,7 +232,7 @@ void print_registry_summary() {
   std::string parts;
   for (auto const& [key, count] : counts) parts += (parts.empty() ? "" : ", ") + std::to_string(count) + " " + key;
   std::printf("registry: %zu variants (%s); selection table: %zu rules; `gemmkit-bench list` shows them\n",
-              variants.size(), parts.c_str(), variant_registry().rules().size());
+              variants.size(), parts.c_str(), std::size_t(gk_selection_rule_count()));
 }
 
 int run_gemm(Options const& o) {

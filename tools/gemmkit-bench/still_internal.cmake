@@ -5,9 +5,7 @@
 set(GEMMKIT_BENCH_STILL_INTERNAL
   batched_cpu_tune.cpp    # sweeps the CPU small blockings: candidates are not registered variants yet
   batched_tune.cpp        # sweeps the GPU small-batched candidates: not registered variants yet
-  ladder.cpp              # the ladder steps' compiled resources and the SIMT model
-  ladder.hpp              # the model's machine and kernel-resource types
-  main.cpp                # `model`: the model's rankings of every tile config; `list`: the selection rules
+  ladder.cpp              # the ladder steps' compiled resources and the SIMT model; `model --measured`'s ranking check
   micro.cpp               # the device micro-benchmarks
   ooc_bench.cpp           # the host-resident executor's phases and the CPU share
   overhead.cpp            # driver pointer queries and scale_c, timed on their own
