@@ -73,15 +73,6 @@ auto with_dtype(Dtype dtype, Body&& body) {
   return body.template operator()<float>();
 }
 
-/// Calls f(a, b, c) for problems [first, first + count), split over the current OpenMP threads by
-/// schedule(static): the way every peer is parallelized here.
-template <typename T, typename F>
-void for_each_problem(BatchedOperands const& ops, std::int64_t first, std::int64_t count, F const& f) {
-  std::int64_t const end = first + count;
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = first; i < end; ++i) f(ops.a<T>(i), ops.b<T>(i), ops.c<T>(i));
-}
-
 /// gemmkit through its public C API: gk_?gemm_strided_batched on host pointers, CPU backend.
 std::unique_ptr<BatchedImpl> make_gemmkit_batched(int verbosity, std::string* why);
 

@@ -345,11 +345,6 @@ __device__ void tensorop_tile(KernelParams<T> const& p, std::int64_t tile_m, std
     a_lane[l] = arch::shared_address(smem_a) + 8u * (TileA::lane_offset(g, t, l) + TileA::offset(warp_row, 0));
     b_lane[l] = arch::shared_address(smem_b) + 8u * (TileB::lane_offset(g, t, l) + TileB::offset(warp_col, 0));
   }
-  auto load_stage = [&](std::int64_t k_tile, int stage) {
-    std::int64_t const k_left = k_count - k_tile * Cfg::kBK;
-    load_a.load(staging_a + stage * Cfg::kStageElementsA, k_tile, k_left);
-    load_b.load(staging_b + stage * Cfg::kStageElementsB, k_tile, k_left);
-  };
   auto stage_lanes = [&](std::int64_t k_tile, std::uint32_t (&a_stage)[2], std::uint32_t (&b_stage)[2]) {
     std::uint32_t const stage = std::uint32_t(k_tile % Cfg::kStages);
     for (int l = 0; l < 2; ++l) {
@@ -375,14 +370,14 @@ __device__ void tensorop_tile(KernelParams<T> const& p, std::int64_t tile_m, std
     // Prologue: kStages-1 tiles in flight; one commit per stage keeps the group count uniform.
 #pragma unroll
     for (int s = 0; s < Cfg::kStages - 1; ++s) {
-      if (s < k_tiles) load_stage(s, s);
+      if (s < k_tiles) tile.load_stage(s, s);
       arch::cp_async_commit();
     }
     for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
       arch::cp_async_wait<Cfg::kStages - 2>();
       __syncthreads();  // tile kt visible to all; everyone is done reading the stage refilled next
       std::int64_t const next = kt + Cfg::kStages - 1;
-      if (next < k_tiles) load_stage(next, int(next % Cfg::kStages));
+      if (next < k_tiles) tile.load_stage(next, int(next % Cfg::kStages));
       arch::cp_async_commit();
       std::uint32_t a_stage[2], b_stage[2];
       stage_lanes(kt, a_stage, b_stage);
@@ -397,7 +392,7 @@ __device__ void tensorop_tile(KernelParams<T> const& p, std::int64_t tile_m, std
     static_assert(kPairs % 2 == 0, "column pairs alternate buffers; the next step's first pair reuses buffer 0");
 #pragma unroll
     for (int s = 0; s < Cfg::kStages; ++s) {
-      if (s < k_tiles) load_stage(s, s);
+      if (s < k_tiles) tile.load_stage(s, s);
       arch::cp_async_commit();
     }
     arch::cp_async_wait<Cfg::kStages - 1>();
@@ -428,7 +423,7 @@ __device__ void tensorop_tile(KernelParams<T> const& p, std::int64_t tile_m, std
             } else {
               arch::cp_async_wait<Cfg::kStages - 2>();
               __syncthreads();  // tile kt+1 visible; every lane has issued its reads of tile kt
-              if (kt + Cfg::kStages < k_tiles) load_stage(kt + Cfg::kStages, int(kt % Cfg::kStages));
+              if (kt + Cfg::kStages < k_tiles) tile.load_stage(kt + Cfg::kStages, int(kt % Cfg::kStages));
               arch::cp_async_commit();
               if (kt + 1 < k_tiles) {
                 std::uint32_t a_next_stage[2], b_next_stage[2];
