@@ -1,5 +1,6 @@
 # `cmake --install`: headers, the shared and static libraries, gemmkitConfig.cmake with the imported
-# targets gemmkit::gemmkit (shared) and gemmkit::gemmkit_static, gemmkit.pc, and gemmkit-bench.
+# targets gemmkit::gemmkit (shared) and gemmkit::gemmkit_static, gemmkit.pc, gemmkit-bench, and the
+# BLAS drop-in libgemmkit_blas.
 include(CMakePackageConfigHelpers)
 set(GEMMKIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/gemmkit)
 
@@ -9,6 +10,15 @@ install(TARGETS gemmkit gemmkit_static EXPORT gemmkitTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/gemmkit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The BLAS drop-in, with the folder of its libblas.so.3 / libcblas.so.3 names (LD_LIBRARY_PATH, or
+# the targets of Debian's update-alternatives).
+install(TARGETS gemmkit_blas LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(CODE "
+  set(blas_dir \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/gemmkit-blas\")
+  file(MAKE_DIRECTORY \"\${blas_dir}\")
+  foreach(name libblas.so.3 libcblas.so.3)
+    file(CREATE_LINK ../libgemmkit_blas.so.0 \"\${blas_dir}/\${name}\" SYMBOLIC)
+  endforeach()")
 install(EXPORT gemmkitTargets NAMESPACE gemmkit:: DESTINATION ${GEMMKIT_CMAKE_DIR})
 
 set(GEMMKIT_CONFIG_WITH_CUDA ${GEMMKIT_WITH_CUDA})

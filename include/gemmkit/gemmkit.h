@@ -86,14 +86,22 @@ gk_status gk_set_variant(gk_context ctx, const char* variant_id);
 const char* gk_last_variant(gk_context ctx);
 
 /* Host-resident GEMM (seed 004). gk_dgemm / gk_sgemm with A, B and C in host memory run on the
-   GPU(s) when a GPU is usable and m*n*k >= 2048^3, or for any size when the backend is
-   GK_BACKEND_GPU; smaller calls (and the GK_BACKEND_CPU policy) stay on the CPU. C is cut into
+   GPU(s) when a GPU is usable and m*n*k reaches the crossover (gk_set_host_gemm_min_work), or for
+   any size when the backend is GK_BACKEND_GPU; smaller calls (and the GK_BACKEND_CPU policy) stay
+   on the CPU, and host calls below the lowest crossover gemmkit knows start no CUDA. C is cut into
    blocks that fit the device-memory budget; panels of A and B stream to the devices while earlier
    blocks compute and finished blocks stream back. The call is synchronous and its result is the
    same bit for bit on every run with the same options. The context keeps its device buffers and
    pinned staging buffers between calls; gk_destroy frees them. Strided and pointer-array batches
    of host matrices are not sent to the GPU. */
 
+/// From how much work (m*n*k) host operands go to the host-resident GEMM under GK_BACKEND_AUTO. A
+/// negative value (the default) means the crossover measured for the context's GPU against its
+/// host's CPU BLAS, kept in its machine description (introspect.h, gk_machine.host_gemm_min_work;
+/// the default description's for a GPU gemmkit has not measured); 0 sends every host call to the GPU.
+gk_status gk_set_host_gemm_min_work(gk_context ctx, double work);
+/// The crossover in force: the context's setting, else its GPU's (GK_NO_DEVICE without a usable GPU).
+gk_status gk_get_host_gemm_min_work(gk_context ctx, double* work);
 /// GPUs the host-resident GEMM uses: count entries of devices (an entry may repeat: two workers
 /// share that device). count = 0 (devices may be NULL) restores the default, the context's device.
 /// Each device takes blocks of C from a shared queue with its own streams and buffers.

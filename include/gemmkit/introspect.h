@@ -65,6 +65,7 @@ typedef struct gk_selection_rule_info {
   gk_backend backend;       ///< GK_BACKEND_CPU or GK_BACKEND_GPU
   gk_dtype dtype;
   double min_work, max_work;  ///< m*n*k*batch at least / at most
+  int min_work_from_machine;  ///< 1: min_work is the GPU's gk_machine host_gemm_min_work (min_work reads 0)
   double max_mn;            ///< m*n at most
   double min_k, max_k;      ///< k at least / at most
   double min_side;          ///< min(m, n) at least
@@ -73,6 +74,21 @@ typedef struct gk_selection_rule_info {
   const char* trans;        ///< "nn", "nt", "tn", "tt" (A then B) or "*"
   const char* variant_id;   ///< may name a variant this build did not register: the row is then skipped
 } gk_selection_rule_info;
+
+/// Where a gk_dgemm (dtype GK_DTYPE_F64) or gk_sgemm call would run on this context.
+typedef struct gk_gemm_plan_info {
+  const char* variant;  ///< the variant's id; "" when nothing runs (m or n = 0), "scale_c" for C = beta*C alone
+  int on_gpu;           ///< 1 when it computes on a GPU: device operands, or host ones through the pipeline
+  int host_resident;    ///< 1 for host operands through the host-resident GPU pipeline
+} gk_gemm_plan_info;
+
+/// Finds what gk_dgemm / gk_sgemm would do with these arguments on this context, as the call finds
+/// it (argument checks with gk_dgemm's parameter indices, pointer locations, backend policy, the forced
+/// variant or the selection table), without reading or writing any matrix. alpha only tells
+/// whether A and B would be read.
+gk_status gk_gemm_plan(gk_context ctx, gk_dtype dtype, gk_layout layout, gk_op transa, gk_op transb, int64_t m,
+                       int64_t n, int64_t k, double alpha, const void* A, int64_t lda, const void* B, int64_t ldb,
+                       const void* C, int64_t ldc, gk_gemm_plan_info* plan);
 
 /// How many rows the selection table has.
 int64_t gk_selection_rule_count(void);
@@ -102,6 +118,9 @@ typedef struct gk_machine {
   /// Energy above the idle draw and the board's power limit; 0 = not measured (no power ceiling).
   double dmma_energy_j_per_flop, l2_energy_j_per_byte, smem_energy_j_per_byte;
   double power_limit_w, idle_power_w;
+  /// Host operands from this much work (m*n*k) on go to the host-resident GPU pipeline: the
+  /// crossover against the host's CPU BLAS measured on that machine (0 = not measured).
+  double host_gemm_min_work;
 } gk_machine;
 
 /// The description the model uses when given none: the built-in H100 SXM anchors.

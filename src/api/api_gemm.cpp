@@ -5,6 +5,7 @@
 #include "api/context.hpp"
 #include "base/device.hpp"
 #include "api/dispatch.hpp"
+#include "gemmkit/introspect.h"
 
 #include <algorithm>
 #include <exception>
@@ -321,3 +322,32 @@ gk_status gk_sgemm_grouped(gk_context ctx, gk_layout layout, gk_op const* transa
 }
 
 }  // extern "C"
+
+gk_status gk_gemm_plan(gk_context handle, gk_dtype dtype, gk_layout layout, gk_op transa, gk_op transb, int64_t m,
+                       int64_t n, int64_t k, double alpha, void const* A, int64_t lda, void const* B, int64_t ldb,
+                       void const* C, int64_t ldc, gk_gemm_plan_info* plan) {
+  using namespace gemmkit;
+  gk_context_st& ctx = resolve_context(handle);
+  clear_error(ctx);
+  return guarded(ctx, [&] {
+    if (plan == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "plan out-pointer is NULL");
+    *plan = gk_gemm_plan_info{"", 0, 0};
+    if (dtype != GK_DTYPE_F64 && dtype != GK_DTYPE_F32) {
+      return fail(ctx, GK_INVALID_ARGUMENT, "dtype must be GK_DTYPE_F64 or GK_DTYPE_F32");
+    }
+    if (ArgumentError e = check_gemm_arguments(layout, transa, transb, m, n, k, lda, ldb, ldc)) {
+      return fail(ctx, GK_INVALID_ARGUMENT, e.message, e.parameter);
+    }
+    Dtype const d = dtype == GK_DTYPE_F64 ? Dtype::kF64 : Dtype::kF32;
+    GemmArguments args;
+    args.problem = to_column_major(layout, d, transa, transb, m, n, k, lda, ldb, ldc);
+    args.alpha = alpha;
+    args.A = layout == GK_COL_MAJOR ? A : B;
+    args.B = layout == GK_COL_MAJOR ? B : A;
+    args.C = const_cast<void*>(C);
+    DispatchPlan found;
+    gk_status const s = plan_dispatch(ctx, args, &found, positions_for(layout, {}));
+    if (s == GK_SUCCESS) *plan = gk_gemm_plan_info{found.variant, found.on_gpu ? 1 : 0, found.host_resident ? 1 : 0};
+    return s;
+  });
+}

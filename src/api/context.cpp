@@ -2,11 +2,13 @@
     \brief Context lifetime, options, error recording and status text.
 */
 #include "api/context.hpp"
+#include "api/dispatch.hpp"
 
 #include "base/device.hpp"
 #include "registry/registry.hpp"
 #include "variants/variants.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -163,6 +165,25 @@ gk_status gk_set_host_memory(gk_context ctx, gk_host_memory hint) {
 
 gk_status gk_set_cpu_share(gk_context ctx, int enabled) {
   resolve_context(ctx).host_gemm.cpu_share = enabled != 0;
+  return GK_SUCCESS;
+}
+
+gk_status gk_set_host_gemm_min_work(gk_context ctx, double work) {
+  auto& c = resolve_context(ctx);
+  if (std::isnan(work)) return fail(c, GK_INVALID_ARGUMENT, "host_gemm_min_work is NaN", 2);
+  c.host_gemm_min_work = work < 0 ? -1 : work;
+  return GK_SUCCESS;
+}
+
+gk_status gk_get_host_gemm_min_work(gk_context ctx, double* work) {
+  auto& c = resolve_context(ctx);
+  if (work == nullptr) return fail(c, GK_INVALID_ARGUMENT, "work out-pointer is NULL", 2);
+  if (c.host_gemm_min_work >= 0) {
+    *work = c.host_gemm_min_work;
+    return GK_SUCCESS;
+  }
+  if (gemmkit::device_count() == 0) return fail(c, GK_NO_DEVICE, "no usable GPU: host operands stay on the CPU");
+  *work = gemmkit::device_host_gemm_min_work(c.device);
   return GK_SUCCESS;
 }
 

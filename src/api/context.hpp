@@ -41,6 +41,8 @@ struct gk_context_st {
 
   /// Host-resident GEMM options (gk_set_host_gemm_devices and the setters after it).
   gemmkit::HostGemmSettings host_gemm;
+  /// gk_set_host_gemm_min_work; negative: the crossover of the context's GPU.
+  double host_gemm_min_work = -1;
   /// What the host-resident variants keep between calls (their buffers, the CPU share's rates).
   std::unique_ptr<gemmkit::VariantState> host_gemm_state;
 };

@@ -5,12 +5,15 @@
 
 #include "base/device.hpp"
 #include "cpu/scale_c.hpp"
+#include "model/machine.hpp"
 #include "cuda/scale_c_device.hpp"
 #include "registry/registry.hpp"
 #include "variants/variants.hpp"
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace gemmkit {
@@ -41,7 +44,7 @@ gk_status choose_backend(gk_context_st& ctx, GemmArguments const& args, bool rea
                   "problems, not strided batches");
     }
   }
-  if (*backend == Platform::kCpu && ctx.backend == GK_BACKEND_AUTO && device_count() == 0) {
+  if (*backend == Platform::kCpu && ctx.backend == GK_BACKEND_AUTO && ctx.verbosity >= 2 && device_count() == 0) {
     note(ctx, 2, "no usable GPU: CPU path");
   }
   return GK_SUCCESS;
@@ -55,15 +58,42 @@ HostCompute host_compute(gk_context_st const& ctx) {
                                          : HostCompute::kAny;
 }
 
+}  // namespace
+
+double device_host_gemm_min_work(int device) {
+  static std::mutex mutex;
+  static std::map<int, double> known;
+  std::lock_guard<std::mutex> const lock(mutex);
+  auto const at = known.find(device);
+  if (at != known.end()) return at->second;
+  auto const described = model::builtin_machine(device_name(device), multiprocessor_count(device));
+  double const work = described ? described->host_gemm_min_work : model::h100_sxm().host_gemm_min_work;
+  known.emplace(device, work);
+  return work;
+}
+
+namespace {
+
+/// From how much work (m*n*k) host operands go to the host-resident pipeline: the context's
+/// setting, else its GPU's crossover. Below the lowest crossover gemmkit knows, the GPU is not asked
+/// (a small host call starts no CUDA).
+double host_gemm_min_work(gk_context_st const& ctx, GemmProblem const& p) {
+  if (ctx.host_gemm_min_work >= 0) return ctx.host_gemm_min_work;
+  double const lowest = model::lowest_host_gemm_min_work();
+  if (double(p.m) * double(p.n) * double(p.k) * double(p.batch) < lowest) return lowest;
+  return device_host_gemm_min_work(ctx.device);
+}
+
 /// The selection table's pick for a problem on `backend`; on the GPU, for the context's device (its
 /// compute capability and multiprocessor count) and within its memory budget (a variant whose
-/// workspace would not fit is passed over for the next rule).
+/// workspace would not fit is passed over for the next rule); for host operands, with the crossover
+/// to the host-resident pipeline.
 GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem const& problem, Platform backend,
                                       std::size_t workspace_limit) {
   bool const gpu = backend == Platform::kCuda;
   return variant_registry().select(problem, backend, gpu ? compute_capability(ctx.device) : 0,
                                    gpu ? multiprocessor_count(ctx.device) : 0, gpu ? workspace_limit : 0,
-                                   host_compute(ctx));
+                                   host_compute(ctx), gpu ? 0.0 : host_gemm_min_work(ctx, problem));
 }
 
 GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem const& problem, Platform backend) {
@@ -314,6 +344,30 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const
   note(ctx, 2, "variant ", variant->info().id);
 
   return run_variant(ctx, *variant, args, backend, exec, device_kernel);
+}
+
+gk_status plan_dispatch(gk_context_st& ctx, GemmArguments const& args, DispatchPlan* plan, CallSite const& call) {
+  GemmProblem const& p = args.problem;
+  *plan = DispatchPlan{};
+  if (p.m == 0 || p.n == 0 || p.batch == 0) return GK_SUCCESS;
+  bool const reads_ab = p.k > 0 && args.alpha != 0.0;
+  if (args.C == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "C is NULL", call.positions.c);
+  if (reads_ab && args.A == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "A is NULL", call.positions.a);
+  if (reads_ab && args.B == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "B is NULL", call.positions.b);
+  Platform backend{};
+  if (gk_status s = choose_backend(ctx, args, reads_ab, &backend); s != GK_SUCCESS) return s;
+  plan->on_gpu = backend == Platform::kCuda;
+  if (!reads_ab) {
+    plan->variant = "scale_c";
+    return GK_SUCCESS;
+  }
+  GemmVariant const* variant = nullptr;
+  GemmVariant const* device_kernel = nullptr;
+  if (gk_status s = pick_variant(ctx, p, backend, &variant, &device_kernel); s != GK_SUCCESS) return s;
+  plan->variant = variant->info().id.c_str();
+  plan->host_resident = variant->info().stages_host_operands;
+  plan->on_gpu = plan->on_gpu || plan->host_resident;
+  return GK_SUCCESS;
 }
 
 }  // namespace gemmkit

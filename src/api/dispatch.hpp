@@ -29,4 +29,17 @@ struct CallSite {
 /// context forces or the selection table picks.
 gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const& call = {});
 
+/// The crossover of a GPU (m*n*k from which host operands go to the host-resident pipeline): its
+/// machine description's, or the default description's for a GPU gemmkit has none of.
+double device_host_gemm_min_work(int device);
+
+/// What dispatch would do with a checked single problem, found as dispatch finds it (pointer
+/// locations, backend policy, the forced variant or the selection table) without running anything.
+struct DispatchPlan {
+  char const* variant = "";   ///< the variant's id; "" when nothing runs, "scale_c" for C = beta*C alone
+  bool on_gpu = false;        ///< computes on a GPU (device operands, or host ones through the pipeline)
+  bool host_resident = false; ///< host operands through the host-resident pipeline
+};
+gk_status plan_dispatch(gk_context_st& ctx, GemmArguments const& args, DispatchPlan* plan, CallSite const& call = {});
+
 }  // namespace gemmkit

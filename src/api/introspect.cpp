@@ -117,6 +117,7 @@ gk_machine to_public(gemmkit::model::MachineDescription const& d) {
   m.smem_energy_j_per_byte = d.smem_energy_j_per_byte;
   m.power_limit_w = d.power_limit_w;
   m.idle_power_w = d.idle_power_w;
+  m.host_gemm_min_work = d.host_gemm_min_work;
   return m;
 }
 
@@ -262,6 +263,7 @@ gk_status gk_selection_rule(int64_t index, gk_selection_rule_info* info) {
     info->backend = r.backend == gemmkit::Platform::kCuda ? GK_BACKEND_GPU : GK_BACKEND_CPU;
     info->dtype = r.dtype == gemmkit::Dtype::kF64 ? GK_DTYPE_F64 : GK_DTYPE_F32;
     info->min_work = r.min_work;
+    info->min_work_from_machine = r.min_work_from_machine ? 1 : 0;
     info->max_work = r.max_work;
     info->max_mn = r.max_mn;
     info->min_k = r.min_k;

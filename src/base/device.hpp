@@ -21,7 +21,15 @@ int compute_capability(int device);
 /// Streaming multiprocessors of a device, or 0; read once per process like the capability.
 int multiprocessor_count(int device);
 
-/// Where a pointer lives; managed memory counts as device. Host for a non-CUDA build.
+/// The name the CUDA runtime reports for a device ("NVIDIA H200"), or "".
+std::string device_name(int device);
+
+/// Whether the CUDA driver is loaded in this process (by gemmkit or by the application): until it is,
+/// no pointer can be device memory. Asks nothing of CUDA.
+bool cuda_driver_loaded();
+
+/// Where a pointer lives; managed memory counts as device. Host for a non-CUDA build, and while
+/// the CUDA driver is not loaded.
 MemoryLocation locate(void const* pointer);
 
 /// Makes `device` current for the calling thread and clears a non-sticky error the caller's earlier

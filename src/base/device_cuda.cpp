@@ -7,7 +7,10 @@
 #include "base/cuda_check.hpp"
 #include "base/driver_pointer_query.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 namespace gemmkit {
@@ -74,11 +77,13 @@ namespace {
 struct DeviceTraits {
   int compute_capability = 0;
   int multiprocessors = 0;
+  std::string name;
 };
 
 /// Asked on every GPU call (variants' initialize, selection); attribute queries each time cost more
 /// than the whole table, read once.
-DeviceTraits device_traits(int device) {
+DeviceTraits const& device_traits(int device) {
+  static DeviceTraits const none;
   static std::vector<DeviceTraits> const traits = [] {
     std::vector<DeviceTraits> out(static_cast<std::size_t>(device_count()));
     for (int d = 0; d < int(out.size()); ++d) {
@@ -90,11 +95,14 @@ DeviceTraits device_traits(int device) {
       if (cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, d) == cudaSuccess) {
         out[std::size_t(d)].multiprocessors = multiprocessors;
       }
+      if (cudaDeviceProp properties{}; cudaGetDeviceProperties(&properties, d) == cudaSuccess) {
+        out[std::size_t(d)].name = properties.name;
+      }
     }
     cudaGetLastError();
     return out;
   }();
-  return device >= 0 && device < int(traits.size()) ? traits[std::size_t(device)] : DeviceTraits{};
+  return device >= 0 && device < int(traits.size()) ? traits[std::size_t(device)] : none;
 }
 
 }  // namespace
@@ -103,8 +111,20 @@ int compute_capability(int device) { return device_traits(device).compute_capabi
 
 int multiprocessor_count(int device) { return device_traits(device).multiprocessors; }
 
+std::string device_name(int device) { return device_traits(device).name; }
+
+bool cuda_driver_loaded() {
+  static std::atomic<bool> loaded{false};
+  if (loaded.load(std::memory_order_relaxed)) return true;
+  if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) == nullptr) return false;
+  loaded.store(true, std::memory_order_relaxed);  // a loaded driver stays loaded; the reference is kept
+  return true;
+}
+
 MemoryLocation locate(void const* pointer) {
-  if (pointer == nullptr || device_count() == 0) return MemoryLocation::kHost;
+  // Device memory exists only once the driver is loaded: until then a pointer is host memory, and
+  // asking would start CUDA for a call that never needs it.
+  if (pointer == nullptr || !cuda_driver_loaded() || device_count() == 0) return MemoryLocation::kHost;
   // Asked once per distinct operand on every call: the driver's query costs half the runtime's.
   if (DriverPointerKind kind; driver_pointer_kind(pointer, &kind)) {
     return kind.managed || kind.memory_type == CU_MEMORYTYPE_DEVICE ? MemoryLocation::kDevice : MemoryLocation::kHost;

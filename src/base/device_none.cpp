@@ -8,6 +8,8 @@ namespace gemmkit {
 int device_count() { return 0; }
 int compute_capability(int) { return 0; }
 int multiprocessor_count(int) { return 0; }
+std::string device_name(int) { return {}; }
+bool cuda_driver_loaded() { return false; }
 MemoryLocation locate(void const*) { return MemoryLocation::kHost; }
 std::string use_device(int) { return "gemmkit was built without CUDA"; }
 std::string copy_to_host(void*, void const*, std::size_t, ExecutionContext const&) {

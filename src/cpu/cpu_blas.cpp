@@ -5,12 +5,31 @@
 
 #include "cpu/cpu_features.hpp"
 
-#include <cblas.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <array>
 
 namespace gemmkit::cpu {
+
+CpuBlasGemms const& cpu_blas_gemms() {
+  static CpuBlasGemms const gemms = [] {
+    CpuBlasGemms found{&cblas_dgemm, &cblas_sgemm};  // the names' first definitions: the fallback
+    // openblas_get_config is no BLAS routine, so no drop-in defines it: its library is OpenBLAS's.
+    Dl_info where{};
+    if (dladdr(reinterpret_cast<void*>(&openblas_get_config), &where) == 0 || where.dli_fname == nullptr) return found;
+    void* const library = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (library == nullptr) return found;  // linked statically into the executable: the names are its own
+    void* const dgemm = dlsym(library, "cblas_dgemm");
+    void* const sgemm = dlsym(library, "cblas_sgemm");
+    if (dgemm != nullptr && sgemm != nullptr) {
+      found.dgemm = reinterpret_cast<decltype(&cblas_dgemm)>(dgemm);
+      found.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(sgemm);
+    }
+    return found;  // the handle stays open: the library is loaded for the process's lifetime anyway
+  }();
+  return gemms;
+}
 
 std::string cpu_blas_description() {
   return std::string("OpenBLAS ") + openblas_get_corename() + " (" + openblas_get_config() + ")";

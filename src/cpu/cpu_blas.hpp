@@ -1,13 +1,25 @@
 /*! \file
-    \brief The CPU BLAS behind gemmkit's CPU path (OpenBLAS): which core it runs, and a hint when that
-    core leaves this CPU's vector units idle.
+    \brief The CPU BLAS behind gemmkit's CPU path (OpenBLAS): its GEMMs, which core it runs, and a
+    hint when that core leaves this CPU's vector units idle.
 */
 #pragma once
+
+#include <cblas.h>
 
 #include <string>
 #include <string_view>
 
 namespace gemmkit::cpu {
+
+/// OpenBLAS's cblas_dgemm and cblas_sgemm, taken from the OpenBLAS library itself rather than looked
+/// up by name in the process: a BLAS drop-in that exports cblas_?gemm (gemmkit's own, preloaded or
+/// installed as libblas.so.3) would otherwise receive gemmkit's CPU GEMMs and, being gemmkit, call
+/// itself.
+struct CpuBlasGemms {
+  decltype(&cblas_dgemm) dgemm;
+  decltype(&cblas_sgemm) sgemm;
+};
+CpuBlasGemms const& cpu_blas_gemms();
 
 /// "OpenBLAS <core> (<build config>)".
 std::string cpu_blas_description();

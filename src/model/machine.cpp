@@ -5,6 +5,7 @@
 */
 #include "model/machine.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +49,7 @@ Field const kFields[] = {
     {"host_h2d_bytes_per_s", &MachineDescription::host_h2d_bytes_per_s, false},
     {"host_d2h_bytes_per_s", &MachineDescription::host_d2h_bytes_per_s, false},
     {"staged_copy_bytes_per_s", &MachineDescription::staged_copy_bytes_per_s, false},
+    {"host_gemm_min_work", &MachineDescription::host_gemm_min_work, false},
     {"lds32_latency_cycles", &MachineDescription::lds32_latency_cycles, false},
     {"lds64_latency_cycles", &MachineDescription::lds64_latency_cycles, false},
     {"lds128_latency_cycles", &MachineDescription::lds128_latency_cycles, false},
@@ -219,6 +221,10 @@ class FlatObjectReader {
 };
 
 }  // namespace
+
+double lowest_host_gemm_min_work() {
+  return std::min(h100_sxm().host_gemm_min_work, h200_sxm().host_gemm_min_work);
+}
 
 std::string machine_description_json(MachineDescription const& machine) {
   std::string out = "{";

@@ -22,6 +22,7 @@ struct SelectionRule {
   Platform backend;
   Dtype dtype;
   double min_work = 0;  ///< m*n*k*batch at least
+  bool min_work_from_machine = false;  ///< min_work is the selecting machine's host_gemm_min_work
   double max_work = 0;  ///< m*n*k*batch at most
   double max_mn = 0;    ///< m*n at most
   double min_k = 0;     ///< k at least
@@ -32,7 +33,8 @@ struct SelectionRule {
   std::string trans = "*";  ///< "nn", "nt", "tn", "tt" (A then B; conjugate counts as t) or "*"
   std::string variant_id;
 
-  bool admits(GemmProblem const& problem) const;
+  /// `machine_min_work` stands for min_work in a rule whose bound is the machine's (0: none given).
+  bool admits(GemmProblem const& problem, double machine_min_work = 0) const;
 };
 
 /// Which host-operand variants a selection may pick (the backend policy's say): any, only those
@@ -48,10 +50,11 @@ class Registry {
   /// so GPUs without FP64 tensor cores fall through to the SIMT rows; with a multiprocessor count,
   /// rules whose variant would leave more of its last wave empty than min_wave_eff allows; with a
   /// workspace limit (bytes), rules whose variant needs a larger workspace for this problem; for
-  /// host operands, the variants `host_compute` allows.
+  /// host operands, the variants `host_compute` allows; `host_gemm_min_work` is the machine's bound
+  /// for the rules whose min_work says `machine` (0: those rules have no work bound).
   GemmVariant const* select(GemmProblem const& problem, Platform backend, int compute_capability = 0,
                             int multiprocessors = 0, std::size_t workspace_limit = 0,
-                            HostCompute host_compute = HostCompute::kAny) const;
+                            HostCompute host_compute = HostCompute::kAny, double host_gemm_min_work = 0) const;
   std::vector<SelectionRule> const& rules() const { return rules_; }
 
   void add(std::unique_ptr<GemmVariant> variant);
@@ -68,7 +71,7 @@ class Registry {
 
 /// Parses the CSV selection table. The header line names the columns: backend, dtype and variant
 /// are required; min_work, max_work, max_mn, min_k, min_wave_eff (numbers or *), aligned (yes, no or *) and
-/// trans are optional.
+/// trans are optional; min_work may also say `machine` (the selecting machine's host crossover).
 /// Throws std::invalid_argument naming the line on a malformed header or row.
 std::vector<SelectionRule> parse_selection_table(std::string_view csv);
 

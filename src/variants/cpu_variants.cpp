@@ -1,6 +1,7 @@
 /*! \file
     \brief CPU variants: OpenBLAS (through CBLAS) as the large-GEMM path and peer, and the reference.
 */
+#include "cpu/cpu_blas.hpp"
 #include "cpu/reference_gemm.hpp"
 #include "cpu/small/small_batched.hpp"
 #include "registry/registry.hpp"
@@ -47,10 +48,10 @@ class OpenBlasGemm final : public GemmVariant {
       T const* bm = B + b * p.stride_b;
       T* c = C + b * p.stride_c;
       if constexpr (sizeof(T) == 8) {
-        cblas_dgemm(CblasColMajor, to_cblas(p.trans_a), to_cblas(p.trans_b), int(p.m), int(p.n), int(p.k), args.alpha,
+        cpu::cpu_blas_gemms().dgemm(CblasColMajor, to_cblas(p.trans_a), to_cblas(p.trans_b), int(p.m), int(p.n), int(p.k), args.alpha,
                     a, int(p.lda), bm, int(p.ldb), args.beta, c, int(p.ldc));
       } else {
-        cblas_sgemm(CblasColMajor, to_cblas(p.trans_a), to_cblas(p.trans_b), int(p.m), int(p.n), int(p.k),
+        cpu::cpu_blas_gemms().sgemm(CblasColMajor, to_cblas(p.trans_a), to_cblas(p.trans_b), int(p.m), int(p.n), int(p.k),
                     float(args.alpha), a, int(p.lda), bm, int(p.ldb), float(args.beta), c, int(p.ldc));
       }
     }

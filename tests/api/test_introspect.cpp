@@ -216,7 +216,8 @@ TEST(Introspect, SelectionRulesMatchTheTableAndNameRegisteredVariants) {
     gk_selection_rule_info const& r = rules[i];
     EXPECT_EQ(r.backend, f[0] == "cuda" ? GK_BACKEND_GPU : GK_BACKEND_CPU) << i;
     EXPECT_EQ(r.dtype, f[1] == "f64" ? GK_DTYPE_F64 : GK_DTYPE_F32) << i;
-    EXPECT_EQ(r.min_work, csv_bound(f[2])) << i;
+    EXPECT_EQ(r.min_work, f[2] == "machine" ? 0.0 : csv_bound(f[2])) << i;
+    EXPECT_EQ(r.min_work_from_machine, f[2] == "machine" ? 1 : 0) << i;
     EXPECT_EQ(r.max_work, csv_bound(f[3])) << i;
     EXPECT_EQ(r.max_mn, csv_bound(f[4])) << i;
     EXPECT_EQ(r.min_k, csv_bound(f[5])) << i;

@@ -10,7 +10,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 
 # Only the public headers are installed.
 installed_headers="$(cd "$prefix/include" && find . -type f | sort | tr '\n' ' ')"
-[[ "$installed_headers" == "./gemmkit/gemmkit.h ./gemmkit/gemmkit.hpp ./gemmkit/introspect.h " ]] ||
+[[ "$installed_headers" == "./gemmkit/cblas_batch.h ./gemmkit/gemmkit.h ./gemmkit/gemmkit.hpp ./gemmkit/introspect.h " ]] ||
   { echo "unexpected installed headers: $installed_headers" >&2; exit 1; }
 
 generator=()
@@ -38,4 +38,28 @@ cc "$source/examples/c/gemm.c" $(pkg-config --cflags --libs gemmkit) -lm -Wl,-rp
 c++ -std=c++17 "$source/examples/cpp/gemm.cpp" $(pkg-config --cflags --libs gemmkit) -Wl,-rpath,"$libdir" \
   -o "$scratch/gemm_cpp_pc"
 "$scratch/gemm_cpp_pc"
+# The BLAS drop-in, installed with its libblas.so.3 / libcblas.so.3 names, runs a program linked
+# against the system BLAS: the trace shows gemmkit took the call.
+libdir_blas="$(dirname "$(find "$prefix" -name libgemmkit_blas.so.0)")"
+for name in libblas.so.3 libcblas.so.3; do
+  [[ "$(readlink -f "$libdir_blas/gemmkit-blas/$name")" == "$(readlink -f "$libdir_blas/libgemmkit_blas.so.0")" ]] ||
+    { echo "$libdir_blas/gemmkit-blas/$name is not the installed libgemmkit_blas" >&2; exit 1; }
+done
+cat > "$scratch/blas_consumer.c" <<'PROGRAM'
+#include <stdio.h>
+void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
+            const double*, const int*, const double*, double*, const int*);
+int main(void) {
+  const int two = 2;
+  const double one = 1.0, zero = 0.0, a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
+  double c[4] = {0, 0, 0, 0};
+  dgemm_("N", "N", &two, &two, &two, &one, a, &two, b, &two, &zero, c, &two);
+  /* column-major: [1 3; 2 4] * [5 7; 6 8] = [23 31; 34 46] */
+  return c[0] == 23 && c[1] == 34 && c[2] == 31 && c[3] == 46 ? 0 : 1;
+}
+PROGRAM
+cc "$scratch/blas_consumer.c" -o "$scratch/blas_consumer" -lblas
+GEMMKIT_BLAS_TRACE="$scratch/blas_trace.jsonl" LD_LIBRARY_PATH="$libdir_blas/gemmkit-blas" "$scratch/blas_consumer"
+grep -q '"routine":"dgemm_".*"route":"cpu"' "$scratch/blas_trace.jsonl" ||
+  { echo "the installed BLAS drop-in did not take dgemm_" >&2; exit 1; }
 echo "consumers built and ran against $prefix"

@@ -3,6 +3,7 @@
     directly and through the API, the selection table's rows for them, the backend policy's filter,
     and a forced CUDA kernel on host operands running inside them.
 */
+#include "model/machine.hpp"
 #include "registry/registry.hpp"
 #include "support/api_calls.hpp"
 #include "support/gemm_check.hpp"
@@ -51,8 +52,9 @@ TEST(HostResidentVariant, SelectionFollowsTheWorkBoundAndThePolicy) {
   for (Dtype dtype : {Dtype::kF64, Dtype::kF32}) {
     GemmProblem const large = make_problem(dtype, GK_OP_N, GK_OP_N, 2048, 2048, 2048);
     GemmProblem const small = make_problem(dtype, GK_OP_N, GK_OP_N, 64, 64, 64);
-    EXPECT_EQ(r.select(large, Platform::kCpu)->info().id, host_resident_id(dtype));
-    EXPECT_FALSE(r.select(small, Platform::kCpu)->info().stages_host_operands);
+    double const crossover = model::h200_sxm().host_gemm_min_work;
+    EXPECT_EQ(r.select(large, Platform::kCpu, 0, 0, 0, HostCompute::kAny, crossover)->info().id, host_resident_id(dtype));
+    EXPECT_FALSE(r.select(small, Platform::kCpu, 0, 0, 0, HostCompute::kAny, crossover)->info().stages_host_operands);
     EXPECT_FALSE(r.select(large, Platform::kCpu, 0, 0, 0, HostCompute::kCpuOnly)->info().stages_host_operands);
     EXPECT_EQ(r.select(small, Platform::kCpu, 0, 0, 0, HostCompute::kGpuOnly)->info().id, host_resident_id(dtype));
   }

@@ -1,0 +1,93 @@
+/*! \file
+    \brief The forwarding table behind the generated entry points: filled from the CPU BLAS at the first
+    forwarded call.
+*/
+#include "forwarding.hpp"
+
+#include "settings.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <mutex>
+
+namespace {
+
+char const* const kForwardedRoutines[] = {
+#include "forwarded_routines.inc"
+};
+constexpr std::size_t kForwardedCount = std::size(kForwardedRoutines);
+
+[[noreturn]] void give_up(std::string const& message) {
+  std::fprintf(stderr, "gemmkit BLAS: %s\n", message.c_str());
+  std::fflush(stderr);
+  std::_Exit(127);
+}
+
+/// Whether `address` is code of this library (a CPU BLAS named as, or resolving to, gemmkit's own).
+bool in_this_library(void* address) {
+  Dl_info mine{}, theirs{};
+  static int const anchor = 0;
+  return dladdr(&anchor, &mine) != 0 && dladdr(address, &theirs) != 0 && mine.dli_fbase == theirs.dli_fbase;
+}
+
+void* cpu_library() {
+  static void* const handle = [] {
+    std::string const& name = gemmkit::blas::settings().cpu_library;
+    void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) {
+      char const* why = dlerror();
+      give_up("cannot load the CPU BLAS '" + name + "' (GEMMKIT_BLAS_CPU_LIB): " + (why ? why : "unknown error"));
+    }
+    return h;
+  }();
+  return handle;
+}
+
+}  // namespace
+
+/// The generated entry points jump through these slots (hidden: the assembly reads them directly).
+extern "C" {
+__attribute__((visibility("hidden"))) void* gk_blas_forward_table[kForwardedCount] = {};
+}
+
+/// The slow path of an entry point's first call: resolves the table once, returns the routine's target.
+extern "C" __attribute__((visibility("hidden"))) void* gk_blas_forward_target(unsigned index) {
+  static std::once_flag resolved;
+  std::call_once(resolved, [] {
+    for (std::size_t i = 0; i < kForwardedCount; ++i) {
+      void* const target = dlsym(cpu_library(), kForwardedRoutines[i]);
+      // Left empty when missing or our own: a call then comes back here and stops with the name.
+      if (target != nullptr && !in_this_library(target)) {
+        __atomic_store_n(&gk_blas_forward_table[i], target, __ATOMIC_RELEASE);
+      }
+    }
+  });
+  if (index >= kForwardedCount) give_up("forwarding slot out of range");
+  void* const target = __atomic_load_n(&gk_blas_forward_table[index], __ATOMIC_ACQUIRE);
+  if (target == nullptr) {
+    give_up(std::string(kForwardedRoutines[index]) + " is not provided by the CPU BLAS '" +
+            gemmkit::blas::settings().cpu_library + "' (GEMMKIT_BLAS_CPU_LIB), or resolves to gemmkit's own library");
+  }
+  return target;
+}
+
+namespace gemmkit::blas {
+
+void* cpu_routine(char const* name) {
+  dlerror();
+  void* const target = dlsym(cpu_library(), name);
+  if (target == nullptr) {
+    give_up(std::string(name) + " is not provided by the CPU BLAS '" + settings().cpu_library +
+            "' (GEMMKIT_BLAS_CPU_LIB)");
+  }
+  if (in_this_library(target)) {
+    give_up("the CPU BLAS '" + settings().cpu_library + "' (GEMMKIT_BLAS_CPU_LIB) resolves " + name +
+            " to gemmkit's own library: name a CPU BLAS by its path");
+  }
+  return target;
+}
+
+}  // namespace gemmkit::blas
