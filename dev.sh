@@ -12,7 +12,8 @@ build_dir="${GEMMKIT_BUILD_DIR:-build}"
 
 case "$command" in
   tour) scripts/install-deps.sh base peers ;;
-  test|build|sanitize) scripts/install-deps.sh base ;;
+  test) scripts/install-deps.sh base blas ;;
+  build|sanitize) scripts/install-deps.sh base ;;
   docs) scripts/install-deps.sh docs
         doxygen docs/Doxyfile && echo "API reference: build/api-reference/html/index.html"
         exit 0 ;;

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gemmkit needs that are not there yet. Groups:
 #   base   compiler, CMake, Ninja, OpenBLAS, GoogleTest, CLI11 (building and testing)
+#   blas   what the BLAS drop-in's tests run: netlib's testers, gfortran, numpy and scipy, ScaLAPACK
+#          over OpenMPI
 #   peers  the peer libraries the benchmarks compare against, and matplotlib for bench/plot.py
 #   docs   Doxygen, for the API reference (./dev.sh docs)
 # nvcc is not an apt package: without it gemmkit builds its CPU library and tools alone.
 set -euo pipefail
 declare -A groups=(
   [base]="g++ cmake ninja-build git libopenblas-dev libgtest-dev libcli11-dev"
+  [blas]="libblas-test gfortran python3-numpy python3-scipy libscalapack-openmpi-dev openmpi-bin"
   [peers]="libblis-dev libxsmm-dev libeigen3-dev python3-matplotlib"
   [docs]="doxygen"
 )

@@ -191,6 +191,84 @@ double csv_bound(std::string const& f) { return f == "*" ? 0.0 : std::stod(f); }
 
 }  // namespace
 
+/// The plan names what the call then runs, checks arguments as the call does and reads nothing: on
+/// this machine's host operands a CPU variant (host operands below any GPU's crossover stay there).
+TEST(Introspect, GemmPlanNamesWhatTheCallRunsAndChecksLikeIt) {
+  gk_context ctx = nullptr;
+  ASSERT_EQ(gk_create(&ctx), GK_SUCCESS);
+  std::vector<double> A(40 * 30, 0.5), B(30 * 20, 0.25), C(40 * 20, 1.0);
+  gk_gemm_plan_info plan{};
+  ASSERT_EQ(gk_gemm_plan(ctx, GK_DTYPE_F64, GK_COL_MAJOR, GK_OP_N, GK_OP_N, 40, 20, 30, 1.0, A.data(), 40, B.data(), 30,
+                         C.data(), 40, &plan),
+            GK_SUCCESS);
+  EXPECT_EQ(plan.on_gpu, 0);
+  EXPECT_EQ(plan.host_resident, 0);
+  std::string const planned = plan.variant;
+  EXPECT_FALSE(planned.empty());
+  EXPECT_EQ(C, std::vector<double>(40 * 20, 1.0));  // nothing written by the plan
+  ASSERT_EQ(gk_dgemm(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, 40, 20, 30, 1.0, A.data(), 40, B.data(), 30, 0.0, C.data(), 40),
+            GK_SUCCESS);
+  EXPECT_EQ(planned, gk_last_variant(ctx));
+  EXPECT_DOUBLE_EQ(C[0], 30 * 0.5 * 0.25);
+
+  // alpha = 0: only C = beta*C; m = 0: nothing runs.
+  ASSERT_EQ(gk_gemm_plan(ctx, GK_DTYPE_F64, GK_COL_MAJOR, GK_OP_N, GK_OP_N, 40, 20, 30, 0.0, nullptr, 40, nullptr, 30,
+                         C.data(), 40, &plan),
+            GK_SUCCESS);
+  EXPECT_STREQ(plan.variant, "scale_c");
+  ASSERT_EQ(gk_gemm_plan(ctx, GK_DTYPE_F32, GK_ROW_MAJOR, GK_OP_T, GK_OP_N, 0, 20, 30, 1.0, nullptr, 1, nullptr, 20,
+                         nullptr, 20, &plan),
+            GK_SUCCESS);
+  EXPECT_STREQ(plan.variant, "");
+
+  // The call's parameter indices: ldb too small is 11, a bad transb 3, and the plan's own arguments 0.
+  EXPECT_EQ(gk_gemm_plan(ctx, GK_DTYPE_F64, GK_COL_MAJOR, GK_OP_N, GK_OP_N, 40, 20, 30, 1.0, A.data(), 40, B.data(), 29,
+                         C.data(), 40, &plan),
+            GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_error_parameter(ctx), 11);
+  EXPECT_EQ(gk_gemm_plan(ctx, GK_DTYPE_F64, GK_COL_MAJOR, GK_OP_N, static_cast<gk_op>(7), 40, 20, 30, 1.0, A.data(), 40,
+                         B.data(), 30, C.data(), 40, &plan),
+            GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_error_parameter(ctx), 3);
+  EXPECT_EQ(gk_gemm_plan(ctx, static_cast<gk_dtype>(5), GK_COL_MAJOR, GK_OP_N, GK_OP_N, 40, 20, 30, 1.0, A.data(), 40,
+                         B.data(), 30, C.data(), 40, &plan),
+            GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_gemm_plan(ctx, GK_DTYPE_F64, GK_COL_MAJOR, GK_OP_N, GK_OP_N, 40, 20, 30, 1.0, A.data(), 40, B.data(), 30,
+                         C.data(), 40, nullptr),
+            GK_INVALID_ARGUMENT);
+  gk_destroy(ctx);
+}
+
+/// The crossover setting: a value is kept and read back, a negative one restores the GPU's, NaN is refused.
+TEST(Introspect, HostGemmMinWorkIsSetReadAndRestored) {
+  gk_context ctx = nullptr;
+  ASSERT_EQ(gk_create(&ctx), GK_SUCCESS);
+  double work = -5;
+  ASSERT_EQ(gk_set_host_gemm_min_work(ctx, 12345.0), GK_SUCCESS);
+  ASSERT_EQ(gk_get_host_gemm_min_work(ctx, &work), GK_SUCCESS);
+  EXPECT_EQ(work, 12345.0);
+  EXPECT_EQ(gk_set_host_gemm_min_work(ctx, std::nan("")), GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_error_parameter(ctx), 2);
+  ASSERT_EQ(gk_get_host_gemm_min_work(ctx, &work), GK_SUCCESS);
+  EXPECT_EQ(work, 12345.0);  // the refused value changed nothing
+  ASSERT_EQ(gk_set_host_gemm_min_work(ctx, -1.0), GK_SUCCESS);
+  gk_status const s = gk_get_host_gemm_min_work(ctx, &work);
+  if (gk_gpu_available()) {
+    ASSERT_EQ(s, GK_SUCCESS);
+    EXPECT_GT(work, 0.0);
+  } else {
+    EXPECT_EQ(s, GK_NO_DEVICE);
+  }
+  EXPECT_EQ(gk_get_host_gemm_min_work(ctx, nullptr), GK_INVALID_ARGUMENT);
+  // Every built-in description carries a measured crossover.
+  gk_machine m{};
+  ASSERT_EQ(gk_machine_default(&m), GK_SUCCESS);
+  EXPECT_GT(m.host_gemm_min_work, 0.0);
+  ASSERT_EQ(gk_machine_builtin("NVIDIA H200", 132, &m), GK_SUCCESS);
+  EXPECT_GT(m.host_gemm_min_work, 0.0);
+  gk_destroy(ctx);
+}
+
 TEST(Introspect, SelectionRulesMatchTheTableAndNameRegisteredVariants) {
   std::vector<gk_selection_rule_info> const rules = all_rules();
   ASSERT_FALSE(rules.empty());

@@ -125,4 +125,38 @@ TEST(IntrospectGpu, ModelBoundsARegisteredTileConfigAndTheClockReads) {
   }
 }
 
+/// Host operands at or above the crossover plan to the host-resident pipeline, and the call runs it;
+/// below it they stay on the CPU. Crossover 0 sends even a small host GEMM to the GPU.
+TEST(IntrospectGpu, GemmPlanFollowsTheHostCrossover) {
+  GEMMKIT_REQUIRE_DEVICE();
+  gk_context ctx = nullptr;
+  ASSERT_EQ(gk_create(&ctx), GK_SUCCESS);
+  int64_t const n = 96;
+  std::vector<double> A(n * n, 1.0), B(n * n, 2.0), C(n * n, 0.0);
+  gk_gemm_plan_info plan{};
+  ASSERT_EQ(gk_set_host_gemm_min_work(ctx, double(n) * n * n + 1), GK_SUCCESS);
+  ASSERT_EQ(gk_gemm_plan(ctx, GK_DTYPE_F64, GK_COL_MAJOR, GK_OP_N, GK_OP_N, n, n, n, 1.0, A.data(), n, B.data(), n,
+                         C.data(), n, &plan),
+            GK_SUCCESS);
+  EXPECT_EQ(plan.host_resident, 0);
+  EXPECT_EQ(plan.on_gpu, 0);
+  ASSERT_EQ(gk_set_host_gemm_min_work(ctx, 0.0), GK_SUCCESS);
+  ASSERT_EQ(gk_gemm_plan(ctx, GK_DTYPE_F64, GK_COL_MAJOR, GK_OP_N, GK_OP_N, n, n, n, 1.0, A.data(), n, B.data(), n,
+                         C.data(), n, &plan),
+            GK_SUCCESS);
+  EXPECT_EQ(plan.host_resident, 1);
+  EXPECT_EQ(plan.on_gpu, 1);
+  std::string const planned = plan.variant;
+  ASSERT_EQ(gk_dgemm(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, n, n, n, 1.0, A.data(), n, B.data(), n, 0.0, C.data(), n),
+            GK_SUCCESS);
+  EXPECT_EQ(planned, gk_last_variant(ctx));
+  for (double c : C) ASSERT_EQ(c, 2.0 * double(n));
+  // The default is the machine description's crossover for this GPU.
+  ASSERT_EQ(gk_set_host_gemm_min_work(ctx, -1.0), GK_SUCCESS);
+  double work = 0;
+  ASSERT_EQ(gk_get_host_gemm_min_work(ctx, &work), GK_SUCCESS);
+  EXPECT_GT(work, double(n) * n * n);
+  gk_destroy(ctx);
+}
+
 }  // namespace
