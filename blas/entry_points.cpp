@@ -34,6 +34,10 @@ gk_op cblas_op(CBLAS_TRANSPOSE trans) {
   }
 }
 
+char cblas_letter(CBLAS_TRANSPOSE trans) {
+  return trans == CblasNoTrans ? 'N' : trans == CblasTrans ? 'T' : trans == CblasConjTrans ? 'C' : '?';
+}
+
 gk_layout cblas_layout(CBLAS_LAYOUT layout) {
   return layout == CblasColMajor ? GK_COL_MAJOR : layout == CblasRowMajor ? GK_ROW_MAJOR : static_cast<gk_layout>(-1);
 }
@@ -55,8 +59,8 @@ void fortran_gemm(char const* routine, char const* transa, char const* transb, i
   CallRecord record;
   record.routine = routine;
   if (settings().off) {
-    cpu<FortranGemm<T>>(routine)(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, transa_length,
-                                 transb_length);
+    static FortranGemm<T>* const forward = cpu<FortranGemm<T>>(routine);  // one routine per T
+    forward(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, transa_length, transb_length);
     record.route = "forward", record.reason = "GEMMKIT_BLAS=off";
     record.transa = *transa, record.transb = *transb, record.m = *m, record.n = *n, record.k = *k;
     trace(record);
@@ -76,8 +80,10 @@ void cblas_gemm(char const* routine, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa
   CallRecord record;
   record.routine = routine;
   if (settings().off) {
-    cpu<CblasGemm<T>>(routine)(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    static CblasGemm<T>* const forward = cpu<CblasGemm<T>>(routine);  // one routine per T
+    forward(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     record.route = "forward", record.reason = "GEMMKIT_BLAS=off";
+    record.transa = cblas_letter(transa), record.transb = cblas_letter(transb);
     record.m = m, record.n = n, record.k = k;
     trace(record);
     return;
@@ -93,6 +99,7 @@ void finish_batch(CallRecord& record, gk_context context, gk_status status, char
     record.variant = gk_last_variant(context);
     record.route = route_of(gk_last_variant(context));
     record.reason = record.route[0] == 'g' ? "device operands" : "host operands: gemmkit's batched CPU kernels";
+    if (settings().off) record.reason = "GEMMKIT_BLAS=off, but the CPU BLAS has no " + std::string(routine);
   } else {
     record.route = "error";
     record.reason = gk_last_error(context);
@@ -113,6 +120,16 @@ void cblas_gemm_batch_strided(char const* routine, CBLAS_LAYOUT layout, CBLAS_TR
   CallRecord record;
   record.routine = routine;
   record.m = m, record.n = n, record.k = k, record.batch = batch;
+  record.transa = cblas_letter(transa), record.transb = cblas_letter(transb);
+  using Forward = void(CBLAS_LAYOUT, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, int, int, int, T, T const*, int, int, T const*,
+                       int, int, T, T*, int, int, int);
+  static auto* const forward = settings().off ? reinterpret_cast<Forward*>(cpu_routine_if_present(routine)) : nullptr;
+  if (forward != nullptr) {
+    forward(layout, transa, transb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch);
+    record.route = "forward", record.reason = "GEMMKIT_BLAS=off";
+    trace(record);
+    return;
+  }
   gk_context const context = thread_context();
   gk_status status;
   if constexpr (sizeof(T) == 8) {
@@ -134,6 +151,16 @@ void cblas_gemm_batch(char const* routine, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE 
                       int group_count, int const* group_size) {
   CallRecord record;
   record.routine = routine;
+  using Forward = void(CBLAS_LAYOUT, CBLAS_TRANSPOSE const*, CBLAS_TRANSPOSE const*, int const*, int const*,
+                       int const*, T const*, T const**, int const*, T const**, int const*, T const*, T**, int const*,
+                       int, int const*);
+  static auto* const forward = settings().off ? reinterpret_cast<Forward*>(cpu_routine_if_present(routine)) : nullptr;
+  if (forward != nullptr) {
+    forward(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, group_count, group_size);
+    record.route = "forward", record.reason = "GEMMKIT_BLAS=off";
+    trace(record);
+    return;
+  }
   gk_context const context = thread_context();
   std::size_t const groups = group_count > 0 ? std::size_t(group_count) : 0;
   bool const arrays_given = groups == 0 || (transa && transb && m && n && k && lda && ldb && ldc && group_size);

@@ -13,6 +13,16 @@
 #include <iterator>
 #include <mutex>
 
+namespace gemmkit::blas {
+
+bool in_this_library(void const* address) {
+  Dl_info mine{}, theirs{};
+  static int const anchor = 0;
+  return dladdr(&anchor, &mine) != 0 && dladdr(address, &theirs) != 0 && mine.dli_fbase == theirs.dli_fbase;
+}
+
+}  // namespace gemmkit::blas
+
 namespace {
 
 char const* const kForwardedRoutines[] = {
@@ -24,13 +34,6 @@ constexpr std::size_t kForwardedCount = std::size(kForwardedRoutines);
   std::fprintf(stderr, "gemmkit BLAS: %s\n", message.c_str());
   std::fflush(stderr);
   std::_Exit(127);
-}
-
-/// Whether `address` is code of this library (a CPU BLAS named as, or resolving to, gemmkit's own).
-bool in_this_library(void* address) {
-  Dl_info mine{}, theirs{};
-  static int const anchor = 0;
-  return dladdr(&anchor, &mine) != 0 && dladdr(address, &theirs) != 0 && mine.dli_fbase == theirs.dli_fbase;
 }
 
 void* cpu_library() {
@@ -60,7 +63,7 @@ extern "C" __attribute__((visibility("hidden"))) void* gk_blas_forward_target(un
     for (std::size_t i = 0; i < kForwardedCount; ++i) {
       void* const target = dlsym(cpu_library(), kForwardedRoutines[i]);
       // Left empty when missing or our own: a call then comes back here and stops with the name.
-      if (target != nullptr && !in_this_library(target)) {
+      if (target != nullptr && !gemmkit::blas::in_this_library(target)) {
         __atomic_store_n(&gk_blas_forward_table[i], target, __ATOMIC_RELEASE);
       }
     }
@@ -88,6 +91,11 @@ void* cpu_routine(char const* name) {
             " to gemmkit's own library: name a CPU BLAS by its path");
   }
   return target;
+}
+
+void* cpu_routine_if_present(char const* name) {
+  void* const target = dlsym(cpu_library(), name);
+  return target != nullptr && !in_this_library(target) ? target : nullptr;
 }
 
 }  // namespace gemmkit::blas

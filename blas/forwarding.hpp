@@ -11,4 +11,10 @@ namespace gemmkit::blas {
 /// loaded or lacks the routine, as a program linked against a BLAS without it would fail to start.
 void* cpu_routine(char const* name);
 
+/// The same routine, or nullptr when the CPU BLAS lacks it (OpenBLAS 0.3.21 has no batch GEMMs).
+void* cpu_routine_if_present(char const* name);
+
+/// Whether `address` is code of libgemmkit_blas itself (one of its entry points).
+bool in_this_library(void const* address);
+
 }  // namespace gemmkit::blas

@@ -23,6 +23,7 @@ void apply_settings(gk_context context) {
   gk_set_host_gemm_min_work(context, s.crossover);
   gk_set_host_memory(context, s.host_memory);
   gk_set_cpu_share(context, s.cpu_share ? 1 : 0);
+  gk_set_device_memory_budget(context, s.device_memory);
   if (!s.gpus.empty()) {
     gk_set_device(context, s.gpus.front());
     gk_set_host_gemm_devices(context, s.gpus.data(), int(s.gpus.size()));
@@ -108,16 +109,24 @@ void report_fortran_error(char const* routine, int parameter) {
   // CPU BLAS's, which this library forwards to.
   auto xerbla = reinterpret_cast<Xerbla>(dlsym(RTLD_DEFAULT, "xerbla_"));
   if (xerbla == nullptr) xerbla = reinterpret_cast<Xerbla>(cpu_routine("xerbla_"));
-  char name[7];
-  std::snprintf(name, sizeof name, "%-6s", routine);
-  xerbla(name, &parameter, 6);
+  // Fortran pads the name to its declared length: netlib's routines pass 6 characters.
+  std::string name = routine;
+  if (name.size() < 6) name.resize(6, ' ');
+  xerbla(name.c_str(), &parameter, name.size());
 }
 
 void report_cblas_error(char const* routine, int parameter, char const* message) {
+  // An application that defines cblas_xerbla (as the reference CBLAS's testers do) gets the call there;
+  // otherwise xerbla_, as OpenBLAS's CBLAS reports, which prints and returns (the reference
+  // cblas_xerbla would end the process).
   using CblasXerbla = void (*)(int, char const*, char const*, ...);
-  auto xerbla = reinterpret_cast<CblasXerbla>(dlsym(RTLD_DEFAULT, "cblas_xerbla"));
-  if (xerbla == nullptr) xerbla = reinterpret_cast<CblasXerbla>(cpu_routine("cblas_xerbla"));
-  xerbla(parameter, routine, "Parameter %d to routine %s was incorrect (%s)\n", parameter, routine, message);
+  auto const own = reinterpret_cast<CblasXerbla>(dlsym(RTLD_DEFAULT, "cblas_xerbla"));
+  if (own != nullptr && !in_this_library(reinterpret_cast<void const*>(own)) &&
+      reinterpret_cast<void*>(own) != cpu_routine_if_present("cblas_xerbla")) {
+    own(parameter, routine, "Parameter %d to routine %s was incorrect (%s)\n", parameter, routine, message);
+    return;
+  }
+  report_fortran_error(routine, parameter);
 }
 
 char const* route_of(char const* variant) {

@@ -71,6 +71,19 @@ Settings parse_settings(std::string (*lookup)(char const* name)) {
     else s.problems.push_back("GEMMKIT_BLAS_HOST_MEMORY must be auto, pinned or pageable, not '" + memory + "'");
   }
   s.cpu_share = lookup("GEMMKIT_BLAS_CPU_SHARE") == "1";
+  if (std::string const text = lookup("GEMMKIT_BLAS_DEVICE_MEMORY"); !text.empty()) {
+    // Bytes, or with a suffix K, M, G (powers of 1024): processes sharing a GPU each take a share.
+    char* end = nullptr;
+    double value = std::strtod(text.c_str(), &end);
+    std::string const suffix = end != nullptr ? std::string(end) : std::string();
+    double const unit = suffix.empty() ? 1 : suffix == "K" ? 1024.0 : suffix == "M" ? 1048576.0
+                      : suffix == "G" ? 1073741824.0 : 0;
+    if (end == text.c_str() || unit == 0 || !(value > 0)) {
+      s.problems.push_back("GEMMKIT_BLAS_DEVICE_MEMORY must be a size in bytes (or with K, M, G), not '" + text + "'");
+    } else {
+      s.device_memory = static_cast<std::size_t>(value * unit);
+    }
+  }
   s.trace = lookup("GEMMKIT_BLAS_TRACE");
   if (std::string const level = lookup("GEMMKIT_BLAS_VERBOSE"); !level.empty()) {
     s.verbosity = std::atoi(level.c_str());

@@ -5,6 +5,7 @@
 
 #include <gemmkit/gemmkit.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct Settings {
   std::vector<int> gpus;         ///< GEMMKIT_BLAS_GPUS: the devices the host-resident GEMM uses (empty: device 0)
   gk_host_memory host_memory = GK_HOST_MEMORY_AUTO;  ///< GEMMKIT_BLAS_HOST_MEMORY: auto, pinned or pageable
   bool cpu_share = false;        ///< GEMMKIT_BLAS_CPU_SHARE=1: the CPU computes a share of large GEMMs too
+  std::size_t device_memory = 0; ///< GEMMKIT_BLAS_DEVICE_MEMORY: bytes of GPU memory gemmkit may hold (0: 90 % of free)
   std::string trace;             ///< GEMMKIT_BLAS_TRACE: a file (appended to) or "stderr"; empty: no trace
   int verbosity = 0;             ///< GEMMKIT_BLAS_VERBOSE: gemmkit's verbosity (0-2) on stderr
   std::vector<std::string> problems;  ///< what could not be understood, printed once to stderr

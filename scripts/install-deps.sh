@@ -9,7 +9,7 @@
 set -euo pipefail
 declare -A groups=(
   [base]="g++ cmake ninja-build git libopenblas-dev libgtest-dev libcli11-dev"
-  [blas]="libblas-test gfortran python3-numpy python3-scipy libscalapack-openmpi-dev openmpi-bin"
+  [blas]="libblas-test gfortran python3-numpy python3-scipy libscalapack-openmpi-dev libopenmpi-dev openmpi-bin"
   [peers]="libblis-dev libxsmm-dev libeigen3-dev python3-matplotlib"
   [docs]="doxygen"
 )

@@ -183,7 +183,7 @@ gk_status gk_get_host_gemm_min_work(gk_context ctx, double* work) {
     return GK_SUCCESS;
   }
   if (gemmkit::device_count() == 0) return fail(c, GK_NO_DEVICE, "no usable GPU: host operands stay on the CPU");
-  *work = gemmkit::device_host_gemm_min_work(c.device);
+  *work = gemmkit::device_host_crossover(c.device).min_work;
   return GK_SUCCESS;
 }
 

@@ -60,28 +60,32 @@ HostCompute host_compute(gk_context_st const& ctx) {
 
 }  // namespace
 
-double device_host_gemm_min_work(int device) {
+HostCrossover device_host_crossover(int device) {
   static std::mutex mutex;
-  static std::map<int, double> known;
+  static std::map<int, HostCrossover> known;
   std::lock_guard<std::mutex> const lock(mutex);
   auto const at = known.find(device);
   if (at != known.end()) return at->second;
-  auto const described = model::builtin_machine(device_name(device), multiprocessor_count(device));
-  double const work = described ? described->host_gemm_min_work : model::h100_sxm().host_gemm_min_work;
-  known.emplace(device, work);
-  return work;
+  model::MachineDescription const m =
+      model::builtin_machine(device_name(device), multiprocessor_count(device)).value_or(model::h100_sxm());
+  HostCrossover const crossover{m.host_gemm_min_work, m.host_gemm_min_dim};
+  known.emplace(device, crossover);
+  return crossover;
 }
 
 namespace {
 
-/// From how much work (m*n*k) host operands go to the host-resident pipeline: the context's
-/// setting, else its GPU's crossover. Below the lowest crossover gemmkit knows, the GPU is not asked
+/// From where host operands go to the host-resident pipeline: the context's setting (a work bound
+/// alone), else its GPU's crossover. Below the lowest crossover gemmkit knows, the GPU is not asked
 /// (a small host call starts no CUDA).
-double host_gemm_min_work(gk_context_st const& ctx, GemmProblem const& p) {
-  if (ctx.host_gemm_min_work >= 0) return ctx.host_gemm_min_work;
-  double const lowest = model::lowest_host_gemm_min_work();
-  if (double(p.m) * double(p.n) * double(p.k) * double(p.batch) < lowest) return lowest;
-  return device_host_gemm_min_work(ctx.device);
+HostCrossover host_crossover(gk_context_st const& ctx, GemmProblem const& p) {
+  if (ctx.host_gemm_min_work >= 0) return {ctx.host_gemm_min_work, 0};
+  HostCrossover const lowest{model::lowest_host_gemm_min_work(), model::lowest_host_gemm_min_dim()};
+  if (double(p.m) * double(p.n) * double(p.k) * double(p.batch) < lowest.min_work ||
+      double(std::min({p.m, p.n, p.k})) < lowest.min_dim) {
+    return lowest;
+  }
+  return device_host_crossover(ctx.device);
 }
 
 /// The selection table's pick for a problem on `backend`; on the GPU, for the context's device (its
@@ -93,7 +97,7 @@ GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem cons
   bool const gpu = backend == Platform::kCuda;
   return variant_registry().select(problem, backend, gpu ? compute_capability(ctx.device) : 0,
                                    gpu ? multiprocessor_count(ctx.device) : 0, gpu ? workspace_limit : 0,
-                                   host_compute(ctx), gpu ? 0.0 : host_gemm_min_work(ctx, problem));
+                                   host_compute(ctx), gpu ? HostCrossover{} : host_crossover(ctx, problem));
 }
 
 GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem const& problem, Platform backend) {

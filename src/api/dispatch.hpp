@@ -5,6 +5,7 @@
 
 #include "api/context.hpp"
 #include "base/problem.hpp"
+#include "registry/registry.hpp"
 
 namespace gemmkit {
 
@@ -29,9 +30,9 @@ struct CallSite {
 /// context forces or the selection table picks.
 gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const& call = {});
 
-/// The crossover of a GPU (m*n*k from which host operands go to the host-resident pipeline): its
-/// machine description's, or the default description's for a GPU gemmkit has none of.
-double device_host_gemm_min_work(int device);
+/// The crossover of a GPU (from where host operands go to the host-resident pipeline): its machine
+/// description's, or the default description's for a GPU gemmkit has none of.
+HostCrossover device_host_crossover(int device);
 
 /// What dispatch would do with a checked single problem, found as dispatch finds it (pointer
 /// locations, backend policy, the forced variant or the selection table) without running anything.

@@ -35,9 +35,11 @@ struct MachineDescription {
   double fp64_gemm_flops = 0, fp32_gemm_flops = 0;
   double host_h2d_bytes_per_s = 0, host_d2h_bytes_per_s = 0;
   double staged_copy_bytes_per_s = 0;
-  /// Host operands from this much work (m*n*k) on run faster through the host-resident pipeline
-  /// than on this GPU's host CPU (its CPU BLAS): the crossover measured on that machine.
+  /// Host operands run faster through the host-resident pipeline than on this GPU's host CPU (its
+  /// CPU BLAS) from this much work (m*n*k) on, when none of m, n, k is below host_gemm_min_dim: the
+  /// crossover measured on that machine.
   double host_gemm_min_work = 0;
+  double host_gemm_min_dim = 0;
   // Latencies in SM cycles: dependent chains in one warp (read-after-write, seed 001 Tables 2, 3).
   double lds32_latency_cycles = 0, lds64_latency_cycles = 0, lds128_latency_cycles = 0;
   double dfma_latency_cycles = 0, ffma_latency_cycles = 0, integer_latency_cycles = 0;
@@ -96,6 +98,7 @@ inline MachineDescription h100_sxm() {
   // takes 0.59 ms pinned, 2.23 ms pageable, the CPU 4.74 ms; at 512^3 staging pageable operands
   // costs more (1.60 ms) than the CPU takes (0.88 ms).
   m.host_gemm_min_work = 1024.0 * 1024.0 * 1024.0;
+  m.host_gemm_min_dim = 256;
   m.registers_per_sm = 65536;
   m.max_registers_per_thread = 255;
   m.shared_bytes_per_sm = 227 * 1024;
@@ -131,7 +134,8 @@ inline MachineDescription h200_sxm() {
   m.host_h2d_bytes_per_s = 150e9;
   m.host_d2h_bytes_per_s = 130e9;
   m.staged_copy_bytes_per_s = 25e9;
-  m.host_gemm_min_work = 1024.0 * 1024.0 * 1024.0;  // see bench/results/h200/blas.jsonl
+  m.host_gemm_min_work = 1024.0 * 1024.0 * 1024.0;  // see bench/results/h200/blas-crossover.jsonl
+  m.host_gemm_min_dim = 256;
   m.power_limit_w = 700;
   m.registers_per_sm = 65536;
   m.max_registers_per_thread = 255;
@@ -151,9 +155,10 @@ inline std::optional<MachineDescription> builtin_machine(std::string const& gpu_
   return std::nullopt;
 }
 
-/// The lowest host_gemm_min_work of the built-in descriptions: host operands below it stay on the
-/// CPU whatever the GPU, so gemmkit need not start CUDA to route them.
+/// The lowest crossover of the built-in descriptions (each bound the lowest of any): host operands
+/// below it stay on the CPU whatever the GPU, so gemmkit need not start CUDA to route them.
 double lowest_host_gemm_min_work();
+double lowest_host_gemm_min_dim();
 
 /// `machine` as one flat JSON object (every field, rates in SI units: flop/s, bytes/s, s, Hz).
 std::string machine_description_json(MachineDescription const& machine);

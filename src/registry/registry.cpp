@@ -42,10 +42,10 @@ GemmVariant const* Registry::find(std::string_view id) const {
 
 GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend, int compute_capability,
                                     int multiprocessors, std::size_t workspace_limit, HostCompute host_compute,
-                                    double host_gemm_min_work) const {
+                                    HostCrossover const& host_crossover) const {
   for (std::size_t i = 0; i < rules_.size(); ++i) {
     SelectionRule const& rule = rules_[i];
-    if (rule.backend != backend || rule.dtype != problem.dtype || !rule.admits(problem, host_gemm_min_work)) continue;
+    if (rule.backend != backend || rule.dtype != problem.dtype || !rule.admits(problem, host_crossover)) continue;
     GemmVariant const* v = rule_variants_[i];
     if (v == nullptr || (problem.pointer_array && !v->info().pointer_array)) continue;
     if (compute_capability != 0 && v->info().min_sm > compute_capability) continue;
@@ -86,10 +86,11 @@ double wave_efficiency(TileGeometry const& tiles, GemmProblem const& p, int mult
   return wave_efficiency(blocks, std::int64_t(multiprocessors) * tiles.blocks_per_sm);
 }
 
-bool SelectionRule::admits(GemmProblem const& p, double machine_min_work) const {
+bool SelectionRule::admits(GemmProblem const& p, HostCrossover const& machine) const {
   double const work = double(p.m) * double(p.n) * double(p.k) * double(p.batch);
-  double const least = min_work_from_machine ? machine_min_work : min_work;
+  double const least = min_work_from_machine ? machine.min_work : min_work;
   if (least != 0 && work < least) return false;
+  if (min_work_from_machine && machine.min_dim != 0 && double(std::min({p.m, p.n, p.k})) < machine.min_dim) return false;
   if (max_work != 0 && work > max_work) return false;
   if (max_mn != 0 && double(p.m) * double(p.n) > max_mn) return false;
   if (trans != "*" && (trans[0] == 't') != is_transposed(p.trans_a)) return false;

@@ -16,13 +16,21 @@ namespace gemmkit {
 /// are multiples of the elements in 16 bytes: 2 doubles, 4 floats).
 enum class Alignment { kAny, kAligned, kMisaligned };
 
+/// Where the selecting machine's GPU pipeline starts to beat its host CPU on host operands (0 = no
+/// bound): m*n*k at least min_work and each of m, n, k at least min_dim (a thin side moves too
+/// much data over the host link for the work it brings).
+struct HostCrossover {
+  double min_work = 0;
+  double min_dim = 0;
+};
+
 /// One row of the selection table: for this backend and dtype, problems inside every bound use
 /// the variant named; rows are tried in order. A bound of 0 means unbounded.
 struct SelectionRule {
   Platform backend;
   Dtype dtype;
   double min_work = 0;  ///< m*n*k*batch at least
-  bool min_work_from_machine = false;  ///< min_work is the selecting machine's host_gemm_min_work
+  bool min_work_from_machine = false;  ///< the bound is the selecting machine's host crossover
   double max_work = 0;  ///< m*n*k*batch at most
   double max_mn = 0;    ///< m*n at most
   double min_k = 0;     ///< k at least
@@ -33,8 +41,8 @@ struct SelectionRule {
   std::string trans = "*";  ///< "nn", "nt", "tn", "tt" (A then B; conjugate counts as t) or "*"
   std::string variant_id;
 
-  /// `machine_min_work` stands for min_work in a rule whose bound is the machine's (0: none given).
-  bool admits(GemmProblem const& problem, double machine_min_work = 0) const;
+  /// `machine` is the bound of a rule whose min_work says `machine`.
+  bool admits(GemmProblem const& problem, HostCrossover const& machine = {}) const;
 };
 
 /// Which host-operand variants a selection may pick (the backend policy's say): any, only those
@@ -50,11 +58,11 @@ class Registry {
   /// so GPUs without FP64 tensor cores fall through to the SIMT rows; with a multiprocessor count,
   /// rules whose variant would leave more of its last wave empty than min_wave_eff allows; with a
   /// workspace limit (bytes), rules whose variant needs a larger workspace for this problem; for
-  /// host operands, the variants `host_compute` allows; `host_gemm_min_work` is the machine's bound
-  /// for the rules whose min_work says `machine` (0: those rules have no work bound).
+  /// host operands, the variants `host_compute` allows; `host_crossover` is the machine's bound for
+  /// the rules whose min_work says `machine` (zeros: those rules have no bound).
   GemmVariant const* select(GemmProblem const& problem, Platform backend, int compute_capability = 0,
                             int multiprocessors = 0, std::size_t workspace_limit = 0,
-                            HostCompute host_compute = HostCompute::kAny, double host_gemm_min_work = 0) const;
+                            HostCompute host_compute = HostCompute::kAny, HostCrossover const& host_crossover = {}) const;
   std::vector<SelectionRule> const& rules() const { return rules_; }
 
   void add(std::unique_ptr<GemmVariant> variant);
@@ -71,7 +79,8 @@ class Registry {
 
 /// Parses the CSV selection table. The header line names the columns: backend, dtype and variant
 /// are required; min_work, max_work, max_mn, min_k, min_wave_eff (numbers or *), aligned (yes, no or *) and
-/// trans are optional; min_work may also say `machine` (the selecting machine's host crossover).
+/// trans are optional; min_work may also say `machine` (the selecting machine's host crossover, its
+/// work and smallest-dimension bounds).
 /// Throws std::invalid_argument naming the line on a malformed header or row.
 std::vector<SelectionRule> parse_selection_table(std::string_view csv);
 

@@ -381,7 +381,8 @@ TEST(RegistrySelect, HostComputeFiltersVariantsThatStageHostOperands) {
   EXPECT_EQ(r.select(small, Platform::kCpu, 0, 0, 0, HostCompute::kGpuOnly)->info().id, "dgemm_staged");
 }
 
-/// A min_work of `machine` is the bound the selecting machine brings (its host crossover).
+/// A min_work of `machine` is the bound the selecting machine brings (its host crossover: work and
+/// smallest dimension).
 TEST(Registry, MachineWorkBoundComesFromTheCaller) {
   Registry r;
   r.add(toy_variant("dgemm_large", 1 << 30));
@@ -392,8 +393,11 @@ TEST(Registry, MachineWorkBoundComesFromTheCaller) {
       "cpu,f64,*,dgemm_any\n"));
   ASSERT_TRUE(r.rules()[0].min_work_from_machine);
   auto const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 10, 10, 10);
-  EXPECT_EQ(r.select(p, Platform::kCpu, 0, 0, 0, HostCompute::kAny, 1001)->info().id, "dgemm_any");
-  EXPECT_EQ(r.select(p, Platform::kCpu, 0, 0, 0, HostCompute::kAny, 1000)->info().id, "dgemm_large");
+  EXPECT_EQ(r.select(p, Platform::kCpu, 0, 0, 0, HostCompute::kAny, {1001, 0})->info().id, "dgemm_any");
+  EXPECT_EQ(r.select(p, Platform::kCpu, 0, 0, 0, HostCompute::kAny, {1000, 0})->info().id, "dgemm_large");
+  EXPECT_EQ(r.select(p, Platform::kCpu, 0, 0, 0, HostCompute::kAny, {1000, 10})->info().id, "dgemm_large");
+  auto const thin = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 100, 100, 9);  // work 90000, k below 10
+  EXPECT_EQ(r.select(thin, Platform::kCpu, 0, 0, 0, HostCompute::kAny, {1000, 10})->info().id, "dgemm_any");
   EXPECT_THROW(parse_selection_table("backend,dtype,min_work,variant\ncpu,f64,machines,dgemm_any\n"),
                std::invalid_argument);
 }
