@@ -65,7 +65,7 @@ build_cpu_only() {
   gpu_tests="$build/tests/gemmkit_gpu_tests"
   sweep_sizes=(--m "${GEMMKIT_SWEEP_SIZES:-1024,2048,4096,8192,4097}")
   [[ -n "${GEMMKIT_SWEEP_SHAPES:-}" ]] && sweep_sizes=(--shapes "$GEMMKIT_SWEEP_SHAPES")
-  for step in build test memcheck racecheck tour dgemm overhead micro host ooc ooc-beyond tune batched sweep sgemm sgemm-sweep sass ladder ncu ncu-dgemm ncu-sgemm ncu-small cpu-tune cpu-ab blas-test scalapack; do
+  for step in build test memcheck racecheck tour dgemm overhead micro host ooc ooc-beyond tune batched sweep sgemm sgemm-sweep sass ladder ncu ncu-dgemm ncu-sgemm ncu-small cpu-tune cpu-ab blas-test blas scalapack; do
     if want "$step"; then
       # shellcheck source=/dev/null
       source "bench/device/$step.sh"
