@@ -98,9 +98,9 @@ const char* gk_last_variant(gk_context ctx);
 /// From how much work (m*n*k) host operands go to the host-resident GEMM under GK_BACKEND_AUTO. A
 /// negative value (the default) means the crossover measured for the context's GPU against its
 /// host's CPU BLAS, kept in its machine description (introspect.h, gk_machine: host_gemm_min_work,
-/// and host_gemm_min_dim, the smallest m, n or k for which the GPU wins; the default description's
-/// for a GPU gemmkit has not measured). A value set here is the whole rule (no smallest-dimension
-/// bound); 0 sends every host call to the GPU.
+/// and host_gemm_min_k, the smallest k for which the GPU wins; the default description's for a GPU
+/// gemmkit has not measured). A value set here is the whole rule (no k bound); 0 sends every host
+/// call to the GPU.
 gk_status gk_set_host_gemm_min_work(gk_context ctx, double work);
 /// The crossover in force: the context's setting, else its GPU's (GK_NO_DEVICE without a usable GPU).
 gk_status gk_get_host_gemm_min_work(gk_context ctx, double* work);

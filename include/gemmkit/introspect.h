@@ -65,7 +65,7 @@ typedef struct gk_selection_rule_info {
   gk_backend backend;       ///< GK_BACKEND_CPU or GK_BACKEND_GPU
   gk_dtype dtype;
   double min_work, max_work;  ///< m*n*k*batch at least / at most
-  int min_work_from_machine;  ///< 1: the bound is the GPU's crossover (gk_machine host_gemm_min_work, _min_dim); min_work reads 0
+  int min_work_from_machine;  ///< 1: the bound is the GPU's crossover (gk_machine host_gemm_min_work, _min_k); min_work reads 0
   double max_mn;            ///< m*n at most
   double min_k, max_k;      ///< k at least / at most
   double min_side;          ///< min(m, n) at least
@@ -118,10 +118,10 @@ typedef struct gk_machine {
   /// Energy above the idle draw and the board's power limit; 0 = not measured (no power ceiling).
   double dmma_energy_j_per_flop, l2_energy_j_per_byte, smem_energy_j_per_byte;
   double power_limit_w, idle_power_w;
-  /// Host operands from this much work (m*n*k) on, with none of m, n, k below host_gemm_min_dim, go to
+  /// Host operands from this much work (m*n*k) on, with k at least host_gemm_min_k, go to
   /// the host-resident GPU pipeline: the crossover against the host's CPU BLAS measured on that
   /// machine (0 = not measured).
-  double host_gemm_min_work, host_gemm_min_dim;
+  double host_gemm_min_work, host_gemm_min_k;
 } gk_machine;
 
 /// The description the model uses when given none: the built-in H100 SXM anchors.

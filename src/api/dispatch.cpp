@@ -68,7 +68,7 @@ HostCrossover device_host_crossover(int device) {
   if (at != known.end()) return at->second;
   model::MachineDescription const m =
       model::builtin_machine(device_name(device), multiprocessor_count(device)).value_or(model::h100_sxm());
-  HostCrossover const crossover{m.host_gemm_min_work, m.host_gemm_min_dim};
+  HostCrossover const crossover{m.host_gemm_min_work, m.host_gemm_min_k};
   known.emplace(device, crossover);
   return crossover;
 }
@@ -80,9 +80,9 @@ namespace {
 /// (a small host call starts no CUDA).
 HostCrossover host_crossover(gk_context_st const& ctx, GemmProblem const& p) {
   if (ctx.host_gemm_min_work >= 0) return {ctx.host_gemm_min_work, 0};
-  HostCrossover const lowest{model::lowest_host_gemm_min_work(), model::lowest_host_gemm_min_dim()};
+  HostCrossover const lowest{model::lowest_host_gemm_min_work(), model::lowest_host_gemm_min_k()};
   if (double(p.m) * double(p.n) * double(p.k) * double(p.batch) < lowest.min_work ||
-      double(std::min({p.m, p.n, p.k})) < lowest.min_dim) {
+      double(p.k) < lowest.min_k) {
     return lowest;
   }
   return device_host_crossover(ctx.device);

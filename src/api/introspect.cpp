@@ -118,7 +118,7 @@ gk_machine to_public(gemmkit::model::MachineDescription const& d) {
   m.power_limit_w = d.power_limit_w;
   m.idle_power_w = d.idle_power_w;
   m.host_gemm_min_work = d.host_gemm_min_work;
-  m.host_gemm_min_dim = d.host_gemm_min_dim;
+  m.host_gemm_min_k = d.host_gemm_min_k;
   return m;
 }
 

@@ -50,7 +50,7 @@ Field const kFields[] = {
     {"host_d2h_bytes_per_s", &MachineDescription::host_d2h_bytes_per_s, false},
     {"staged_copy_bytes_per_s", &MachineDescription::staged_copy_bytes_per_s, false},
     {"host_gemm_min_work", &MachineDescription::host_gemm_min_work, false},
-    {"host_gemm_min_dim", &MachineDescription::host_gemm_min_dim, false},
+    {"host_gemm_min_k", &MachineDescription::host_gemm_min_k, false},
     {"lds32_latency_cycles", &MachineDescription::lds32_latency_cycles, false},
     {"lds64_latency_cycles", &MachineDescription::lds64_latency_cycles, false},
     {"lds128_latency_cycles", &MachineDescription::lds128_latency_cycles, false},
@@ -227,7 +227,7 @@ double lowest_host_gemm_min_work() {
   return std::min(h100_sxm().host_gemm_min_work, h200_sxm().host_gemm_min_work);
 }
 
-double lowest_host_gemm_min_dim() { return std::min(h100_sxm().host_gemm_min_dim, h200_sxm().host_gemm_min_dim); }
+double lowest_host_gemm_min_k() { return std::min(h100_sxm().host_gemm_min_k, h200_sxm().host_gemm_min_k); }
 
 std::string machine_description_json(MachineDescription const& machine) {
   std::string out = "{";

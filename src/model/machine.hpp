@@ -36,10 +36,11 @@ struct MachineDescription {
   double host_h2d_bytes_per_s = 0, host_d2h_bytes_per_s = 0;
   double staged_copy_bytes_per_s = 0;
   /// Host operands run faster through the host-resident pipeline than on this GPU's host CPU (its
-  /// CPU BLAS) from this much work (m*n*k) on, when none of m, n, k is below host_gemm_min_dim: the
-  /// crossover measured on that machine.
+  /// CPU BLAS) from this much work (m*n*k) on, when k is at least host_gemm_min_k (an update of small
+  /// k moves all of C over the host link for little work; small m or n do not hurt): the crossover
+  /// measured on that machine.
   double host_gemm_min_work = 0;
-  double host_gemm_min_dim = 0;
+  double host_gemm_min_k = 0;
   // Latencies in SM cycles: dependent chains in one warp (read-after-write, seed 001 Tables 2, 3).
   double lds32_latency_cycles = 0, lds64_latency_cycles = 0, lds128_latency_cycles = 0;
   double dfma_latency_cycles = 0, ffma_latency_cycles = 0, integer_latency_cycles = 0;
@@ -96,9 +97,10 @@ inline MachineDescription h100_sxm() {
   m.staged_copy_bytes_per_s = 25e9;  // a 16-core host packing pageable operands
   // Level 4, warm calls, against OpenBLAS on all 16 cores (AVX-512), 2026-11-23: at 1024^3 the GPU
   // takes 0.59 ms pinned, 2.23 ms pageable, the CPU 4.74 ms; at 512^3 staging pageable operands
-  // costs more (1.60 ms) than the CPU takes (0.88 ms).
+  // costs more (1.60 ms) than the CPU takes (0.88 ms). The k bound was not measured on the H100
+  // host: the H200 host's (the same PCIe generation and a 16-core Xeon of the same family).
   m.host_gemm_min_work = 1024.0 * 1024.0 * 1024.0;
-  m.host_gemm_min_dim = 256;
+  m.host_gemm_min_k = 512;
   m.registers_per_sm = 65536;
   m.max_registers_per_thread = 255;
   m.shared_bytes_per_sm = 227 * 1024;
@@ -134,8 +136,12 @@ inline MachineDescription h200_sxm() {
   m.host_h2d_bytes_per_s = 150e9;
   m.host_d2h_bytes_per_s = 130e9;
   m.staged_copy_bytes_per_s = 25e9;
-  m.host_gemm_min_work = 1024.0 * 1024.0 * 1024.0;  // see bench/results/h200/blas-crossover.jsonl
-  m.host_gemm_min_dim = 256;
+  // dgemm_ on malloc'd (pageable) operands through the pipeline against OpenBLAS on the 16 host cores
+  // (bench/results/h200/blas-crossover.jsonl, 2026-11-29): squares from 768 (1.15x; 512: 0.49x);
+  // updates of m = n = 8192 from k = 512 (4.2x; k = 256: 0.72x, k = 32: 0.28x); a thin C
+  // (m = k = 8192) at every n from 32 (2.0x).
+  m.host_gemm_min_work = 768.0 * 768.0 * 768.0;
+  m.host_gemm_min_k = 512;
   m.power_limit_w = 700;
   m.registers_per_sm = 65536;
   m.max_registers_per_thread = 255;
@@ -158,7 +164,7 @@ inline std::optional<MachineDescription> builtin_machine(std::string const& gpu_
 /// The lowest crossover of the built-in descriptions (each bound the lowest of any): host operands
 /// below it stay on the CPU whatever the GPU, so gemmkit need not start CUDA to route them.
 double lowest_host_gemm_min_work();
-double lowest_host_gemm_min_dim();
+double lowest_host_gemm_min_k();
 
 /// `machine` as one flat JSON object (every field, rates in SI units: flop/s, bytes/s, s, Hz).
 std::string machine_description_json(MachineDescription const& machine);

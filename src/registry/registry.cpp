@@ -90,7 +90,7 @@ bool SelectionRule::admits(GemmProblem const& p, HostCrossover const& machine) c
   double const work = double(p.m) * double(p.n) * double(p.k) * double(p.batch);
   double const least = min_work_from_machine ? machine.min_work : min_work;
   if (least != 0 && work < least) return false;
-  if (min_work_from_machine && machine.min_dim != 0 && double(std::min({p.m, p.n, p.k})) < machine.min_dim) return false;
+  if (min_work_from_machine && machine.min_k != 0 && double(p.k) < machine.min_k) return false;
   if (max_work != 0 && work > max_work) return false;
   if (max_mn != 0 && double(p.m) * double(p.n) > max_mn) return false;
   if (trans != "*" && (trans[0] == 't') != is_transposed(p.trans_a)) return false;

@@ -17,11 +17,11 @@ namespace gemmkit {
 enum class Alignment { kAny, kAligned, kMisaligned };
 
 /// Where the selecting machine's GPU pipeline starts to beat its host CPU on host operands (0 = no
-/// bound): m*n*k at least min_work and each of m, n, k at least min_dim (a thin side moves too
-/// much data over the host link for the work it brings).
+/// bound): m*n*k at least min_work and k at least min_k (an update of small k moves all of C over the
+/// host link for the little work it brings).
 struct HostCrossover {
   double min_work = 0;
-  double min_dim = 0;
+  double min_k = 0;
 };
 
 /// One row of the selection table: for this backend and dtype, problems inside every bound use
@@ -80,7 +80,7 @@ class Registry {
 /// Parses the CSV selection table. The header line names the columns: backend, dtype and variant
 /// are required; min_work, max_work, max_mn, min_k, min_wave_eff (numbers or *), aligned (yes, no or *) and
 /// trans are optional; min_work may also say `machine` (the selecting machine's host crossover, its
-/// work and smallest-dimension bounds).
+/// work and k bounds).
 /// Throws std::invalid_argument naming the line on a malformed header or row.
 std::vector<SelectionRule> parse_selection_table(std::string_view csv);
 

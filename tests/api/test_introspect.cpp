@@ -264,10 +264,10 @@ TEST(Introspect, HostGemmMinWorkIsSetReadAndRestored) {
   gk_machine m{};
   ASSERT_EQ(gk_machine_default(&m), GK_SUCCESS);
   EXPECT_GT(m.host_gemm_min_work, 0.0);
-  EXPECT_GT(m.host_gemm_min_dim, 0.0);
+  EXPECT_GT(m.host_gemm_min_k, 0.0);
   ASSERT_EQ(gk_machine_builtin("NVIDIA H200", 132, &m), GK_SUCCESS);
   EXPECT_GT(m.host_gemm_min_work, 0.0);
-  EXPECT_GT(m.host_gemm_min_dim, 0.0);
+  EXPECT_GT(m.host_gemm_min_k, 0.0);
   gk_destroy(ctx);
 }
 

@@ -382,7 +382,7 @@ TEST(RegistrySelect, HostComputeFiltersVariantsThatStageHostOperands) {
 }
 
 /// A min_work of `machine` is the bound the selecting machine brings (its host crossover: work and
-/// smallest dimension).
+/// k).
 TEST(Registry, MachineWorkBoundComesFromTheCaller) {
   Registry r;
   r.add(toy_variant("dgemm_large", 1 << 30));
@@ -398,6 +398,8 @@ TEST(Registry, MachineWorkBoundComesFromTheCaller) {
   EXPECT_EQ(r.select(p, Platform::kCpu, 0, 0, 0, HostCompute::kAny, {1000, 10})->info().id, "dgemm_large");
   auto const thin = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 100, 100, 9);  // work 90000, k below 10
   EXPECT_EQ(r.select(thin, Platform::kCpu, 0, 0, 0, HostCompute::kAny, {1000, 10})->info().id, "dgemm_any");
+  auto const thin_c = make_problem(Dtype::kF64, GK_OP_N, GK_OP_N, 100, 9, 100);  // small n is no bar
+  EXPECT_EQ(r.select(thin_c, Platform::kCpu, 0, 0, 0, HostCompute::kAny, {1000, 10})->info().id, "dgemm_large");
   EXPECT_THROW(parse_selection_table("backend,dtype,min_work,variant\ncpu,f64,machines,dgemm_any\n"),
                std::invalid_argument);
 }

@@ -52,7 +52,7 @@ TEST(HostResidentVariant, SelectionFollowsTheWorkBoundAndThePolicy) {
   for (Dtype dtype : {Dtype::kF64, Dtype::kF32}) {
     GemmProblem const large = make_problem(dtype, GK_OP_N, GK_OP_N, 2048, 2048, 2048);
     GemmProblem const small = make_problem(dtype, GK_OP_N, GK_OP_N, 64, 64, 64);
-    HostCrossover const crossover{model::h200_sxm().host_gemm_min_work, model::h200_sxm().host_gemm_min_dim};
+    HostCrossover const crossover{model::h200_sxm().host_gemm_min_work, model::h200_sxm().host_gemm_min_k};
     EXPECT_EQ(r.select(large, Platform::kCpu, 0, 0, 0, HostCompute::kAny, crossover)->info().id, host_resident_id(dtype));
     EXPECT_FALSE(r.select(small, Platform::kCpu, 0, 0, 0, HostCompute::kAny, crossover)->info().stages_host_operands);
     EXPECT_FALSE(r.select(large, Platform::kCpu, 0, 0, 0, HostCompute::kCpuOnly)->info().stages_host_operands);
