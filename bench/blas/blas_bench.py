@@ -72,7 +72,7 @@ import time
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SOURCE = pathlib.Path(__file__).resolve().parent / "dgemm_host.c"
-GPU_SIZES = [1024, 2048, 4096, 8192, 16384, 32768]
+GPU_SIZES = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768]
 CPU_SIZES = [512, 1024, 2048]
 # --crossover: where the GPU pipeline starts to beat OpenBLAS. Families: squares; rank-k updates
 # m = n = BIG, k varied (ScaLAPACK's PDGEMM calls local dgemm with k = its block size, 32); and a
