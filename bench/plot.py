@@ -14,7 +14,10 @@ GPU counts, also TFLOP/s against the GPU count with the ideal line (ooc_scaling_
 files (`gemmkit-bench micro`) give seed 001's Fig. 2 again: copy bandwidth against offset, one line
 per access width. ladder*.jsonl (`gemmkit-bench ladder`) gives seed 001's Fig. 5/11 style: GFLOP/s per
 ladder step, one line per size, cuBLAS per size as a dashed line and the model's bound as open
-markers. sass*.jsonl (instruction mixes, no GFLOP/s) are not drawn.
+markers. blas*.jsonl (bench/blas/blas_bench.py: dgemm_ on host arrays through the BLAS drop-in, NVBLAS
+and OpenBLAS; the crossover sweep per family of shapes) give GFLOP/s per contender and the ratios below;
+scalapack*.jsonl (bench/scalapack/device.sh) grouped bars per PDGEMM case. sass*.jsonl (instruction
+mixes, no GFLOP/s) are not drawn.
 
     bench/plot.py bench/results                     # PNGs next to every .jsonl
     bench/plot.py --readme-table                    # README's summary table on stdout, no PNGs
@@ -745,6 +748,114 @@ def plot_ooc(plt, path):
     return [out for out in written if out]
 
 
+def is_blas(path):
+    """bench/blas/blas_bench.py's rows: dgemm_ on host arrays, one row per contender and size."""
+    return pathlib.Path(path).name.startswith("blas")
+
+
+def is_scalapack(path):
+    """bench/scalapack/device.sh's rows: PDGEMM runs over gemmkit and over OpenBLAS, and their ratios."""
+    return pathlib.Path(path).name.startswith("scalapack")
+
+
+def plot_scalapack(plt, path):
+    """Grouped bars of GFLOP/s per PDGEMM case (n, ranks, k-panel): gemmkit's drop-in beside OpenBLAS,
+    the ratio written above each group."""
+    runs, ratios = {}, {}
+    for row in json_lines(path):
+        if row.get("blas") == "gemmkit/openblas" and is_number(row.get("ratio")):
+            ratios[row["case"]] = row["ratio"]
+        elif row.get("status") == "ok" and is_number(row.get("gflops")):
+            runs.setdefault(row["case"], {})[row["blas"]] = row
+    if not runs:
+        return []
+    cases = sorted(runs, key=lambda c: (-next(iter(runs[c].values()))["n"], next(iter(runs[c].values()))["ranks"]))
+    fig, axis = plt.subplots(figsize=(9, 5))
+    width = 0.38
+    for i, blas in enumerate(["gemmkit", "openblas"]):
+        xs = [c + (i - 0.5) * width for c in range(len(cases))]
+        axis.bar(xs, [runs[c].get(blas, {}).get("gflops", 0) for c in cases], width, label=blas)
+    for c, case in enumerate(cases):
+        if case in ratios:
+            top = max(r["gflops"] for r in runs[case].values())
+            axis.text(c, top * 1.02, f"{ratios[case]:.2f}x", ha="center", fontsize=9)
+    labels = []
+    for case in cases:
+        r = next(iter(runs[case].values()))
+        labels.append(f"n={r['n']}\n{r['ranks']} ranks ({r.get('grid')})\nk-panel {r['panel']}")
+    axis.set_xticks(range(len(cases)))
+    axis.set_xticklabels(labels, fontsize=8)
+    axis.set_ylabel("GFLOP/s")
+    first = next(iter(runs[cases[0]].values()))
+    axis.set_title(f"{device_of(path, first)} · ScaLAPACK PDGEMM, ranks sharing one GPU · {first.get('device', '')}",
+                   fontsize=10)
+    axis.legend(fontsize=8)
+    axis.grid(True, axis="y", alpha=0.3)
+    out = png_beside(path, "")
+    save_figure(plt, fig, out)
+    return [out]
+
+
+def plot_blas(plt, path):
+    """GFLOP/s against size, one line per contender (gemmkit's drop-in, OpenBLAS, NVBLAS per tile), and
+    gemmkit / peer below (peer rows: NVBLAS at its best tile, OpenBLAS); the last run of each row kept.
+    blas-crossover files get one figure per family of shapes (squares, rank-k updates, thin C) against
+    the dimension that varies; blas-cpu-route files the interleaved rounds, each round a line."""
+    latest = {}
+    for row in json_lines(path):
+        if str(row.get("suite", "")).startswith("blas") and row.get("status", "ok") == "ok" and is_number(row.get("gflops")):
+            latest[(row.get("family"), row.get("dtype"), row.get("trans"), row.get("case"), row.get("contender"),
+                    row.get("variant"), row.get("peer"))] = row
+    groups = {}
+    for row in latest.values():
+        groups.setdefault((row.get("family") or "", row.get("dtype"), row.get("trans")), []).append(row)
+    written = []
+    for (family, dtype, trans), rows in sorted(groups.items()):
+        fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), sharex=True, gridspec_kw={"height_ratios": [3, 1.3]})
+        size = (lambda r: r["family_size"]) if family else (lambda r: r["n"])
+        lines, ratios = {}, {}
+        for r in rows:
+            if r.get("peer") and is_number(r.get("ratio")):
+                ratios.setdefault(r["peer"], {})[size(r)] = r["ratio"]
+                if r.get("suite") == "blas-cpu-route":
+                    continue  # its ratio rows carry the medians of the rounds drawn below
+            label = "gemmkit" if r["contender"] == "gemmkit" else (r.get("contender") if family else r["variant"])
+            if r.get("round") is not None:
+                label = f"{r['contender']} round {r['round']}"
+            lines.setdefault(label, {})[size(r)] = r["gflops"]
+        for label, points in sorted(lines.items()):
+            xs = sorted(points)
+            style = {"marker": "o"} if label.startswith("gemmkit") else {"marker": "s", "linestyle": "--"}
+            top.plot(xs, [points[x] for x in xs], label=label, **style)
+        for peer, points in sorted(ratios.items()):
+            xs = sorted(points)
+            bottom.plot(xs, [points[x] for x in xs], marker="o", label=f"gemmkit / {peer}" +
+                        (" (best tile)" if peer == "nvblas" else ""))
+        bottom.axhline(1.0, color="black", linewidth=0.8)
+        device = device_of(path, rows[0])
+        commits = sorted({r.get("commit", "?") for r in rows})
+        suite = rows[0].get("suite", "blas")
+        top.set_title(f"{device} · {suite} (dgemm_ on host arrays){' · ' + family if family else ''} · {dtype} {trans}\n"
+                      f"{rows[0].get('device', '')}, commit {', '.join(commits)}", fontsize=10)
+        top.set_ylim(bottom=0)
+        top.set_ylabel("GFLOP/s")
+        top.set_xscale("log", base=2)
+        top.grid(True, alpha=0.3)
+        top.legend(fontsize=8)
+        bottom.set_ylabel("gemmkit / peer")
+        varies = rows[0].get("family_dim") if family else None
+        bottom.set_xlabel(f"{varies} ({family})" if varies else "m = n = k")
+        bottom.grid(True, alpha=0.3)
+        bottom.legend(fontsize=8)
+        ticks = sorted({size(r) for r in rows})
+        bottom.set_xticks(ticks)
+        bottom.set_xticklabels([str(t) for t in ticks], rotation=45, fontsize=8)
+        out = png_beside(path, "" if len(groups) == 1 else f"_{family or dtype + '_' + trans}")
+        save_figure(plt, fig, out)
+        written.append(out)
+    return written
+
+
 def is_micro(path):
     return pathlib.Path(path).name.startswith("micro")
 
@@ -1209,6 +1320,19 @@ def readme_table(root):
             best = max(xt, key=lambda x: x["gflops"])
             add(f"host-resident DGEMM, {top} GPU{'s' if top > 1 else ''}", device, f"n = {n}, pinned",
                 f"{tflops(r['gflops'])} TFLOP/s", "cuBLASXt", tflops(best["gflops"]), r["gflops"] / best["gflops"], [r])
+    for device, path in suite_files(root, "blas").items():
+        rows = [r for r in json_lines(path) if r.get("contender") == "gemmkit" and is_number(r.get("ratio"))]
+        for peer, label, n in (("nvblas", "NVBLAS (best tile)", 16384), ("openblas", "OpenBLAS, all cores", 8192)):
+            r = next((r for r in rows if r.get("peer") == peer and r["n"] == n), None)
+            if r:
+                add("BLAS drop-in dgemm_, host arrays", device, f"n = {n}, malloc'd", f"{tflops(r['gflops'])} TFLOP/s",
+                    label, tflops(r.get("peer_gflops")), r["ratio"], [r])
+    for device, path in suite_files(root, "scalapack").items():
+        ratio = next((r for r in json_lines(path) if r.get("blas") == "gemmkit/openblas" and r.get("n") == 32768), None)
+        if ratio:
+            add("ScaLAPACK PDGEMM on the drop-in", device, f"n = 32768, {ratio['ranks']} ranks on 1 GPU",
+                f"{tflops(ratio['gemmkit_gflops'])} TFLOP/s", "over OpenBLAS", tflops(ratio["openblas_gflops"]),
+                ratio["ratio"], [ratio])
     lines = markdown(["area", "device", "case", "gemmkit", "peer", "ratio"], body, ["l", "l", "l", "r", "l", "r"])
     lines += ["", generated_line("--readme-table", used)]
     return "\n".join(lines)
@@ -1253,6 +1377,7 @@ def main(argv=None):
         if is_sass(path):
             continue
         draw = (plot_timeline if is_timeline(path) else plot_ooc if is_ooc(path) else plot_micro if is_micro(path)
+                else plot_blas if is_blas(path) else plot_scalapack if is_scalapack(path)
                 else plot_ladder if is_ladder(path) else plot_file)
         for out in draw(plt, path):
             print(out)
