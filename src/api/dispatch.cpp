@@ -216,6 +216,16 @@ gk_status run_variant(gk_context_st& ctx, GemmVariant const& variant, GemmArgume
   return GK_SUCCESS;
 }
 
+/// A single problem's operand pointers (C always, A and B when read) and the backend their location
+/// and the policy give.
+gk_status check_operands(gk_context_st& ctx, GemmArguments const& args, CallSite const& call, bool reads_ab,
+                         Platform* backend) {
+  if (args.C == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "C is NULL", call.positions.c);
+  if (reads_ab && args.A == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "A is NULL", call.positions.a);
+  if (reads_ab && args.B == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "B is NULL", call.positions.b);
+  return choose_backend(ctx, args, reads_ab, backend);
+}
+
 /// A pointer-array batch: one call to a variant that takes arrays when the selection table has
 /// one for it, else one dispatch per problem.
 gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, CallSite const& call) {
@@ -320,12 +330,8 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const
   }
 
   bool const reads_ab = p.k > 0 && args.alpha != 0.0;
-  if (args.C == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "C is NULL", call.positions.c);
-  if (reads_ab && args.A == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "A is NULL", call.positions.a);
-  if (reads_ab && args.B == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "B is NULL", call.positions.b);
-
   Platform backend{};
-  if (gk_status s = choose_backend(ctx, args, reads_ab, &backend); s != GK_SUCCESS) return s;
+  if (gk_status s = check_operands(ctx, args, call, reads_ab, &backend); s != GK_SUCCESS) return s;
 
   ExecutionContext const exec = execution_context(ctx, call.overlaps_previous_kernel);
   if (backend == Platform::kCuda) {
@@ -355,11 +361,8 @@ gk_status plan_dispatch(gk_context_st& ctx, GemmArguments const& args, DispatchP
   *plan = DispatchPlan{};
   if (p.m == 0 || p.n == 0 || p.batch == 0) return GK_SUCCESS;
   bool const reads_ab = p.k > 0 && args.alpha != 0.0;
-  if (args.C == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "C is NULL", call.positions.c);
-  if (reads_ab && args.A == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "A is NULL", call.positions.a);
-  if (reads_ab && args.B == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "B is NULL", call.positions.b);
   Platform backend{};
-  if (gk_status s = choose_backend(ctx, args, reads_ab, &backend); s != GK_SUCCESS) return s;
+  if (gk_status s = check_operands(ctx, args, call, reads_ab, &backend); s != GK_SUCCESS) return s;
   plan->on_gpu = backend == Platform::kCuda;
   if (!reads_ab) {
     plan->variant = "scale_c";

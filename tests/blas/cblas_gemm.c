@@ -19,32 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-// The batch entry points: gemmkit's installed header once it is there, else declared here as the
-// contract states them (MKL's and OpenBLAS's prototypes with int for MKL_INT).
-#if defined(__has_include)
-#if __has_include(<gemmkit/cblas_batch.h>)
-#include <gemmkit/cblas_batch.h>
-#define HAVE_GEMMKIT_CBLAS_BATCH_H 1
-#endif
-#endif
-#ifndef HAVE_GEMMKIT_CBLAS_BATCH_H
-void cblas_dgemm_batch(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE const* transa_array, CBLAS_TRANSPOSE const* transb_array,
-                       int const* m_array, int const* n_array, int const* k_array, double const* alpha_array,
-                       double const** a_array, int const* lda_array, double const** b_array, int const* ldb_array,
-                       double const* beta_array, double** c_array, int const* ldc_array, int group_count,
-                       int const* group_size);
-void cblas_sgemm_batch(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE const* transa_array, CBLAS_TRANSPOSE const* transb_array,
-                       int const* m_array, int const* n_array, int const* k_array, float const* alpha_array,
-                       float const** a_array, int const* lda_array, float const** b_array, int const* ldb_array,
-                       float const* beta_array, float** c_array, int const* ldc_array, int group_count,
-                       int const* group_size);
-void cblas_dgemm_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb, int m, int n,
-                               int k, double alpha, double const* a, int lda, int stridea, double const* b, int ldb,
-                               int strideb, double beta, double* c, int ldc, int stridec, int batch_size);
-void cblas_sgemm_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb, int m, int n,
-                               int k, float alpha, float const* a, int lda, int stridea, float const* b, int ldb,
-                               int strideb, float beta, float* c, int ldc, int stridec, int batch_size);
-#endif
+#include <gemmkit/cblas_batch.h>  // the batch entry points
 
 // The Fortran entries (gfortran's ABI: hidden character lengths last).
 void dgemm_(char const* transa, char const* transb, int const* m, int const* n, int const* k, double const* alpha,
