@@ -149,13 +149,26 @@ typedef struct {
   int m, n, k;
 } Size;
 
+/// Whether the CUDA driver is mapped into this process.
+static int cuda_driver_mapped(void) {
+  FILE* maps = fopen("/proc/self/maps", "r");
+  if (maps == NULL) return 0;
+  char line[4096];
+  int found = 0;
+  while (!found && fgets(line, sizeof line, maps) != NULL) found = strstr(line, "/libcuda.so") != NULL;
+  fclose(maps);
+  return found;
+}
+
 int main(int argc, char** argv) {
-  int forwarded = 0;
+  int forwarded = 0, host_only = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--forwarded") == 0) {
       forwarded = 1;
+    } else if (strcmp(argv[i], "--host-only") == 0) {
+      host_only = 1;  // every call is small and on host memory: none may start CUDA
     } else {
-      fprintf(stderr, "usage: %s [--forwarded]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--forwarded] [--host-only]\n", argv[0]);
       return 2;
     }
   }
@@ -243,6 +256,13 @@ int main(int argc, char** argv) {
 
   printf("bad arguments reported through xerbla_ %d times, through cblas_xerbla %d times\n", g_xerbla_calls_fortran,
          g_xerbla_calls_cblas);
+  if (host_only) {
+    ++checks;
+    if (cuda_driver_mapped()) {
+      ++failures;
+      printf("FAIL small host GEMMs loaded the CUDA driver (libcuda.so is mapped)\n");
+    }
+  }
   printf("%d of %d checks failed%s\n", failures, checks, forwarded ? " (forwarded: error reports not compared)" : "");
   return failures == 0 ? 0 : 1;
 }
