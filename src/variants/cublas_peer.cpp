@@ -112,4 +112,6 @@ void register_cublas_variants(Registry& registry) {
   add_pointer_array("cublas_sgemm_pointer_array", Dtype::kF32, run_cublas_pointer_array<float>);
 }
 
+void* cublas_handle(int device) { return handle_for(device); }
+
 }  // namespace gemmkit

@@ -10,4 +10,8 @@ namespace gemmkit {
 
 void register_cublas_variants(Registry& registry);
 
+/// This thread's cuBLAS handle on `device` (a cublasHandle_t), created at its first use and kept for
+/// the thread's life; nullptr when cuBLAS cannot create one.
+void* cublas_handle(int device);
+
 }  // namespace gemmkit

@@ -403,6 +403,7 @@ void register_cuda_variants(Registry& registry) {
   add_small_batched<double>(registry, small::SmallKernelFamily::kBuckets);
   add_small_batched<float>(registry, small::SmallKernelFamily::kBuckets);
   register_cublas_variants(registry);
+  register_emulation_variants(registry);
 }
 
 }  // namespace gemmkit

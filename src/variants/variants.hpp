@@ -15,6 +15,8 @@ Registry const& variant_registry();
 /// build without CUDA; host_resident.cpp: the pipeline over the registry it is added to).
 void register_cpu_variants(Registry& registry);
 void register_cuda_variants(Registry& registry);
+/// FP64 emulated on the INT8 tensor cores (emulation_variants.cpp; CUDA builds, called by register_cuda_variants).
+void register_emulation_variants(Registry& registry);
 void register_host_resident_variants(Registry& registry);
 
 }  // namespace gemmkit
