@@ -10,19 +10,24 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 
 namespace gemmkit::ozaki2 {
 
 namespace {
 
-/// The moduli and Garner's inverses, passed by value to the kernels (under 2 KB).
+/// The moduli and the mixed-radix tables, passed by value to the kernels (under 2 KB). With P_d the
+/// product of the first d moduli, the digit v_i of x = sum_d v_d P_d is
+/// (x mod p_i - sum_{d<i} v_d (P_d mod p_i)) P_i^-1 mod p_i: two reductions per digit.
 struct Constants {
   int count;
   int bits;
   int p[kMaxModuli];
   double inverse_p[kMaxModuli];
-  int garner[kMaxModuli][kMaxModuli];  ///< garner[j][i] = p_j^-1 mod p_i for j < i
+  int radix_mod[kMaxModuli][kMaxModuli];  ///< radix_mod[d][i] = P_d mod p_i for d < i
+  int radix_inverse[kMaxModuli];          ///< P_i^-1 mod p_i
 };
 
 int inverse_mod(int a, int p) {
@@ -43,9 +48,15 @@ Constants constants_for(Plan const& plan) {
   c.bits = plan.bits;
   auto const& p = moduli();
   for (int i = 0; i < kMaxModuli; ++i) {
-    c.p[i] = p[std::size_t(i)];
-    c.inverse_p[i] = 1.0 / p[std::size_t(i)];
-    for (int j = 0; j < i; ++j) c.garner[j][i] = inverse_mod(p[std::size_t(j)], p[std::size_t(i)]);
+    int const pi = p[std::size_t(i)];
+    c.p[i] = pi;
+    c.inverse_p[i] = 1.0 / pi;
+    int radix = 1;  // P_d mod p_i
+    for (int d = 0; d < i; ++d) {
+      c.radix_mod[d][i] = radix;
+      radix = radix * (p[std::size_t(d)] % pi) % pi;
+    }
+    c.radix_inverse[i] = inverse_mod(radix, pi);
   }
   return c;
 }
@@ -131,29 +142,40 @@ __global__ void residues_kernel(double const* __restrict__ x, std::int64_t ld, b
   }
 }
 
-/// One element per thread: residues of its int32 products, Garner's symmetric mixed-radix digits, their value in
-/// double-double, 2^-(s_i + t_j), and the BLAS epilogue.
+/// x mod p in [0, p) for |x| < 2^31, by the double reciprocal: its quotient is off by at most one.
+__device__ inline int reduce(int x, int p, double inverse_p) {
+  int r = x - int(floor(double(x) * inverse_p)) * p;
+  if (r < 0) r += p;
+  if (r >= p) r -= p;
+  return r;
+}
+
+/// One element per thread: residues of its int32 products, the symmetric mixed-radix digits, their
+/// value in double-double, 2^-(s_i + t_j), and the BLAS epilogue. N moduli, unrolled: the digits stay in
+/// registers.
+template <int N>
 __global__ void reconstruct_kernel(std::int32_t const* __restrict__ products, std::int64_t ldp, std::size_t plane,
                                    std::int64_t m, std::int64_t n, double const* __restrict__ a_max,
                                    double const* __restrict__ b_max, double alpha, double beta, double* __restrict__ C,
                                    std::int64_t ldc, Constants c) {
   std::int64_t const i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= m) return;
+  int const a_shift = shift_for(a_max[i], c.bits);
   for (std::int64_t j = blockIdx.y; j < n; j += gridDim.y) {
-    int digits[kMaxModuli];
-    for (int l = 0; l < c.count; ++l) {
+    int digits[N];
+#pragma unroll
+    for (int l = 0; l < N; ++l) {
       int const p = c.p[l];
-      int t = products[std::size_t(l) * plane + i + j * ldp] % p;
-      if (t < 0) t += p;
-      for (int d = 0; d < l; ++d) {
-        t = (t - digits[d]) % p;
-        if (t < 0) t += p;
-        t = (t * c.garner[d][l]) % p;
-      }
+      // |sum| <= 2^8 + 20 * 2^7 * 2^8: no overflow before the reduction.
+      int sum = reduce(products[std::size_t(l) * plane + i + j * ldp], p, c.inverse_p[l]);
+#pragma unroll
+      for (int d = 0; d < l; ++d) sum -= digits[d] * c.radix_mod[d][l];
+      int const t = reduce(reduce(sum, p, c.inverse_p[l]) * c.radix_inverse[l], p, c.inverse_p[l]);
       digits[l] = t > (p - 1) / 2 ? t - p : t;
     }
-    double hi = digits[c.count - 1], lo = 0;
-    for (int l = c.count - 2; l >= 0; --l) {
+    double hi = digits[N - 1], lo = 0;
+#pragma unroll
+    for (int l = N - 2; l >= 0; --l) {
       double const p = c.p[l];
       double const scaled_hi = p * hi;
       double const scaled_lo = fma(p, hi, -scaled_hi) + p * lo;
@@ -162,10 +184,19 @@ __global__ void reconstruct_kernel(std::int32_t const* __restrict__ products, st
       hi = sum + (sum_error + scaled_lo);
       lo = (sum_error + scaled_lo) - (hi - sum);
     }
-    double const product = ldexp(hi + lo, -(shift_for(a_max[i], c.bits) + shift_for(b_max[j], c.bits)));
+    double const product = ldexp(hi + lo, -(a_shift + shift_for(b_max[j], c.bits)));
     double& out = C[i + j * ldc];
     out = beta == 0 ? alpha * product : alpha * product + beta * out;
   }
+}
+
+using ReconstructKernel = void (*)(std::int32_t const*, std::int64_t, std::size_t, std::int64_t, std::int64_t,
+                                   double const*, double const*, double, double, double*, std::int64_t, Constants);
+
+/// reconstruct_kernel<N> for N = 1 .. kMaxModuli, indexed by N - 1.
+template <std::size_t... I>
+constexpr std::array<ReconstructKernel, sizeof...(I)> reconstruct_kernels(std::index_sequence<I...>) {
+  return {&reconstruct_kernel<int(I) + 1>...};
 }
 
 std::string launch_error(char const* what) { return cuda_error_text(cudaGetLastError(), what); }
@@ -245,7 +276,8 @@ std::string reconstruct(GemmProblem const& p, Plan const& plan, double alpha, do
   auto* const base = static_cast<unsigned char*>(workspace);
   constexpr int kThreads = 128;
   dim3 const grid(unsigned((p.m + kThreads - 1) / kThreads), unsigned(std::min<std::int64_t>(p.n, 65535)));
-  reconstruct_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+  static constexpr auto kernels = reconstruct_kernels(std::make_index_sequence<kMaxModuli>{});
+  kernels[std::size_t(plan.moduli - 1)]<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
       reinterpret_cast<std::int32_t const*>(base + d.products), d.ldc, d.product_plane, p.m, p.n,
       reinterpret_cast<double const*>(base + d.a_max), reinterpret_cast<double const*>(base + d.b_max), alpha, beta, C,
       p.ldc, constants_for(plan));
