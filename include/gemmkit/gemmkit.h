@@ -56,6 +56,14 @@ typedef GK_ENUM(gk_host_memory) {
   GK_HOST_MEMORY_PAGEABLE = 2  ///< stage every operand through gemmkit's pinned buffers (even pinned ones)
 } gk_host_memory;
 
+/// FP64 GEMM on the INT8 tensor cores (the Ozaki scheme II, docs/emulation.md), for double-precision
+/// GEMMs on device pointers. Off by default.
+typedef GK_ENUM(gk_fp64_emulation) {
+  GK_FP64_EMULATION_OFF = 0,  ///< native FP64 only
+  GK_FP64_EMULATION_ON = 1,   ///< emulated wherever the scheme applies (finite inputs, k < 2^17)
+  GK_FP64_EMULATION_AUTO = 2  ///< emulated only where the GPU's machine description measured it faster
+} gk_fp64_emulation;
+
 typedef struct gk_context_st* gk_context;
 
 /// Creates a context on the current CUDA device (or a CPU-only context when no GPU exists).
@@ -122,6 +130,16 @@ gk_status gk_set_host_memory(gk_context ctx, gk_host_memory hint);
 /// once both sides finish within 5% of each other, so results settle to the same bits. 0 (default):
 /// GPUs only, the same bits on every call.
 gk_status gk_set_cpu_share(gk_context ctx, int enabled);
+
+/// Whether double-precision GEMMs on device pointers may run emulated on the INT8 tensor cores. A new
+/// context takes GEMMKIT_FP64_EMULATION from the environment (off, on or auto), else off. Inputs
+/// holding Inf or NaN always run natively (verbosity 2 says so); a forced variant wins over this.
+gk_status gk_set_fp64_emulation(gk_context ctx, gk_fp64_emulation mode);
+gk_status gk_get_fp64_emulation(gk_context ctx, gk_fp64_emulation* mode);
+/// Bits each scaled operand element keeps under emulation, 8..53 (default 53, FP64's): fewer bits
+/// need fewer INT8 GEMMs and give the error bound of docs/emulation.md for that many bits. Set it
+/// before a call to give that call its accuracy target.
+gk_status gk_set_fp64_emulation_bits(gk_context ctx, int bits);
 
 /// Message of the last failed call on this context ("" after a success). Never NULL.
 const char* gk_last_error(gk_context ctx);

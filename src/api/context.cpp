@@ -10,8 +10,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
+#include <string>
 
 namespace gemmkit {
 
@@ -43,7 +45,25 @@ using gemmkit::clear_error;
 using gemmkit::fail;
 using gemmkit::resolve_context;
 
+namespace gemmkit {
+
+gk_fp64_emulation fp64_emulation_from_environment() {
+  static gk_fp64_emulation const mode = [] {
+    char const* value = std::getenv("GEMMKIT_FP64_EMULATION");
+    std::string const text = value != nullptr ? value : "";
+    if (text.empty() || text == "off") return GK_FP64_EMULATION_OFF;
+    if (text == "on") return GK_FP64_EMULATION_ON;
+    if (text == "auto") return GK_FP64_EMULATION_AUTO;
+    std::fprintf(stderr, "gemmkit: GEMMKIT_FP64_EMULATION must be off, on or auto, not '%s': off\n", text.c_str());
+    return GK_FP64_EMULATION_OFF;
+  }();
+  return mode;
+}
+
+}  // namespace gemmkit
+
 extern "C" {
+
 
 gk_status gk_create(gk_context* ctx) {
   if (ctx == nullptr) return GK_INVALID_ARGUMENT;
@@ -184,6 +204,29 @@ gk_status gk_get_host_gemm_min_work(gk_context ctx, double* work) {
   }
   if (gemmkit::device_count() == 0) return fail(c, GK_NO_DEVICE, "no usable GPU: host operands stay on the CPU");
   *work = gemmkit::device_host_crossover(c.device).min_work;
+  return GK_SUCCESS;
+}
+
+gk_status gk_set_fp64_emulation(gk_context ctx, gk_fp64_emulation mode) {
+  auto& c = resolve_context(ctx);
+  if (mode != GK_FP64_EMULATION_OFF && mode != GK_FP64_EMULATION_ON && mode != GK_FP64_EMULATION_AUTO) {
+    return fail(c, GK_INVALID_ARGUMENT, "mode must be GK_FP64_EMULATION_OFF, _ON or _AUTO", 2);
+  }
+  c.fp64_emulation = mode;
+  return GK_SUCCESS;
+}
+
+gk_status gk_get_fp64_emulation(gk_context ctx, gk_fp64_emulation* mode) {
+  auto& c = resolve_context(ctx);
+  if (mode == nullptr) return fail(c, GK_INVALID_ARGUMENT, "mode out-pointer is NULL", 2);
+  *mode = c.fp64_emulation;
+  return GK_SUCCESS;
+}
+
+gk_status gk_set_fp64_emulation_bits(gk_context ctx, int bits) {
+  auto& c = resolve_context(ctx);
+  if (bits < 8 || bits > 53) return fail(c, GK_INVALID_ARGUMENT, "bits must be in 8..53", 2);
+  c.fp64_emulation_bits = bits;
   return GK_SUCCESS;
 }
 

@@ -18,6 +18,11 @@ namespace gemmkit {
 class GemmVariant;
 }
 
+namespace gemmkit {
+/// GEMMKIT_FP64_EMULATION (off, on, auto; unset or unknown: off, an unknown value said once on stderr).
+gk_fp64_emulation fp64_emulation_from_environment();
+}  // namespace gemmkit
+
 struct gk_context_st {
   gk_context_st() = default;
   ~gk_context_st();
@@ -43,6 +48,9 @@ struct gk_context_st {
   gemmkit::HostGemmSettings host_gemm;
   /// gk_set_host_gemm_min_work; negative: the crossover of the context's GPU.
   double host_gemm_min_work = -1;
+  /// gk_set_fp64_emulation (GEMMKIT_FP64_EMULATION at creation) and gk_set_fp64_emulation_bits.
+  gk_fp64_emulation fp64_emulation = gemmkit::fp64_emulation_from_environment();
+  int fp64_emulation_bits = 53;
   /// What the host-resident variants keep between calls (their buffers, the CPU share's rates).
   std::unique_ptr<gemmkit::VariantState> host_gemm_state;
 };
@@ -52,7 +60,9 @@ namespace gemmkit {
 /// Where the context's calls run; overlaps_previous_kernel lets the call's kernel start while the
 /// stream's previous one drains (a grouped call's second and later groups).
 inline ExecutionContext execution_context(gk_context_st const& ctx, bool overlaps_previous_kernel = false) {
-  return ExecutionContext{ctx.stream, ctx.device, overlaps_previous_kernel};
+  ExecutionContext exec{ctx.stream, ctx.device, overlaps_previous_kernel};
+  exec.fp64_emulation_bits = ctx.fp64_emulation_bits;
+  return exec;
 }
 
 /// The context a call should use: ctx itself, or a per-thread default when ctx is NULL.

@@ -104,6 +104,28 @@ GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem cons
   return select_for_context(ctx, problem, backend, ctx.device_memory_budget);
 }
 
+/// The FP64-emulating variant the context's setting asks for on this device-pointer problem, or
+/// nullptr: under ON the first that can run it, under AUTO only from the work from which the GPU's
+/// machine description measured emulation faster (none: never).
+GemmVariant const* emulation_variant(gk_context_st const& ctx, GemmProblem const& p) {
+  if (ctx.fp64_emulation == GK_FP64_EMULATION_OFF || p.dtype != Dtype::kF64) return nullptr;
+  if (ctx.fp64_emulation == GK_FP64_EMULATION_AUTO) {
+    model::MachineDescription const m =
+        model::builtin_machine(device_name(ctx.device), multiprocessor_count(ctx.device)).value_or(model::h100_sxm());
+    if (m.fp64_emulation_min_work <= 0 || double(p.m) * double(p.n) * double(p.k) < m.fp64_emulation_min_work) {
+      return nullptr;
+    }
+  }
+  for (GemmVariant const* v : variant_registry().variants()) {
+    VariantInfo const& info = v->info();
+    if (info.emulates_fp64 && info.backend == Platform::kCuda && info.dtype == Dtype::kF64 &&
+        info.min_sm <= compute_capability(ctx.device) && v->can_implement(p) == GK_SUCCESS) {
+      return v;
+    }
+  }
+  return nullptr;
+}
+
 /// The variant for a problem: the forced one, else the selection table's. A forced CUDA kernel on
 /// host operands runs inside the host-resident variant, on its blocks (`device_kernel`).
 gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform backend, GemmVariant const** out,
@@ -133,6 +155,12 @@ gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform 
     }
     *out = v;
     return GK_SUCCESS;
+  }
+  if (backend == Platform::kCuda) {
+    if (GemmVariant const* emulated = emulation_variant(ctx, problem); emulated != nullptr) {
+      *out = emulated;
+      return GK_SUCCESS;
+    }
   }
   *out = select_for_context(ctx, problem, backend);
   if (*out == nullptr) {
@@ -353,7 +381,16 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const
   if (gk_status s = pick_variant(ctx, p, backend, &variant, &device_kernel); s != GK_SUCCESS) return s;
   note(ctx, 2, "variant ", variant->info().id);
 
-  return run_variant(ctx, *variant, args, backend, exec, device_kernel);
+  gk_status const s = run_variant(ctx, *variant, args, backend, exec, device_kernel);
+  if (s == GK_NOT_SUPPORTED && variant->info().emulates_fp64 && ctx.forced_variant.empty()) {
+    // The scheme left before writing anything (Inf or NaN in A or B): the native selection runs.
+    GemmVariant const* native = select_for_context(ctx, p, backend);
+    if (native == nullptr) return s;
+    clear_error(ctx);
+    note(ctx, 2, "FP64 emulation does not apply (Inf or NaN in A or B): ", native->info().id, " instead");
+    return run_variant(ctx, *native, args, backend, exec);
+  }
+  return s;
 }
 
 gk_status plan_dispatch(gk_context_st& ctx, GemmArguments const& args, DispatchPlan* plan, CallSite const& call) {

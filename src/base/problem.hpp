@@ -97,6 +97,7 @@ struct ExecutionContext {
   HostGemmSettings const* host_gemm = nullptr;   ///< set for variants with VariantInfo::stages_host_operands
   std::unique_ptr<VariantState>* state = nullptr;  ///< the context's slot for such a variant's state
   std::string* detail = nullptr;  ///< when set (verbosity 2), the variant says here what it did
+  int fp64_emulation_bits = 53;   ///< bits per operand element for variants that emulate FP64 (VariantInfo)
 };
 
 }  // namespace gemmkit

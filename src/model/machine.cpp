@@ -51,6 +51,7 @@ Field const kFields[] = {
     {"staged_copy_bytes_per_s", &MachineDescription::staged_copy_bytes_per_s, false},
     {"host_gemm_min_work", &MachineDescription::host_gemm_min_work, false},
     {"host_gemm_min_k", &MachineDescription::host_gemm_min_k, false},
+    {"fp64_emulation_min_work", &MachineDescription::fp64_emulation_min_work, false},
     {"lds32_latency_cycles", &MachineDescription::lds32_latency_cycles, false},
     {"lds64_latency_cycles", &MachineDescription::lds64_latency_cycles, false},
     {"lds128_latency_cycles", &MachineDescription::lds128_latency_cycles, false},

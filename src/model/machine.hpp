@@ -41,6 +41,9 @@ struct MachineDescription {
   /// measured on that machine.
   double host_gemm_min_work = 0;
   double host_gemm_min_k = 0;
+  /// Device-pointer DGEMMs from this much work (m*n*k) on run faster emulated on the INT8 tensor cores
+  /// than natively (GK_FP64_EMULATION_AUTO); 0: measured faster nowhere.
+  double fp64_emulation_min_work = 0;
   // Latencies in SM cycles: dependent chains in one warp (read-after-write, seed 001 Tables 2, 3).
   double lds32_latency_cycles = 0, lds64_latency_cycles = 0, lds128_latency_cycles = 0;
   double dfma_latency_cycles = 0, ffma_latency_cycles = 0, integer_latency_cycles = 0;
@@ -142,6 +145,9 @@ inline MachineDescription h200_sxm() {
   // (m = k = 8192) at every n from 32 (2.0x).
   m.host_gemm_min_work = 768.0 * 768.0 * 768.0;
   m.host_gemm_min_k = 512;
+  // dgemm_ozaki2_int8_cublas at 0.50 / 0.78 / 0.94x cuBLAS at n = 4096 / 8192 / 16384
+  // (bench/results/h200/emulation.jsonl): faster nowhere yet.
+  m.fp64_emulation_min_work = 0;
   m.power_limit_w = 700;
   m.registers_per_sm = 65536;
   m.max_registers_per_thread = 255;

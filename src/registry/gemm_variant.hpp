@@ -40,6 +40,9 @@ struct VariantInfo {
   /// Takes host operands (backend kCpu) but computes on the GPUs: the host-resident GEMM. The
   /// backend policy GK_BACKEND_CPU passes it over; GK_BACKEND_GPU takes nothing else for host operands.
   bool stages_host_operands = false;
+  /// Computes FP64 from lower-precision exact products (the Ozaki scheme II): chosen only under the
+  /// context's FP64 emulation setting, and leaves (GK_NOT_SUPPORTED, nothing written) on Inf or NaN.
+  bool emulates_fp64 = false;
 };
 
 /// Lifecycle (docs/kernel-contracts.md): can_implement -> workspace_bytes -> initialize -> run. Implementations

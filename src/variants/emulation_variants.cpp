@@ -11,13 +11,14 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace gemmkit {
 
 namespace {
 
-/// Bits per scaled operand element: a double's 53, so the operands' rounding matches FP64's.
+/// Bits per scaled operand element at most: a double's 53, so the operands' rounding matches FP64's.
 constexpr int kBits = 53;
 
 class Ozaki2Dgemm final : public GemmVariant {
@@ -25,7 +26,9 @@ class Ozaki2Dgemm final : public GemmVariant {
   Ozaki2Dgemm()
       : info_{"dgemm_ozaki2_int8_cublas", Dtype::kF64, Platform::kCuda, VariantKind::kProduction, 80,
               "FP64 from exact INT8 GEMMs (Ozaki scheme II, 53 bits per operand element), cuBLAS's INT8 GEMM as "
-              "the engine"} {}
+              "the engine"} {
+    info_.emulates_fp64 = true;
+  }
 
   VariantInfo const& info() const override { return info_; }
 
@@ -47,7 +50,10 @@ class Ozaki2Dgemm final : public GemmVariant {
     auto const* A = static_cast<double const*>(args.A);
     auto const* B = static_cast<double const*>(args.B);
     auto* C = static_cast<double*>(args.C);
-    ozaki2::Plan const chosen = plan(p);
+    // The context's bits (its accuracy target); the workspace was sized for kBits, the most.
+    ozaki2::Plan const chosen =
+        ozaki2::plan_for_bits(std::min(exec.fp64_emulation_bits, kBits), std::max<std::int64_t>(p.k, 1));
+    if (chosen.moduli == 0) return GK_NOT_SUPPORTED;
     ozaki2::DeviceLayout const layout = ozaki2::device_layout(p, chosen);
     auto const stream = static_cast<cudaStream_t>(exec.stream);
     auto* const base = static_cast<unsigned char*>(workspace);

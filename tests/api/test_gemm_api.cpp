@@ -10,7 +10,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <thread>
 
 namespace gemmkit::test {
@@ -489,6 +491,40 @@ TEST(ContextApi, OptionsRoundTripAndBadValuesAreRejected) {
 }
 
 /// Notes are built only when the context's verbosity asks for them: nothing at 0, the variant at 2.
+/// The FP64 emulation setting: the environment's default (off when unset), set and read back, bad
+/// modes and bits refused with their parameter index and nothing changed.
+TEST(ContextApi, Fp64EmulationDefaultsFromTheEnvironmentAndChecksItsArguments) {
+  ScopedContext ctx;
+  char const* env = std::getenv("GEMMKIT_FP64_EMULATION");
+  std::string const text = env != nullptr ? env : "";
+  gk_fp64_emulation const expected = text == "on"     ? GK_FP64_EMULATION_ON
+                                     : text == "auto" ? GK_FP64_EMULATION_AUTO
+                                                      : GK_FP64_EMULATION_OFF;
+  gk_fp64_emulation mode{};
+  ASSERT_EQ(gk_get_fp64_emulation(ctx, &mode), GK_SUCCESS);
+  EXPECT_EQ(mode, expected) << "GEMMKIT_FP64_EMULATION='" << text << "'";
+  ASSERT_EQ(gk_set_fp64_emulation(ctx, GK_FP64_EMULATION_ON), GK_SUCCESS);
+  ASSERT_EQ(gk_get_fp64_emulation(ctx, &mode), GK_SUCCESS);
+  EXPECT_EQ(mode, GK_FP64_EMULATION_ON);
+  EXPECT_EQ(gk_set_fp64_emulation(ctx, static_cast<gk_fp64_emulation>(7)), GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_error_parameter(ctx), 2);
+  ASSERT_EQ(gk_get_fp64_emulation(ctx, &mode), GK_SUCCESS);
+  EXPECT_EQ(mode, GK_FP64_EMULATION_ON);
+  EXPECT_EQ(gk_get_fp64_emulation(ctx, nullptr), GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_set_fp64_emulation_bits(ctx, 7), GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_set_fp64_emulation_bits(ctx, 54), GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_set_fp64_emulation_bits(ctx, 40), GK_SUCCESS);
+  // Host operands are not emulated: the CPU path gives the product as before.
+  GemmProblem const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_T, 37, 29, 41);
+  Operands<double> ops = make_operands<double>(p, 0.5);
+  Matrix<double> const C0 = ops.C;
+  auto const reference = reference_result(p, 1.5, ops.A, ops.B, 0.5, C0);
+  ASSERT_EQ(api_gemm(ctx, GK_COL_MAJOR, p.trans_a, p.trans_b, p.m, p.n, p.k, 1.5, ops.A.data(), p.lda, ops.B.data(),
+                     p.ldb, 0.5, ops.C.data(), p.ldc),
+            GK_SUCCESS);
+  EXPECT_TRUE(check_result(p, 1.5, 0.5, ops.A, ops.B, C0, ops.C, reference));
+}
+
 TEST(ContextApi, NotesPrintAtTheirVerbosityOnly) {
   ScopedContext ctx;
   std::mt19937_64 rng = fresh_generator();

@@ -171,5 +171,62 @@ TEST(Ozaki2Gpu, SameBitsOnEveryRun) {
   EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(double)), 0);
 }
 
+/// The context's setting, without a forced variant: ON emulates device-pointer DGEMMs; Inf or NaN
+/// sends the call to the native path (and the NaN through); AUTO follows the machine description,
+/// which on the measured GPUs has emulation faster nowhere yet; fewer bits keep their bound.
+TEST(Ozaki2Gpu, TheContextSettingChoosesItAndInfOrNanTakeTheNativePath) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(77);
+  EmulationCase r = make_run(GK_OP_N, GK_OP_N, 130, 70, 300, 0.0, true, rng);
+  DeviceBuffer<double> A(r.A), B(r.B), C(r.C0);
+  gk_context ctx = nullptr;
+  ASSERT_EQ(gk_create(&ctx), GK_SUCCESS);
+  auto const call = [&] {
+    return gk_dgemm(ctx, GK_COL_MAJOR, r.p.trans_a, r.p.trans_b, r.p.m, r.p.n, r.p.k, 1.0, A.get(), r.p.lda, B.get(),
+                    r.p.ldb, 0.0, C.get(), r.p.ldc);
+  };
+  ASSERT_EQ(gk_set_fp64_emulation(ctx, GK_FP64_EMULATION_ON), GK_SUCCESS);
+  ASSERT_EQ(call(), GK_SUCCESS) << gk_last_error(ctx);
+  EXPECT_STREQ(gk_last_variant(ctx), kVariant);
+  ASSERT_EQ(gk_set_fp64_emulation(ctx, GK_FP64_EMULATION_AUTO), GK_SUCCESS);
+  ASSERT_EQ(call(), GK_SUCCESS) << gk_last_error(ctx);
+  EXPECT_STRNE(gk_last_variant(ctx), kVariant) << "no measured GPU has emulation faster";
+  // 24 bits: within that bound, and further from the reference than 53 bits.
+  ASSERT_EQ(gk_set_fp64_emulation(ctx, GK_FP64_EMULATION_ON), GK_SUCCESS);
+  ASSERT_EQ(gk_set_fp64_emulation_bits(ctx, 24), GK_SUCCESS);
+  ASSERT_EQ(call(), GK_SUCCESS) << gk_last_error(ctx);
+  cudaDeviceSynchronize();
+  std::vector<double> const coarse = C.download();
+  std::vector<long double> ref(std::size_t(r.p.m * r.p.n));
+  reference_gemm<double>(r.p, 1.0, r.A.data(), r.B.data(), 0.0, nullptr, ref.data());
+  double worst = 0;
+  for (std::int64_t j = 0; j < r.p.n; ++j) {
+    for (std::int64_t i = 0; i < r.p.m; ++i) {
+      double a_sum = 0, b_sum = 0, a_max = 0, b_max = 0;
+      for (std::int64_t h = 0; h < r.p.k; ++h) {
+        double const a = std::fabs(r.A[std::size_t(i + h * r.p.lda)]), b = std::fabs(r.B[std::size_t(h + j * r.p.ldb)]);
+        a_sum += a, b_sum += b, a_max = std::max(a_max, a), b_max = std::max(b_max, b);
+      }
+      double const bound = std::ldexp(1.0, -24) * (b_max * a_sum + a_max * b_sum) * 1.01 +
+                           double(r.p.k) * std::ldexp(1.0, -48) * a_max * b_max;
+      double const error = std::fabs(double(coarse[std::size_t(i + j * r.p.ldc)] - ref[std::size_t(i + j * r.p.m)]));
+      EXPECT_LE(error, bound) << i << "," << j;
+      worst = std::max(worst, error / (a_max * b_max * double(r.p.k)));
+    }
+  }
+  EXPECT_GT(worst, std::ldexp(1.0, -50)) << "24 bits should show in the error";
+  ASSERT_EQ(gk_set_fp64_emulation_bits(ctx, 53), GK_SUCCESS);
+  // A NaN in A: the native path runs and the NaN reaches C.
+  r.A[3] = std::numeric_limits<double>::quiet_NaN();
+  A.upload(r.A);
+  ASSERT_EQ(call(), GK_SUCCESS) << gk_last_error(ctx);
+  EXPECT_STRNE(gk_last_variant(ctx), kVariant);
+  cudaDeviceSynchronize();
+  std::vector<double> const with_nan = C.download();
+  EXPECT_TRUE(std::isnan(with_nan[3]));  // row 3 of C reads row 3 of A
+  EXPECT_FALSE(std::isnan(with_nan[4]));
+  gk_destroy(ctx);
+}
+
 }  // namespace
 }  // namespace gemmkit::test
