@@ -199,6 +199,7 @@ gk_status run_variant(gk_context_st& ctx, GemmVariant const& variant, GemmArgume
     exec.state = &ctx.host_gemm_state;
     exec.detail = &detail;
   }
+  if (variant.info().emulates_fp64 && ctx.verbosity >= 2) exec.detail = &detail;  // its time split
   if (gk_status s = variant.initialize(exec); s != GK_SUCCESS) {
     return fail(ctx, s, "variant '" + variant.info().id + "' failed to initialize");
   }

@@ -12,11 +12,71 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace gemmkit {
 
 namespace {
+
+/// CUDA events at the ends of the phases of each problem, summed into milliseconds per phase; inert
+/// when not enabled.
+class PhaseTimer {
+ public:
+  PhaseTimer(bool enabled, cudaStream_t stream) : enabled_(enabled), stream_(stream) {
+    if (enabled_ && (cudaEventCreate(&start_) != cudaSuccess || cudaEventRecord(start_, stream_) != cudaSuccess)) {
+      enabled_ = false;
+    }
+    last_ = start_;
+  }
+  ~PhaseTimer() {
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+    if (start_ != nullptr) cudaEventDestroy(start_);
+  }
+  PhaseTimer(PhaseTimer const&) = delete;
+  PhaseTimer& operator=(PhaseTimer const&) = delete;
+
+  void mark(int phase) {
+    if (!enabled_) return;
+    cudaEvent_t e = nullptr;
+    if (cudaEventCreate(&e) != cudaSuccess || cudaEventRecord(e, stream_) != cudaSuccess) return;
+    events_.push_back(e);
+    spans_.push_back({phase, last_, e});
+    last_ = e;
+  }
+
+  /// "name a.bc ms, ..." after waiting for the stream; "" when not enabled.
+  std::string report(std::vector<std::string> const& names) {
+    if (!enabled_ || cudaStreamSynchronize(stream_) != cudaSuccess) return {};
+    std::vector<float> totals(names.size(), 0.0f);
+    for (Span const& s : spans_) {
+      float ms = 0;
+      if (cudaEventElapsedTime(&ms, s.from, s.to) == cudaSuccess && s.phase < int(totals.size())) {
+        totals[std::size_t(s.phase)] += ms;
+      }
+    }
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%s%s %.3f ms", i == 0 ? "" : ", ", names[i].c_str(), double(totals[i]));
+      out += text;
+    }
+    return out;
+  }
+
+ private:
+  struct Span {
+    int phase;
+    cudaEvent_t from, to;
+  };
+  bool enabled_;
+  cudaStream_t stream_;
+  cudaEvent_t start_ = nullptr, last_ = nullptr;
+  std::vector<cudaEvent_t> events_;
+  std::vector<Span> spans_;
+};
 
 /// Bits per scaled operand element at most: a double's 53, so the operands' rounding matches FP64's.
 constexpr int kBits = 53;
@@ -57,6 +117,7 @@ class Ozaki2Dgemm final : public GemmVariant {
     ozaki2::DeviceLayout const layout = ozaki2::device_layout(p, chosen);
     auto const stream = static_cast<cudaStream_t>(exec.stream);
     auto* const base = static_cast<unsigned char*>(workspace);
+    PhaseTimer timer(exec.detail != nullptr, stream);  // verbosity 2: events between the phases
     if (cudaMemsetAsync(base + layout.flag, 0, sizeof(int), stream) != cudaSuccess) return GK_CUDA_ERROR;
     for (std::int64_t b = 0; b < p.batch; ++b) {
       if (!ozaki2::find_scales(p, A + b * p.stride_a, B + b * p.stride_b, workspace, layout, exec.stream).empty()) {
@@ -69,6 +130,7 @@ class Ozaki2Dgemm final : public GemmVariant {
       return GK_CUDA_ERROR;
     }
     if (nonfinite != 0) return GK_NOT_SUPPORTED;
+    timer.mark(3);
     auto* const handle = static_cast<cublasHandle_t>(cublas_handle(exec.device));
     if (handle == nullptr || cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) return GK_CUDA_ERROR;
     std::int32_t const one = 1, zero = 0;
@@ -81,6 +143,7 @@ class Ozaki2Dgemm final : public GemmVariant {
           !ozaki2::make_residues(p, chosen, a, bm, workspace, layout, exec.stream).empty()) {
         return GK_CUDA_ERROR;
       }
+      timer.mark(0);
       if (cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(p.m), int(p.n), k, &one,
                                      base + layout.a_residues, CUDA_R_8I, k, (long long)layout.a_plane,
                                      base + layout.b_residues, CUDA_R_8I, k, (long long)layout.b_plane, &zero,
@@ -89,10 +152,16 @@ class Ozaki2Dgemm final : public GemmVariant {
                                      CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
         return GK_CUDA_ERROR;
       }
+      timer.mark(1);
       if (!ozaki2::reconstruct(p, chosen, args.alpha, args.beta, C + b * p.stride_c, workspace, layout, exec.stream)
                .empty()) {
         return GK_CUDA_ERROR;
       }
+      timer.mark(2);
+    }
+    if (exec.detail != nullptr) {
+      *exec.detail = std::to_string(chosen.moduli) + " moduli, " + std::to_string(chosen.bits) + " bits; " +
+                     timer.report({"residues", "INT8 GEMMs", "reconstruction", "maxima and the Inf/NaN check"});
     }
     return GK_SUCCESS;
   }
