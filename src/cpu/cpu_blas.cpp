@@ -16,8 +16,13 @@ CpuBlasGemms const& cpu_blas_gemms() {
   static CpuBlasGemms const gemms = [] {
     CpuBlasGemms found{&cblas_dgemm, &cblas_sgemm};  // the names' first definitions: the fallback
     // openblas_get_config is no BLAS routine, so no drop-in defines it: its library is OpenBLAS's.
-    Dl_info where{};
+    Dl_info where{}, named{};
     if (dladdr(reinterpret_cast<void*>(&openblas_get_config), &where) == 0 || where.dli_fname == nullptr) return found;
+    // The names already lead to OpenBLAS (nothing interposed them): nothing to look up.
+    if (dladdr(reinterpret_cast<void*>(&cblas_dgemm), &named) != 0 && named.dli_fbase == where.dli_fbase &&
+        dladdr(reinterpret_cast<void*>(&cblas_sgemm), &named) != 0 && named.dli_fbase == where.dli_fbase) {
+      return found;
+    }
     void* const library = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
     if (library == nullptr) return found;  // linked statically into the executable: the names are its own
     void* const dgemm = dlsym(library, "cblas_dgemm");
