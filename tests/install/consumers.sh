@@ -26,9 +26,12 @@ run_cmake_consumer cpp "$scratch/cpp"
 "$scratch/cpp/gemm_cpp"
 run_cmake_consumer cpp "$scratch/cpp-static" -DGEMMKIT_EXAMPLE_STATIC=ON
 "$scratch/cpp-static/gemm_cpp"
-# The static consumer carries gemmkit inside it; the shared one loads libgemmkit.so.
-if ldd "$scratch/cpp-static/gemm_cpp" | grep -q libgemmkit; then echo "static consumer loads libgemmkit" >&2; exit 1; fi
-ldd "$scratch/cpp/gemm_cpp" | grep -q "$prefix/lib.*/libgemmkit.so" ||
+# The static consumer carries gemmkit inside it; the shared one loads libgemmkit.so. (ldd's output is
+# taken whole first: `ldd | grep -q` under pipefail fails when grep stops reading early.)
+static_libs="$(ldd "$scratch/cpp-static/gemm_cpp")"
+if grep -q libgemmkit <<<"$static_libs"; then echo "static consumer loads libgemmkit" >&2; exit 1; fi
+shared_libs="$(ldd "$scratch/cpp/gemm_cpp")"
+grep -q "$prefix/lib.*/libgemmkit.so" <<<"$shared_libs" ||
   { echo "shared consumer does not load the installed libgemmkit.so" >&2; exit 1; }
 
 export PKG_CONFIG_PATH="$(dirname "$(find "$prefix" -name gemmkit.pc)")"
