@@ -36,6 +36,12 @@ constexpr std::size_t kForwardedCount = std::size(kForwardedRoutines);
   std::_Exit(127);
 }
 
+/// Stops the process: the CPU BLAS lacks `routine`, or hands it back to this library.
+[[noreturn]] void give_up_without(char const* routine) {
+  give_up(std::string(routine) + " is not provided by the CPU BLAS '" + gemmkit::blas::settings().cpu_library +
+          "' (GEMMKIT_BLAS_CPU_LIB), or resolves to gemmkit's own library (name a CPU BLAS by its path)");
+}
+
 void* cpu_library() {
   static void* const handle = [] {
     std::string const& name = gemmkit::blas::settings().cpu_library;
@@ -61,35 +67,23 @@ extern "C" __attribute__((visibility("hidden"))) void* gk_blas_forward_target(un
   static std::once_flag resolved;
   std::call_once(resolved, [] {
     for (std::size_t i = 0; i < kForwardedCount; ++i) {
-      void* const target = dlsym(cpu_library(), kForwardedRoutines[i]);
       // Left empty when missing or our own: a call then comes back here and stops with the name.
-      if (target != nullptr && !gemmkit::blas::in_this_library(target)) {
+      if (void* const target = gemmkit::blas::cpu_routine_if_present(kForwardedRoutines[i]); target != nullptr) {
         __atomic_store_n(&gk_blas_forward_table[i], target, __ATOMIC_RELEASE);
       }
     }
   });
   if (index >= kForwardedCount) give_up("forwarding slot out of range");
   void* const target = __atomic_load_n(&gk_blas_forward_table[index], __ATOMIC_ACQUIRE);
-  if (target == nullptr) {
-    give_up(std::string(kForwardedRoutines[index]) + " is not provided by the CPU BLAS '" +
-            gemmkit::blas::settings().cpu_library + "' (GEMMKIT_BLAS_CPU_LIB), or resolves to gemmkit's own library");
-  }
+  if (target == nullptr) give_up_without(kForwardedRoutines[index]);
   return target;
 }
 
 namespace gemmkit::blas {
 
 void* cpu_routine(char const* name) {
-  dlerror();
-  void* const target = dlsym(cpu_library(), name);
-  if (target == nullptr) {
-    give_up(std::string(name) + " is not provided by the CPU BLAS '" + settings().cpu_library +
-            "' (GEMMKIT_BLAS_CPU_LIB)");
-  }
-  if (in_this_library(target)) {
-    give_up("the CPU BLAS '" + settings().cpu_library + "' (GEMMKIT_BLAS_CPU_LIB) resolves " + name +
-            " to gemmkit's own library: name a CPU BLAS by its path");
-  }
+  void* const target = cpu_routine_if_present(name);
+  if (target == nullptr) give_up_without(name);
   return target;
 }
 

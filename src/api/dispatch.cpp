@@ -60,17 +60,28 @@ HostCompute host_compute(gk_context_st const& ctx) {
 
 }  // namespace
 
-HostCrossover device_host_crossover(int device) {
+namespace {
+
+/// The machine description of a GPU: its built-in one, or the default (H100) for a GPU gemmkit has
+/// none of. Looked up once per device: it never changes.
+model::MachineDescription const& device_machine(int device) {
   static std::mutex mutex;
-  static std::map<int, HostCrossover> known;
+  static std::map<int, model::MachineDescription> known;
   std::lock_guard<std::mutex> const lock(mutex);
-  auto const at = known.find(device);
-  if (at != known.end()) return at->second;
-  model::MachineDescription const m =
-      model::builtin_machine(device_name(device), multiprocessor_count(device)).value_or(model::h100_sxm());
-  HostCrossover const crossover{m.host_gemm_min_work, m.host_gemm_min_k};
-  known.emplace(device, crossover);
-  return crossover;
+  auto at = known.find(device);
+  if (at == known.end()) {
+    at = known.emplace(device, model::builtin_machine(device_name(device), multiprocessor_count(device))
+                                   .value_or(model::h100_sxm()))
+             .first;
+  }
+  return at->second;  // map nodes stay where they are
+}
+
+}  // namespace
+
+HostCrossover device_host_crossover(int device) {
+  model::MachineDescription const& m = device_machine(device);
+  return {m.host_gemm_min_work, m.host_gemm_min_k};
 }
 
 namespace {
@@ -110,8 +121,7 @@ GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem cons
 GemmVariant const* emulation_variant(gk_context_st const& ctx, GemmProblem const& p) {
   if (ctx.fp64_emulation == GK_FP64_EMULATION_OFF || p.dtype != Dtype::kF64) return nullptr;
   if (ctx.fp64_emulation == GK_FP64_EMULATION_AUTO) {
-    model::MachineDescription const m =
-        model::builtin_machine(device_name(ctx.device), multiprocessor_count(ctx.device)).value_or(model::h100_sxm());
+    model::MachineDescription const& m = device_machine(ctx.device);
     if (m.fp64_emulation_min_work <= 0 || double(p.m) * double(p.n) * double(p.k) < m.fp64_emulation_min_work) {
       return nullptr;
     }
