@@ -92,6 +92,9 @@ gk_status gk_set_verbosity(gk_context ctx, int level);
 gk_status gk_set_variant(gk_context ctx, const char* variant_id);
 /// Id of the variant that ran the last successful call on this context ("" if none).
 const char* gk_last_variant(gk_context ctx);
+/// What the variant of the last successful call reported at verbosity 2 ("" when nothing): for an FP64
+/// emulation its moduli, bits, the inputs' spread and milliseconds per phase. Never NULL.
+const char* gk_last_call_report(gk_context ctx);
 
 /* Host-resident GEMM (seed 004). gk_dgemm / gk_sgemm with A, B and C in host memory run on the
    GPU(s) when a GPU is usable and m*n*k reaches the crossover (gk_set_host_gemm_min_work), or for
@@ -136,9 +139,10 @@ gk_status gk_set_cpu_share(gk_context ctx, int enabled);
 /// holding Inf or NaN always run natively (verbosity 2 says so); a forced variant wins over this.
 gk_status gk_set_fp64_emulation(gk_context ctx, gk_fp64_emulation mode);
 gk_status gk_get_fp64_emulation(gk_context ctx, gk_fp64_emulation* mode);
-/// Bits each scaled operand element keeps under emulation, 8..53 (default 53, FP64's): fewer bits
-/// need fewer INT8 GEMMs and give the error bound of docs/emulation.md for that many bits. Set it
-/// before a call to give that call its accuracy target.
+/// Bits each scaled operand element keeps under emulation: 0 (default) for as many as the inputs need
+/// to be as accurate as FP64 GEMM (measured per call from their spread; inputs that would need more
+/// than the scheme carries run natively, verbosity 2 says why), or 8..62 for that error bound
+/// (docs/emulation.md) whatever the inputs. Fewer bits need fewer INT8 GEMMs.
 gk_status gk_set_fp64_emulation_bits(gk_context ctx, int bits);
 
 /// Message of the last failed call on this context ("" after a success). Never NULL.

@@ -225,12 +225,13 @@ gk_status gk_get_fp64_emulation(gk_context ctx, gk_fp64_emulation* mode) {
 
 gk_status gk_set_fp64_emulation_bits(gk_context ctx, int bits) {
   auto& c = resolve_context(ctx);
-  if (bits < 8 || bits > 53) return fail(c, GK_INVALID_ARGUMENT, "bits must be in 8..53", 2);
+  if (bits != 0 && (bits < 8 || bits > 62)) return fail(c, GK_INVALID_ARGUMENT, "bits must be 0 or in 8..62", 2);
   c.fp64_emulation_bits = bits;
   return GK_SUCCESS;
 }
 
 char const* gk_last_variant(gk_context ctx) { return resolve_context(ctx).last_variant; }
+char const* gk_last_call_report(gk_context ctx) { return resolve_context(ctx).last_report.c_str(); }
 char const* gk_last_error(gk_context ctx) { return resolve_context(ctx).last_error.c_str(); }
 int gk_error_parameter(gk_context ctx) { return resolve_context(ctx).error_parameter; }
 

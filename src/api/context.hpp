@@ -40,6 +40,7 @@ struct gk_context_st {
   /// A registered id (the registry lives as long as the process) or a literal: set on every call
   /// without copying a string.
   char const* last_variant = "";
+  std::string last_report;  ///< gk_last_call_report
   std::string last_error;
   int error_parameter = 0;
   gemmkit::DeviceWorkspace workspace;
@@ -50,7 +51,7 @@ struct gk_context_st {
   double host_gemm_min_work = -1;
   /// gk_set_fp64_emulation (GEMMKIT_FP64_EMULATION at creation) and gk_set_fp64_emulation_bits.
   gk_fp64_emulation fp64_emulation = gemmkit::fp64_emulation_from_environment();
-  int fp64_emulation_bits = 53;
+  int fp64_emulation_bits = 0;  ///< 0: as many as FP64 accuracy needs
   /// What the host-resident variants keep between calls (their buffers, the CPU share's rates).
   std::unique_ptr<gemmkit::VariantState> host_gemm_state;
 };

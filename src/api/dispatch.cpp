@@ -252,6 +252,7 @@ gk_status run_variant(gk_context_st& ctx, GemmVariant const& variant, GemmArgume
   }
   if (!detail.empty()) note(ctx, 2, variant.info().id, " on ", detail);
   ctx.last_variant = variant.info().id.c_str();
+  ctx.last_report = std::move(detail);
   return GK_SUCCESS;
 }
 
@@ -362,6 +363,7 @@ gk_status dispatch_device_arrays(gk_context_st& ctx, GemmArguments const& args, 
 gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const& call) {
   GemmProblem const& p = args.problem;
   ctx.last_variant = "";
+  ctx.last_report.clear();
   if (p.m == 0 || p.n == 0 || p.batch == 0) return GK_SUCCESS;
   if (p.pointer_array) {
     return p.arrays_on_device ? dispatch_device_arrays(ctx, args, call)
@@ -392,13 +394,20 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const
   if (gk_status s = pick_variant(ctx, p, backend, &variant, &device_kernel); s != GK_SUCCESS) return s;
   note(ctx, 2, "variant ", variant->info().id);
 
-  gk_status const s = run_variant(ctx, *variant, args, backend, exec, device_kernel);
-  if (s == GK_NOT_SUPPORTED && variant->info().emulates_fp64 && ctx.forced_variant.empty()) {
-    // The scheme left before writing anything (Inf or NaN in A or B): the native selection runs.
+  // An emulation the context's setting chose may decline inputs it cannot carry to FP64 accuracy.
+  bool const may_decline = variant->info().emulates_fp64 && ctx.forced_variant.empty();
+  std::string declined;
+  ExecutionContext variant_exec = exec;
+  variant_exec.fp64_emulation_may_decline = may_decline;
+  variant_exec.decline_reason = &declined;
+  gk_status const s = run_variant(ctx, *variant, args, backend, variant_exec, device_kernel);
+  if (s == GK_NOT_SUPPORTED && may_decline) {
+    // The scheme left before writing anything: the native selection runs.
     GemmVariant const* native = select_for_context(ctx, p, backend);
     if (native == nullptr) return s;
     clear_error(ctx);
-    note(ctx, 2, "FP64 emulation does not apply (Inf or NaN in A or B): ", native->info().id, " instead");
+    note(ctx, 2, "FP64 emulation does not apply (", declined.empty() ? "it cannot run this call" : declined, "): ",
+         native->info().id, " instead");
     return run_variant(ctx, *native, args, backend, exec);
   }
   return s;

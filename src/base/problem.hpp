@@ -97,7 +97,13 @@ struct ExecutionContext {
   HostGemmSettings const* host_gemm = nullptr;   ///< set for variants with VariantInfo::stages_host_operands
   std::unique_ptr<VariantState>* state = nullptr;  ///< the context's slot for such a variant's state
   std::string* detail = nullptr;  ///< when set (verbosity 2), the variant says here what it did
-  int fp64_emulation_bits = 53;   ///< bits per operand element for variants that emulate FP64 (VariantInfo)
+  /// For variants that emulate FP64 (VariantInfo::emulates_fp64): bits per operand element, 0 for what
+  /// the inputs need to be as accurate as FP64 GEMM.
+  int fp64_emulation_bits = 0;
+  /// The context's setting chose the emulation (not a forced variant): inputs whose accuracy it cannot
+  /// reach leave it (GK_NOT_SUPPORTED, nothing written, the reason in `decline_reason`).
+  bool fp64_emulation_may_decline = false;
+  std::string* decline_reason = nullptr;
 };
 
 }  // namespace gemmkit

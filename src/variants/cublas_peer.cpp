@@ -8,6 +8,7 @@
 
 #include <climits>
 #include <map>
+#include <utility>
 
 namespace gemmkit {
 
@@ -15,21 +16,31 @@ namespace {
 
 cublasOperation_t to_cublas(gk_op op) { return op == GK_OP_N ? CUBLAS_OP_N : (op == GK_OP_T ? CUBLAS_OP_T : CUBLAS_OP_C); }
 
-/// One handle per (thread, device), created on first use and kept for the thread's life: handle
-/// creation costs milliseconds and a handle must not be shared between threads unsynchronized.
-cublasHandle_t handle_for(int device) {
-  thread_local std::map<int, cublasHandle_t> handles;
-  auto it = handles.find(device);
+enum class MathMode { kDefault, kFp64Emulated };
+
+/// One handle per (thread, device, math mode), created on first use and kept for the thread's life:
+/// handle creation costs milliseconds and a handle must not be shared between threads unsynchronized.
+/// The emulated mode is cuBLAS's FP64 emulation on fixed-point (integer) tensor cores, asked for
+/// wherever it applies (the eager strategy), its accuracy left at cuBLAS's default.
+cublasHandle_t handle_for(int device, MathMode mode = MathMode::kDefault) {
+  thread_local std::map<std::pair<int, MathMode>, cublasHandle_t> handles;
+  auto it = handles.find({device, mode});
   if (it != handles.end()) return it->second;
   cublasHandle_t handle = nullptr;
   if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return nullptr;
-  handles.emplace(device, handle);
+  if (mode == MathMode::kFp64Emulated &&
+      (cublasSetMathMode(handle, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH) != CUBLAS_STATUS_SUCCESS ||
+       cublasSetEmulationStrategy(handle, CUBLAS_EMULATION_STRATEGY_EAGER) != CUBLAS_STATUS_SUCCESS)) {
+    cublasDestroy(handle);
+    return nullptr;
+  }
+  handles.emplace(std::pair{device, mode}, handle);
   return handle;
 }
 
-template <typename T>
+template <typename T, MathMode kMode = MathMode::kDefault>
 gk_status run_cublas(GemmArguments const& args, ExecutionContext const& exec) {
-  cublasHandle_t handle = handle_for(exec.device);
+  cublasHandle_t handle = handle_for(exec.device, kMode);
   if (handle == nullptr) return GK_CUDA_ERROR;
   if (cublasSetStream(handle, static_cast<cudaStream_t>(exec.stream)) != CUBLAS_STATUS_SUCCESS) return GK_CUDA_ERROR;
   GemmProblem const& p = args.problem;
@@ -101,6 +112,12 @@ void register_cublas_variants(Registry& registry) {
   };
   add("cublas_dgemm", Dtype::kF64, run_cublas<double>);
   add("cublas_sgemm", Dtype::kF32, run_cublas<float>);
+  registry.add(std::make_unique<FunctionVariant>(
+      VariantInfo{"cublas_dgemm_emulated", Dtype::kF64, Platform::kCuda, VariantKind::kPeer, 50,
+                  "cuBLAS DGEMM in its FP64 emulation math mode (fixed point on the integer tensor cores, eager)"},
+      FunctionVariant::CanImplement{}, [](GemmArguments const& a, void*, ExecutionContext const& e) {
+        return run_cublas<double, MathMode::kFp64Emulated>(a, e);
+      }));
   auto add_pointer_array = [&](char const* id, Dtype dtype, auto run) {
     VariantInfo info{id, dtype, Platform::kCuda, VariantKind::kPeer, 50, "cuBLAS cublas?gemmBatched on device pointer arrays"};
     info.pointer_array = true;

@@ -1,9 +1,11 @@
 /*! \file
     \brief FP64 GEMM emulated on the INT8 tensor cores (the Ozaki scheme II) as a CUDA variant: gemmkit's
-    scaling, residue and reconstruction kernels around cuBLAS's INT8 GEMM, one strided-batched call
-    over the moduli. Never selected by the table: it runs when forced by id.
+    scaling, residue and reconstruction kernels around an INT8 GEMM engine (gemmkit's own sm_90a kernel, or
+    cuBLAS's), one batched call over the moduli per block of columns. Never selected by the table: the context's FP64 emulation
+    setting or a forced id runs it.
 */
 #include "cpu/emulation/ozaki2.hpp"
+#include "cuda/emulation/int8_gemm_sm90.hpp"
 #include "cuda/emulation/ozaki2_device.hpp"
 #include "variants/cublas_peer.hpp"
 #include "variants/variants.hpp"
@@ -78,102 +80,193 @@ class PhaseTimer {
   std::vector<Span> spans_;
 };
 
-/// Bits per scaled operand element at most: a double's 53, so the operands' rounding matches FP64's.
-constexpr int kBits = 53;
+/// The int32 products and op(B)'s residues of at most this many bytes are held at once: wider problems
+/// run in blocks of columns of C.
+constexpr std::size_t kBlockBytes = std::size_t(8) << 30;
+
+/// Columns per block for `moduli` moduli: as many as kBlockBytes hold, balanced over the blocks.
+std::int64_t block_columns(GemmProblem const& p, int moduli) {
+  std::int64_t const per_column = std::int64_t(moduli) * ((p.m + 3) / 4 * 4 * 4 + (p.k + 15) / 16 * 16);
+  std::int64_t const fit = std::max<std::int64_t>(64, std::int64_t(kBlockBytes) / std::max<std::int64_t>(per_column, 1));
+  if (fit >= p.n) return p.n;
+  std::int64_t const blocks = (p.n + fit - 1) / fit;
+  return std::min(fit, ((p.n + blocks - 1) / blocks + 15) / 16 * 16);
+}
+
+/// The INT8 GEMM each variant runs per block: all moduli in one batched call.
+enum class Engine { kCublas, kOwnSm90 };
 
 class Ozaki2Dgemm final : public GemmVariant {
  public:
-  Ozaki2Dgemm()
-      : info_{"dgemm_ozaki2_int8_cublas", Dtype::kF64, Platform::kCuda, VariantKind::kProduction, 80,
-              "FP64 from exact INT8 GEMMs (Ozaki scheme II, 53 bits per operand element), cuBLAS's INT8 GEMM as "
-              "the engine"} {
+  explicit Ozaki2Dgemm(Engine engine)
+      : engine_(engine),
+        info_{engine == Engine::kOwnSm90 ? "dgemm_ozaki2_int8_sm90" : "dgemm_ozaki2_int8_cublas", Dtype::kF64,
+              Platform::kCuda, VariantKind::kProduction, engine == Engine::kOwnSm90 ? 90 : 80,
+              std::string("FP64 from exact INT8 GEMMs (Ozaki scheme II, as many bits per operand element as FP64 "
+                          "accuracy needs) on ") +
+                  (engine == Engine::kOwnSm90 ? "gemmkit's own sm_90a INT8 GEMM (wgmma, TMA)"
+                                              : "cuBLAS's INT8 GEMM")} {
     info_.emulates_fp64 = true;
   }
 
   VariantInfo const& info() const override { return info_; }
 
   gk_status can_implement(GemmProblem const& p) const override {
-    bool const fits = p.dtype == Dtype::kF64 && !p.pointer_array && p.k <= ozaki2::kExactK &&
-                      p.m <= kIntMax && p.n <= kIntMax && ozaki2::plan_for_bits(kBits, std::max<std::int64_t>(p.k, 1))
-                                                                  .moduli > 0;
+    bool const fits = p.dtype == Dtype::kF64 && !p.pointer_array && p.k <= ozaki2::kExactK && p.m <= kIntMax &&
+                      p.n <= kIntMax;
     return fits ? GK_SUCCESS : GK_NOT_SUPPORTED;
   }
 
+  /// Room for the most moduli a plan takes; wide problems in column blocks.
   std::size_t workspace_bytes(GemmProblem const& p) const override {
-    return ozaki2::device_layout(p, plan(p)).bytes;
+    ozaki2::Plan const most{ozaki2::kMaxModuli, ozaki2::kMaxBits, 0};
+    return ozaki2::device_layout(p, most, block_columns(p, most.moduli)).bytes;
   }
 
-  /// Problems of a strided batch run one after another in the one workspace; every problem's operands
-  /// are checked for Inf and NaN first, so a batch that leaves the scheme has written nothing.
+  /// Problems of a strided batch run one after another in the one workspace with one plan: every problem's
+  /// operands are measured (Inf and NaN, spread) first, so a batch that leaves the scheme has written
+  /// nothing.
   gk_status run(GemmArguments const& args, void* workspace, ExecutionContext const& exec) const override {
     GemmProblem const& p = args.problem;
     auto const* A = static_cast<double const*>(args.A);
     auto const* B = static_cast<double const*>(args.B);
     auto* C = static_cast<double*>(args.C);
-    // The context's bits (its accuracy target); the workspace was sized for kBits, the most.
-    ozaki2::Plan const chosen =
-        ozaki2::plan_for_bits(std::min(exec.fp64_emulation_bits, kBits), std::max<std::int64_t>(p.k, 1));
-    if (chosen.moduli == 0) return GK_NOT_SUPPORTED;
-    ozaki2::DeviceLayout const layout = ozaki2::device_layout(p, chosen);
     auto const stream = static_cast<cudaStream_t>(exec.stream);
     auto* const base = static_cast<unsigned char*>(workspace);
+    if (engine_ == Engine::kOwnSm90 && !ozaki2::int8_gemm_sm90_available(exec.device)) {
+      if (exec.decline_reason != nullptr) *exec.decline_reason = "this GPU cannot run the sm_90a INT8 GEMM";
+      return GK_NOT_SUPPORTED;
+    }
+    ozaki2::DeviceLayout const sizing =
+        ozaki2::device_layout(p, {ozaki2::kMaxModuli, ozaki2::kMaxBits, 0}, block_columns(p, ozaki2::kMaxModuli));
     PhaseTimer timer(exec.detail != nullptr, stream);  // verbosity 2: events between the phases
-    if (cudaMemsetAsync(base + layout.flag, 0, sizeof(int), stream) != cudaSuccess) return GK_CUDA_ERROR;
+    if (cudaMemsetAsync(base + sizing.summary, 0, sizeof(ozaki2::Summary), stream) != cudaSuccess) return GK_CUDA_ERROR;
     for (std::int64_t b = 0; b < p.batch; ++b) {
-      if (!ozaki2::find_scales(p, A + b * p.stride_a, B + b * p.stride_b, workspace, layout, exec.stream).empty()) {
+      if (!ozaki2::find_scales(p, A + b * p.stride_a, B + b * p.stride_b, workspace, sizing, exec.stream).empty()) {
         return GK_CUDA_ERROR;
       }
     }
-    int nonfinite = 0;
-    if (cudaMemcpyAsync(&nonfinite, base + layout.flag, sizeof(int), cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+    ozaki2::Summary summary{};
+    if (cudaMemcpyAsync(&summary, base + sizing.summary, sizeof summary, cudaMemcpyDeviceToHost, stream) !=
+            cudaSuccess ||
         cudaStreamSynchronize(stream) != cudaSuccess) {
       return GK_CUDA_ERROR;
     }
-    if (nonfinite != 0) return GK_NOT_SUPPORTED;
+    std::string why;
+    ozaki2::Plan const chosen = choose_plan(p, summary, exec, &why);
+    if (chosen.moduli == 0) {
+      if (exec.decline_reason != nullptr) *exec.decline_reason = why;
+      return GK_NOT_SUPPORTED;
+    }
     timer.mark(3);
-    auto* const handle = static_cast<cublasHandle_t>(cublas_handle(exec.device));
-    if (handle == nullptr || cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) return GK_CUDA_ERROR;
-    std::int32_t const one = 1, zero = 0;
-    int const k = int(layout.k_padded);  // the padding's residues are zero
+    // The chosen plan's planes; the maxima and summary sit where the sizing put them (they precede the planes).
+    ozaki2::DeviceLayout layout = ozaki2::device_layout(p, chosen, block_columns(p, chosen.moduli));
+    if (layout.bytes > sizing.bytes) layout = ozaki2::device_layout(p, chosen, sizing.block_columns);
     for (std::int64_t b = 0; b < p.batch; ++b) {
       double const* const a = A + b * p.stride_a;
       double const* const bm = B + b * p.stride_b;
-      // A single problem's maxima are in the workspace from the check above.
+      double* const c = C + b * p.stride_c;
+      // A single problem's maxima are in the workspace from the measurement above.
       if ((p.batch > 1 && !ozaki2::find_scales(p, a, bm, workspace, layout, exec.stream).empty()) ||
-          !ozaki2::make_residues(p, chosen, a, bm, workspace, layout, exec.stream).empty()) {
+          !ozaki2::make_residues(p, chosen, ozaki2::Operand::kA, a, 0, p.m, workspace, layout, exec.stream).empty()) {
         return GK_CUDA_ERROR;
       }
-      timer.mark(0);
-      if (cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(p.m), int(p.n), k, &one,
-                                     base + layout.a_residues, CUDA_R_8I, k, (long long)layout.a_plane,
-                                     base + layout.b_residues, CUDA_R_8I, k, (long long)layout.b_plane, &zero,
-                                     base + layout.products, CUDA_R_32I, int(layout.ldc),
-                                     (long long)layout.product_plane, chosen.moduli, CUBLAS_COMPUTE_32I,
-                                     CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
-        return GK_CUDA_ERROR;
+      for (std::int64_t j0 = 0; j0 < p.n; j0 += layout.block_columns) {
+        std::int64_t const columns = std::min(layout.block_columns, p.n - j0);
+        if (!ozaki2::make_residues(p, chosen, ozaki2::Operand::kB, bm, j0, columns, workspace, layout, exec.stream)
+                 .empty()) {
+          return GK_CUDA_ERROR;
+        }
+        timer.mark(0);
+        if (!int8_products(p, chosen, layout, columns, workspace, exec).empty()) return GK_CUDA_ERROR;
+        timer.mark(1);
+        if (!ozaki2::reconstruct(p, chosen, args.alpha, args.beta, c, j0, columns, workspace, layout, exec.stream)
+                 .empty()) {
+          return GK_CUDA_ERROR;
+        }
+        timer.mark(2);
       }
-      timer.mark(1);
-      if (!ozaki2::reconstruct(p, chosen, args.alpha, args.beta, C + b * p.stride_c, workspace, layout, exec.stream)
-               .empty()) {
-        return GK_CUDA_ERROR;
-      }
-      timer.mark(2);
     }
     if (exec.detail != nullptr) {
-      *exec.detail = std::to_string(chosen.moduli) + " moduli, " + std::to_string(chosen.bits) + " bits; " +
-                     timer.report({"residues", "INT8 GEMMs", "reconstruction", "maxima and the Inf/NaN check"});
+      *exec.detail = std::to_string(chosen.moduli) + " moduli, " + std::to_string(chosen.bits) + " bits, spread " +
+                     format_spread(ozaki2::spread_of(summary)) + "; " +
+                     timer.report({"residues", "INT8 GEMMs", "reconstruction", "maxima and checks"});
     }
     return GK_SUCCESS;
   }
 
  private:
   static constexpr std::int64_t kIntMax = 2147483647;
-  static ozaki2::Plan plan(GemmProblem const& p) { return ozaki2::plan_for_bits(kBits, std::max<std::int64_t>(p.k, 1)); }
+
+  /// The block's products, one INT8 GEMM per modulus in one batched call: "" or what failed.
+  std::string int8_products(GemmProblem const& p, ozaki2::Plan const& plan, ozaki2::DeviceLayout const& layout,
+                            std::int64_t columns, void* workspace, ExecutionContext const& exec) const {
+    auto* const base = static_cast<unsigned char*>(workspace);
+    auto const* const a = reinterpret_cast<std::int8_t const*>(base + layout.a_residues);
+    auto const* const b = reinterpret_cast<std::int8_t const*>(base + layout.b_residues);
+    auto* const c = reinterpret_cast<std::int32_t*>(base + layout.products);
+    if (engine_ == Engine::kOwnSm90) {
+      return ozaki2::int8_gemm_sm90(p.m, columns, layout.k_padded, a, layout.a_plane, b, layout.b_plane, c, layout.ldc,
+                                    layout.product_plane, plan.moduli, exec.stream);
+    }
+    auto* const handle = static_cast<cublasHandle_t>(cublas_handle(exec.device));
+    if (handle == nullptr || cublasSetStream(handle, static_cast<cudaStream_t>(exec.stream)) != CUBLAS_STATUS_SUCCESS) {
+      return "no cuBLAS handle";
+    }
+    std::int32_t const one = 1, zero = 0;
+    int const k = int(layout.k_padded);  // the padding's residues are zero
+    return cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(p.m), int(columns), k, &one, a, CUDA_R_8I,
+                                      k, (long long)layout.a_plane, b, CUDA_R_8I, k, (long long)layout.b_plane, &zero,
+                                      c, CUDA_R_32I, int(layout.ldc), (long long)layout.product_plane, plan.moduli,
+                                      CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS
+               ? ""
+               : "cuBLAS's INT8 GEMM failed";
+  }
+
+  static std::string format_spread(double spread) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", spread);
+    return text;
+  }
+
+  /// The context's bits, or those FP64 accuracy needs at the inputs' spread. A plan the context's
+  /// setting chose declines what it cannot carry (moduli = 0 and the reason); a forced variant takes the
+  /// most bits it can instead.
+  static ozaki2::Plan choose_plan(GemmProblem const& p, ozaki2::Summary const& summary, ExecutionContext const& exec,
+                                  std::string* why) {
+    std::int64_t const k = std::max<std::int64_t>(p.k, 1);
+    if (summary.nonfinite != 0) {
+      *why = "Inf or NaN in A or B";
+      return {};
+    }
+    if (exec.fp64_emulation_bits > 0) {
+      ozaki2::Plan const plan = ozaki2::plan_for_bits(exec.fp64_emulation_bits, k);
+      if (plan.moduli == 0) *why = std::to_string(exec.fp64_emulation_bits) + " bits need more moduli than there are";
+      return plan;
+    }
+    double const spread = ozaki2::spread_of(summary);
+    int const bits = ozaki2::bits_for_fp64_accuracy(spread);
+    ozaki2::Plan const plan = ozaki2::plan_for_bits(std::min(bits, ozaki2::kMaxBits), k);
+    if (bits <= ozaki2::kMaxBits && plan.moduli > 0) return plan;
+    if (exec.fp64_emulation_may_decline) {
+      *why = "the inputs' spread " + format_spread(spread) + " needs " + std::to_string(bits) +
+             " bits per element for FP64 accuracy, more than the scheme carries";
+      return {};
+    }
+    ozaki2::Plan const most = ozaki2::plan_for_bits(ozaki2::kMaxBits, k);
+    return most.moduli > 0 ? most : ozaki2::plan_for_moduli(ozaki2::kMaxModuli, k);
+  }
+
+  Engine engine_;
   VariantInfo info_;
 };
 
 }  // namespace
 
-void register_emulation_variants(Registry& registry) { registry.add(std::make_unique<Ozaki2Dgemm>()); }
+/// The own engine first: the context's emulation setting takes the first emulating variant that runs.
+void register_emulation_variants(Registry& registry) {
+  registry.add(std::make_unique<Ozaki2Dgemm>(Engine::kOwnSm90));
+  registry.add(std::make_unique<Ozaki2Dgemm>(Engine::kCublas));
+}
 
 }  // namespace gemmkit

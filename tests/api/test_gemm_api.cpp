@@ -512,7 +512,9 @@ TEST(ContextApi, Fp64EmulationDefaultsFromTheEnvironmentAndChecksItsArguments) {
   EXPECT_EQ(mode, GK_FP64_EMULATION_ON);
   EXPECT_EQ(gk_get_fp64_emulation(ctx, nullptr), GK_INVALID_ARGUMENT);
   EXPECT_EQ(gk_set_fp64_emulation_bits(ctx, 7), GK_INVALID_ARGUMENT);
-  EXPECT_EQ(gk_set_fp64_emulation_bits(ctx, 54), GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_set_fp64_emulation_bits(ctx, 63), GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_set_fp64_emulation_bits(ctx, 0), GK_SUCCESS);   // as FP64 accuracy needs
+  EXPECT_EQ(gk_set_fp64_emulation_bits(ctx, 62), GK_SUCCESS);
   EXPECT_EQ(gk_set_fp64_emulation_bits(ctx, 40), GK_SUCCESS);
   // Host operands are not emulated: the CPU path gives the product as before.
   GemmProblem const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_T, 37, 29, 41);

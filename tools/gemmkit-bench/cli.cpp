@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <set>
@@ -240,6 +241,19 @@ void add_gemm(Builder& b, CLI::App* cmd) {
                 "force the registered variants whose id matches a glob (fnmatch, comma list); default: what "
                 "gemmkit's selection table picks");
   b.peer(cmd);
+  cmd->add_flag("--emulate", o.emulate,
+                "FP64 emulated on the INT8 tensor cores beside native gemmkit, cuBLAS and cuBLAS's emulation "
+                "(GPU; default sizes 4096, 8192, 16384; --variants adds forced variants as further sides)");
+  Builder::parsed(cmd, "--phi", "LIST", "with --emulate: exponent spreads phi of the operands (default 0)",
+                  [&o](std::string const& v) {
+                    for (std::string const& item : split_list(v)) {
+                      char* end = nullptr;
+                      double const phi = std::strtod(item.c_str(), &end);
+                      if (end == item.c_str() || *end != 0 || !(phi >= 0)) return "not a spread: '" + item + "'";
+                      o.phi.push_back(phi);
+                    }
+                    return std::string();
+                  });
   cmd->add_flag("--cpu", o.force_cpu, "host pointers and the CPU path even when a GPU is present");
   b.device(cmd);
   b.timing(cmd, "3 on the GPU, 1 on the CPU", "10 on the GPU, 5 on the CPU", "20", true);

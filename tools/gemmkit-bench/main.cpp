@@ -8,6 +8,7 @@
 #include "batched_tune.hpp"
 #include "ooc_bench.hpp"
 #include "batched_impls.hpp"
+#include "emulation_bench.hpp"
 #include "gemm_suite.hpp"
 #include "ladder.hpp"
 #include "machine_info.hpp"
@@ -236,6 +237,7 @@ void print_registry_summary() {
 }
 
 int run_gemm(Options const& o) {
+  if (o.emulate) return run_emulation(o);
   MachineInfo const machine = collect_machine_info(o.device, !o.force_cpu);
   Platform const backend = machine.gpu ? Platform::kCuda : Platform::kCpu;
   std::string const suite = o.suite.empty() ? "gemm" : o.suite;

@@ -46,6 +46,8 @@ struct Options {
   bool graph = true;                   ///< CUDA-graph timing for small sizes
   int device = 0;
   int verbosity = 0;
+  bool emulate = false;                ///< gemm --emulate: FP64 emulation beside native and cuBLAS
+  std::vector<double> phi;             ///< gemm --phi: exponent spreads of the emulation's operands
 
   // batched
   std::vector<int> threads;            ///< --threads; 0 stands for "all" (OpenMP's default count)

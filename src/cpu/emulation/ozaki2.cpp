@@ -100,6 +100,13 @@ Plan plan_for_bits(int bits, std::int64_t k) {
   return {};
 }
 
+int bits_for_fp64_accuracy(double spread) {
+  constexpr int kUniformBits = 51;
+  constexpr double kUniformSpread = 3;
+  if (!(spread > kUniformSpread)) return kUniformBits;
+  return kUniformBits + 1 + int(std::ceil(std::log2(std::min(spread, 1e300) / kUniformSpread)));
+}
+
 Plan plan_for_moduli(int count, std::int64_t k) {
   if (count < 1 || count > kMaxModuli || k < 1) return {};
   double const room = log2_product(count) - 1 - std::log2(double(k)) - 1e-9;

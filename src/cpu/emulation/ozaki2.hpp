@@ -46,6 +46,18 @@ Plan plan_for_bits(int bits, std::int64_t k);
 /// The most bits per operand element `moduli` moduli carry at inner dimension k (0 when none).
 Plan plan_for_moduli(int moduli, std::int64_t k);
 
+/// The most bits per operand element the GPU residues take (scaled elements are integers below 2^62).
+inline constexpr int kMaxBits = 62;
+
+/// Bits per operand element at which the scheme's error is expected to be no worse than FP64 GEMM's,
+/// for operands whose largest row or column spread (k max|x| / sum|x|, 2 for uniform magnitudes) is
+/// `spread`. The emulation loses low bits of elements far below their row's or column's largest; FP64
+/// GEMM's own error grows with the spread too, more slowly. Calibrated on uniform random inputs with a
+/// log-normal factor exp(phi N(0,1)) (the Ozaki papers' generator, phi 0..2, k 64..16384): 51 bits
+/// match FP64 at spread <= 3 (about 0.6-0.9 of its largest error), and each doubling of the spread
+/// beyond takes one more bit, plus one. May exceed kMaxBits: no plan reaches FP64's accuracy then.
+int bits_for_fp64_accuracy(double spread);
+
 /// C := alpha op(A) op(B) + beta C on the host for one column-major problem (batch 1) through the
 /// scheme with `plan`, int32 products and all: the GPU engine's reference. GK_NOT_SUPPORTED when A
 /// or B holds Inf or NaN (the caller takes the native path), else GK_SUCCESS. beta = 0 never reads C.

@@ -12,22 +12,32 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 namespace gemmkit::ozaki2 {
 
 namespace {
 
-/// The moduli and the mixed-radix tables, passed by value to the kernels (under 2 KB). With P_d the
-/// product of the first d moduli, the digit v_i of x = sum_d v_d P_d is
-/// (x mod p_i - sum_{d<i} v_d (P_d mod p_i)) P_i^-1 mod p_i: two reductions per digit.
-struct Constants {
+/// What the residue kernels need per modulus.
+struct ResidueConstants {
   int count;
   int bits;
   int p[kMaxModuli];
   double inverse_p[kMaxModuli];
-  int radix_mod[kMaxModuli][kMaxModuli];  ///< radix_mod[d][i] = P_d mod p_i for d < i
-  int radix_inverse[kMaxModuli];          ///< P_i^-1 mod p_i
+};
+
+/// The reconstruction's constants. With M the moduli's product and y_l = (M/p_l)^-1 mod p_l, the
+/// Chinese remainder theorem gives C'/M = sum_l r_l y_l / p_l (mod 1) for the residues r_l of C'.
+/// Each fraction y_l/p_l is split as f1 + f2 + f3: f1 a multiple of 2^-40 and f2 of 2^-80, so that
+/// with |r_l| <= 128 and up to 20 moduli the sums of r_l f1 and of r_l f2 are exact in a double; f3
+/// holds the rest. M is held as a double-double.
+struct CrtConstants {
+  int count;
+  int p[kMaxModuli];
+  double inverse_p[kMaxModuli];
+  double f1[kMaxModuli], f2[kMaxModuli], f3[kMaxModuli];
+  double m_hi, m_lo;
 };
 
 int inverse_mod(int a, int p) {
@@ -42,156 +52,224 @@ int inverse_mod(int a, int p) {
   return t < 0 ? t + p : t;
 }
 
-Constants constants_for(Plan const& plan) {
-  Constants c{};
+ResidueConstants residue_constants(Plan const& plan) {
+  ResidueConstants c{};
   c.count = plan.moduli;
   c.bits = plan.bits;
+  for (int l = 0; l < kMaxModuli; ++l) {
+    c.p[l] = moduli()[std::size_t(l)];
+    c.inverse_p[l] = 1.0 / c.p[l];
+  }
+  return c;
+}
+
+CrtConstants crt_constants(Plan const& plan) {
+  CrtConstants c{};
+  c.count = plan.moduli;
   auto const& p = moduli();
-  for (int i = 0; i < kMaxModuli; ++i) {
-    int const pi = p[std::size_t(i)];
-    c.p[i] = pi;
-    c.inverse_p[i] = 1.0 / pi;
-    int radix = 1;  // P_d mod p_i
-    for (int d = 0; d < i; ++d) {
-      c.radix_mod[d][i] = radix;
-      radix = radix * (p[std::size_t(d)] % pi) % pi;
+  double m_hi = 1, m_lo = 0;
+  for (int l = 0; l < plan.moduli; ++l) {
+    double const pl = p[std::size_t(l)];
+    double const hi = m_hi * pl;
+    m_lo = std::fma(m_hi, pl, -hi) + m_lo * pl;
+    m_hi = hi + m_lo;
+    m_lo -= m_hi - hi;
+  }
+  c.m_hi = m_hi, c.m_lo = m_lo;
+  for (int l = 0; l < kMaxModuli; ++l) {
+    int const pl = p[std::size_t(l)];
+    c.p[l] = pl;
+    c.inverse_p[l] = 1.0 / pl;
+    if (l >= plan.moduli) continue;
+    int cofactor = 1;  // (M / p_l) mod p_l
+    for (int d = 0; d < plan.moduli; ++d) {
+      if (d != l) cofactor = cofactor * (p[std::size_t(d)] % pl) % pl;
     }
-    c.radix_inverse[i] = inverse_mod(radix, pi);
+    std::int64_t const y = inverse_mod(cofactor, pl);
+    // y / p = (n1 + (n2 + rest) 2^-40) 2^-40, each step in exact integers: |rest| <= 1/2.
+    std::int64_t const n1 = ((y << 40) + pl / 2) / pl;
+    std::int64_t const rem1 = (y << 40) - n1 * pl;  // |rem1| <= p/2
+    std::int64_t const n2 = std::llround(std::ldexp(double(rem1), 40) / pl);
+    double const rest = (std::ldexp(double(rem1), 40) - double(n2) * pl) / pl;  // exact numerator
+    c.f1[l] = std::ldexp(double(n1), -40);
+    c.f2[l] = std::ldexp(double(n2), -80);
+    c.f3[l] = std::ldexp(rest, -80);
   }
   return c;
 }
 
 __device__ inline int shift_for(double largest, int bits) { return largest == 0 ? 0 : bits - ilogb(largest) - 1; }
 
-/// Max |x| along the strided index of a column-major rows x cols matrix: one thread per row.
-__global__ void max_along_rows(double const* __restrict__ x, std::int64_t ld, std::int64_t rows, std::int64_t cols,
-                               double* __restrict__ out, int* __restrict__ flag) {
-  std::int64_t const r = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (r >= rows) return;
-  double largest = 0;
-  bool finite = true;
-  for (std::int64_t c = 0; c < cols; ++c) {
-    double const v = fabs(x[r + c * ld]);
-    finite = finite && isfinite(v);
-    largest = fmax(largest, v);
-  }
-  out[r] = largest;
-  if (!finite) atomicOr(flag, 1);
+/// A row's or column's spread, k max|x| / sum |x| (1 for equal magnitudes), into a running maximum: the
+/// bit patterns of non-negative doubles order as the values do, so an integer maximum is exact and
+/// independent of the order.
+__device__ inline void note_spread(double largest, double sum, std::int64_t count, unsigned long long* spread) {
+  if (sum > 0) atomicMax(spread, static_cast<unsigned long long>(__double_as_longlong(largest * double(count) / sum)));
 }
 
-/// Max |x| down each column (the contiguous index): one warp per column.
+constexpr int kMaxColumnsGroups = 16;
+
+/// Max and sum of |x| along the strided index of a column-major rows x cols matrix: 32 rows per block,
+/// the columns split over 16 thread rows and combined in shared memory in a fixed order.
+__global__ void max_along_rows(double const* __restrict__ x, std::int64_t ld, std::int64_t rows, std::int64_t cols,
+                               double* __restrict__ out, Summary* __restrict__ summary, int side) {
+  __shared__ double largest_part[kMaxColumnsGroups][32], sum_part[kMaxColumnsGroups][32];
+  std::int64_t const r = std::int64_t(blockIdx.x) * 32 + threadIdx.x;
+  double largest = 0, sum = 0;
+  bool finite = true;
+  if (r < rows) {
+    for (std::int64_t c = threadIdx.y; c < cols; c += kMaxColumnsGroups) {
+      double const v = fabs(x[r + c * ld]);
+      finite = finite && isfinite(v);
+      largest = fmax(largest, v);
+      sum += v;
+    }
+  }
+  largest_part[threadIdx.y][threadIdx.x] = largest;
+  sum_part[threadIdx.y][threadIdx.x] = sum;
+  if (!__syncthreads_and(finite) && threadIdx.x == 0 && threadIdx.y == 0) atomicOr(&summary->nonfinite, 1);
+  if (threadIdx.y != 0 || r >= rows) return;
+  for (int g = 1; g < kMaxColumnsGroups; ++g) {
+    largest = fmax(largest, largest_part[g][threadIdx.x]);
+    sum += sum_part[g][threadIdx.x];
+  }
+  out[r] = largest;
+  note_spread(largest, sum, cols, &summary->spread_bits[side]);
+}
+
+/// Max and sum of |x| down each column (the contiguous index): one warp per column.
 __global__ void max_down_columns(double const* __restrict__ x, std::int64_t ld, std::int64_t rows, std::int64_t cols,
-                                 double* __restrict__ out, int* __restrict__ flag) {
+                                 double* __restrict__ out, Summary* __restrict__ summary, int side) {
   std::int64_t const c = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   int const lane = threadIdx.x % 32;
   if (c >= cols) return;
-  double largest = 0;
+  double largest = 0, sum = 0;
   bool finite = true;
   for (std::int64_t r = lane; r < rows; r += 32) {
     double const v = fabs(x[r + c * ld]);
     finite = finite && isfinite(v);
     largest = fmax(largest, v);
+    sum += v;
   }
-  for (int offset = 16; offset > 0; offset /= 2)
+  for (int offset = 16; offset > 0; offset /= 2) {
     largest = fmax(largest, __shfl_down_sync(0xffffffffu, largest, offset));
+    sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  }
   finite = __all_sync(0xffffffffu, finite);
   if (lane == 0) {
     out[c] = largest;
-    if (!finite) atomicOr(flag, 1);
+    if (!finite) atomicOr(&summary->nonfinite, 1);
+    note_spread(largest, sum, rows, &summary->spread_bits[side]);
   }
 }
 
-constexpr int kTile = 32;
-constexpr int kTileRows = 8;
+constexpr int kLines = 32;   // lines (rows of op(A) / columns of op(B)) per residue tile
+constexpr int kDepth = 64;   // elements along k per residue tile
+constexpr int kResidueThreads = 256;
 
-/// Residues of one operand seen as `lines` x k (a line is a row of op(A) or a column of op(B)): element (line, h) is
-/// x[h + line*ld] when along_k_contiguous, else x[line + h*ld]. Writes out[l*plane + line*k_padded + h] for every
-/// modulus l, zeros for k <= h < k_padded.
-__global__ void residues_kernel(double const* __restrict__ x, std::int64_t ld, bool along_k_contiguous,
-                                std::int64_t lines, std::int64_t k, std::int64_t k_padded,
-                                double const* __restrict__ line_max, std::int8_t* __restrict__ out, std::size_t plane,
-                                Constants c) {
-  __shared__ double tile[kTile][kTile + 1];  // [line][h]
-  std::int64_t const h0 = std::int64_t(blockIdx.x) * kTile, line0 = std::int64_t(blockIdx.y) * kTile;
-  for (int y = threadIdx.y; y < kTile; y += kTileRows) {
-    // Read along whatever index is contiguous in memory: threadIdx.x walks it.
-    std::int64_t const line = along_k_contiguous ? line0 + y : line0 + threadIdx.x;
-    std::int64_t const h = along_k_contiguous ? h0 + threadIdx.x : h0 + y;
-    double v = 0;
-    if (line < lines && h < k) v = along_k_contiguous ? x[h + line * ld] : x[line + h * ld];
-    if (along_k_contiguous)
-      tile[y][threadIdx.x] = v;
-    else
-      tile[threadIdx.x][y] = v;
-  }
-  __syncthreads();
-  for (int y = threadIdx.y; y < kTile; y += kTileRows) {
-    std::int64_t const line = line0 + y, h = h0 + threadIdx.x;
-    if (line >= lines || h >= k_padded) continue;
-    // An integer of at most `bits` <= 53 bits: exact in a double, and so are its residues below.
-    double const scaled = rint(ldexp(tile[y][threadIdx.x], shift_for(line_max[line], c.bits)));
-    std::int8_t* const at = out + line * k_padded + h;
-    for (int l = 0; l < c.count; ++l) {
-      int const p = c.p[l];
-      double const q = rint(scaled * c.inverse_p[l]);  // within one of the nearest quotient
-      int r = int(fma(-q, double(p), scaled));         // exact: a small integer
-      if (r > (p - 1) / 2) r -= p;
-      if (r < -(p / 2)) r += p;
-      at[std::size_t(l) * plane] = std::int8_t(r);
-    }
-  }
-}
+/// 1.5 * 2^52: adding it rounds a double below 2^51 in magnitude to an integer, held in the low bits.
+constexpr double kRoundingConstant = 6755399441055744.0;
 
-/// x mod p in [0, p) for |x| < 2^31, by the double reciprocal: its quotient is off by at most one.
-__device__ inline int reduce(int x, int p, double inverse_p) {
-  int r = x - int(floor(double(x) * inverse_p)) * p;
-  if (r < 0) r += p;
-  if (r >= p) r -= p;
+/// The symmetric residue of the integer-valued double x (|x| < 2^63) modulo p, in [-(p/2), (p-1)/2].
+__device__ inline int symmetric_residue(double x, int p, double inverse_p) {
+  double const q1 = rint(x * inverse_p);                                      // within a few units of x / p
+  double const r1 = fma(-q1, double(p), x);                                   // exact: a small integer
+  double const q2 = (r1 * inverse_p + kRoundingConstant) - kRoundingConstant;
+  int r = __double2loint(fma(-q2, double(p), r1) + kRoundingConstant);        // exact, |r| <= p
+  if (r > (p - 1) / 2) r -= p;
+  if (r < -(p / 2)) r += p;
   return r;
 }
 
-/// One element per thread: residues of its int32 products, the symmetric mixed-radix digits, their
-/// value in double-double, 2^-(s_i + t_j), and the BLAS epilogue. N moduli, unrolled: the digits stay in
-/// registers.
+/// Residues of one operand seen as `lines` x k (a line is a row of op(A) or a column of op(B)): element (line, h) is
+/// x[h + line*ld] when along_k_contiguous, else x[line + h*ld]. Writes out[l*plane + line*k_padded + h] for every
+/// modulus l, zeros for k <= h < k_padded. A shared-memory tile turns a strided operand around so that the reads
+/// are coalesced; each thread then writes four residues of a line as one word per modulus.
+__global__ void __launch_bounds__(kResidueThreads)
+    residues_kernel(double const* __restrict__ x, std::int64_t ld, bool along_k_contiguous, std::int64_t lines,
+                    std::int64_t k, std::int64_t k_padded, double const* __restrict__ line_max,
+                    std::int8_t* __restrict__ out, std::size_t plane, ResidueConstants c) {
+  __shared__ double tile[kLines][kDepth + 1];
+  __shared__ int shift[kLines];
+  std::int64_t const h0 = std::int64_t(blockIdx.x) * kDepth, line0 = std::int64_t(blockIdx.y) * kLines;
+  int const t = threadIdx.x;
+  if (t < kLines) shift[t] = line0 + t < lines ? shift_for(line_max[line0 + t], c.bits) : 0;
+  if (along_k_contiguous) {  // consecutive threads walk h
+    for (int e = t; e < kLines * kDepth; e += kResidueThreads) {
+      int const y = e / kDepth, hh = e % kDepth;
+      std::int64_t const line = line0 + y, h = h0 + hh;
+      tile[y][hh] = line < lines && h < k ? x[h + line * ld] : 0.0;
+    }
+  } else {  // consecutive threads walk the lines
+    for (int e = t; e < kLines * kDepth; e += kResidueThreads) {
+      int const y = e % kLines, hh = e / kLines;
+      std::int64_t const line = line0 + y, h = h0 + hh;
+      tile[y][hh] = line < lines && h < k ? x[line + h * ld] : 0.0;
+    }
+  }
+  __syncthreads();
+  constexpr int kQuads = kDepth / 4;
+  for (int e = t; e < kLines * kQuads; e += kResidueThreads) {
+    int const y = e / kQuads, quad = e % kQuads;
+    std::int64_t const line = line0 + y, h = h0 + 4 * quad;
+    if (line >= lines || h >= k_padded) continue;
+    double scaled[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) scaled[q] = rint(ldexp(tile[y][4 * quad + q], shift[y]));  // |.| <= 2^bits, bits <= 62
+    auto* const at = reinterpret_cast<std::uint32_t*>(out + line * k_padded + h);
+    for (int l = 0; l < c.count; ++l) {
+      std::uint32_t word = 0;
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        word |= (std::uint32_t(symmetric_residue(scaled[q], c.p[l], c.inverse_p[l])) & 0xffu) << (8 * q);
+      }
+      at[std::size_t(l) * plane / 4] = word;
+    }
+  }
+}
+
+/// One element per thread: the residues of its int32 products, the fractions of the Chinese remainder
+/// theorem summed exactly (f1, f2) and nearly (f3), the integer part dropped, times M in double-double,
+/// 2^-(s_i + t_j), and the BLAS epilogue. N moduli, unrolled.
 template <int N>
 __global__ void reconstruct_kernel(std::int32_t const* __restrict__ products, std::int64_t ldp, std::size_t plane,
                                    std::int64_t m, std::int64_t n, double const* __restrict__ a_max,
-                                   double const* __restrict__ b_max, double alpha, double beta, double* __restrict__ C,
-                                   std::int64_t ldc, Constants c) {
+                                   double const* __restrict__ b_max, int bits, double alpha, double beta,
+                                   double* __restrict__ C, std::int64_t ldc, CrtConstants c) {
   std::int64_t const i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  int const a_shift = shift_for(a_max[i], c.bits);
+  int const a_shift = shift_for(a_max[i], bits);
   for (std::int64_t j = blockIdx.y; j < n; j += gridDim.y) {
-    int digits[N];
+    std::int32_t x[N];
+#pragma unroll
+    for (int l = 0; l < N; ++l) x[l] = products[std::size_t(l) * plane + i + j * ldp];
+    double t1 = 0, t2 = 0, t3 = 0;
 #pragma unroll
     for (int l = 0; l < N; ++l) {
-      int const p = c.p[l];
-      // |sum| <= 2^8 + 20 * 2^7 * 2^8: no overflow before the reduction.
-      int sum = reduce(products[std::size_t(l) * plane + i + j * ldp], p, c.inverse_p[l]);
-#pragma unroll
-      for (int d = 0; d < l; ++d) sum -= digits[d] * c.radix_mod[d][l];
-      int const t = reduce(reduce(sum, p, c.inverse_p[l]) * c.radix_inverse[l], p, c.inverse_p[l]);
-      digits[l] = t > (p - 1) / 2 ? t - p : t;
+      double const v = x[l];
+      double const q = (v * c.inverse_p[l] + kRoundingConstant) - kRoundingConstant;
+      double const r = fma(-q, double(c.p[l]), v);  // exact, |r| <= p/2 (an odd p never ties)
+      t1 = fma(r, c.f1[l], t1);
+      t2 = fma(r, c.f2[l], t2);
+      t3 = fma(r, c.f3[l], t3);
     }
-    double hi = digits[N - 1], lo = 0;
-#pragma unroll
-    for (int l = N - 2; l >= 0; --l) {
-      double const p = c.p[l];
-      double const scaled_hi = p * hi;
-      double const scaled_lo = fma(p, hi, -scaled_hi) + p * lo;
-      double const sum = scaled_hi + digits[l];
-      double const sum_error = (scaled_hi - (sum - (sum - scaled_hi))) + (digits[l] - (sum - scaled_hi));
-      hi = sum + (sum_error + scaled_lo);
-      lo = (sum_error + scaled_lo) - (hi - sum);
-    }
-    double const product = ldexp(hi + lo, -(a_shift + shift_for(b_max[j], c.bits)));
+    // C'/M = t1 + t2 + t3 - (the nearest integer), |C'/M| < 1/2 with room to spare.
+    double const whole = rint(t1 + (t2 + t3));
+    double const head = t1 - whole;  // exact
+    double const s = head + t2;
+    double const s_error = (head - (s - (s - head))) + (t2 - (s - head));
+    double const tail = s_error + t3;
+    double const top = s * c.m_hi;
+    double const value = top + (fma(s, c.m_hi, -top) + (s * c.m_lo + tail * c.m_hi));
+    double const product = ldexp(value, -(a_shift + shift_for(b_max[j], bits)));
     double& out = C[i + j * ldc];
     out = beta == 0 ? alpha * product : alpha * product + beta * out;
   }
 }
 
 using ReconstructKernel = void (*)(std::int32_t const*, std::int64_t, std::size_t, std::int64_t, std::int64_t,
-                                   double const*, double const*, double, double, double*, std::int64_t, Constants);
+                                   double const*, double const*, int, double, double, double*, std::int64_t,
+                                   CrtConstants);
 
 /// reconstruct_kernel<N> for N = 1 .. kMaxModuli, indexed by N - 1.
 template <std::size_t... I>
@@ -203,15 +281,18 @@ std::string launch_error(char const* what) { return cuda_error_text(cudaGetLastE
 
 }  // namespace
 
-DeviceLayout device_layout(GemmProblem const& p, Plan const& plan) {
+DeviceLayout device_layout(GemmProblem const& p, Plan const& plan, std::int64_t block_columns) {
   DeviceLayout d;
   auto const round_up = [](std::size_t x, std::size_t to) { return (x + to - 1) / to * to; };
-  d.k_padded = std::int64_t(round_up(std::size_t(std::max<std::int64_t>(p.k, 1)), 16));
+  // 128-byte rows keep the INT8 engines' tile loads aligned; short rows pad to 16 only.
+  std::size_t const k = std::size_t(std::max<std::int64_t>(p.k, 1));
+  d.k_padded = std::int64_t(round_up(k, k >= 1024 ? 128 : 16));
   d.ldc = std::int64_t(round_up(std::size_t(std::max<std::int64_t>(p.m, 1)), 4));
+  d.block_columns = std::max<std::int64_t>(1, std::min(block_columns, p.n));
   std::size_t const count = std::size_t(plan.moduli);
   d.a_plane = std::size_t(p.m) * std::size_t(d.k_padded);
-  d.b_plane = std::size_t(p.n) * std::size_t(d.k_padded);
-  d.product_plane = std::size_t(d.ldc) * std::size_t(p.n);
+  d.b_plane = std::size_t(d.block_columns) * std::size_t(d.k_padded);
+  d.product_plane = std::size_t(d.ldc) * std::size_t(d.block_columns);
   std::size_t at = 0;
   auto const take = [&](std::size_t bytes) {
     std::size_t const offset = at;
@@ -220,7 +301,7 @@ DeviceLayout device_layout(GemmProblem const& p, Plan const& plan) {
   };
   d.a_max = take(std::size_t(p.m) * sizeof(double));
   d.b_max = take(std::size_t(p.n) * sizeof(double));
-  d.flag = take(sizeof(int));
+  d.summary = take(sizeof(Summary));
   d.a_residues = take(count * d.a_plane);
   d.b_residues = take(count * d.b_plane);
   d.products = take(count * d.product_plane * sizeof(std::int32_t));
@@ -233,54 +314,77 @@ std::string find_scales(GemmProblem const& p, double const* A, double const* B, 
   auto* const base = static_cast<unsigned char*>(workspace);
   auto* const a_max = reinterpret_cast<double*>(base + d.a_max);
   auto* const b_max = reinterpret_cast<double*>(base + d.b_max);
-  auto* const flag = reinterpret_cast<int*>(base + d.flag);
+  auto* const summary = reinterpret_cast<Summary*>(base + d.summary);
   auto const s = static_cast<cudaStream_t>(stream);
-  constexpr int kThreads = 256;
-  auto const blocks = [](std::int64_t threads) { return unsigned((threads + kThreads - 1) / kThreads); };
+  constexpr int kWarpsPerBlock = 8;
+  auto const strided = [&](double const* x, std::int64_t ld, std::int64_t rows, std::int64_t cols, double* out,
+                           int side) {
+    max_along_rows<<<unsigned((rows + 31) / 32), dim3(32, kMaxColumnsGroups), 0, s>>>(x, ld, rows, cols, out, summary,
+                                                                                     side);
+  };
+  auto const contiguous = [&](double const* x, std::int64_t ld, std::int64_t rows, std::int64_t cols, double* out,
+                              int side) {
+    max_down_columns<<<unsigned((cols + kWarpsPerBlock - 1) / kWarpsPerBlock), 32 * kWarpsPerBlock, 0, s>>>(
+        x, ld, rows, cols, out, summary, side);
+  };
   // Rows of op(A): rows of A, or its columns when transposed; columns of op(B) likewise.
   if (!is_transposed(p.trans_a)) {
-    max_along_rows<<<blocks(p.m), kThreads, 0, s>>>(A, p.lda, p.m, p.k, a_max, flag);
+    strided(A, p.lda, p.m, p.k, a_max, 0);
   } else {
-    max_down_columns<<<blocks(p.m * 32), kThreads, 0, s>>>(A, p.lda, p.k, p.m, a_max, flag);
+    contiguous(A, p.lda, p.k, p.m, a_max, 0);
   }
   if (!is_transposed(p.trans_b)) {
-    max_down_columns<<<blocks(p.n * 32), kThreads, 0, s>>>(B, p.ldb, p.k, p.n, b_max, flag);
+    contiguous(B, p.ldb, p.k, p.n, b_max, 1);
   } else {
-    max_along_rows<<<blocks(p.n), kThreads, 0, s>>>(B, p.ldb, p.n, p.k, b_max, flag);
+    strided(B, p.ldb, p.n, p.k, b_max, 1);
   }
   return launch_error("ozaki2 maxima");
 }
 
-std::string make_residues(GemmProblem const& p, Plan const& plan, double const* A, double const* B, void* workspace,
-                          DeviceLayout const& d, void* stream) {
+double spread_of(Summary const& summary) {
+  double spread = 1;
+  for (unsigned long long bits : summary.spread_bits) {
+    double value = 0;
+    std::memcpy(&value, &bits, sizeof value);
+    spread = std::max(spread, value);
+  }
+  return spread;
+}
+
+std::string make_residues(GemmProblem const& p, Plan const& plan, Operand which, double const* X, std::int64_t first,
+                          std::int64_t count, void* workspace, DeviceLayout const& d, void* stream) {
   auto* const base = static_cast<unsigned char*>(workspace);
-  Constants const c = constants_for(plan);
+  dim3 const grid(unsigned((d.k_padded + kDepth - 1) / kDepth), unsigned((count + kLines - 1) / kLines));
   auto const s = static_cast<cudaStream_t>(stream);
-  dim3 const threads(kTile, kTileRows);
-  auto const grid = [&](std::int64_t lines) {
-    return dim3(unsigned((d.k_padded + kTile - 1) / kTile), unsigned((lines + kTile - 1) / kTile));
-  };
-  // op(A)(i, h) is A[h + i*lda] when transposed (contiguous along k), else A[i + h*lda].
-  residues_kernel<<<grid(p.m), threads, 0, s>>>(A, p.lda, is_transposed(p.trans_a), p.m, p.k, d.k_padded,
-                                                reinterpret_cast<double const*>(base + d.a_max),
-                                                reinterpret_cast<std::int8_t*>(base + d.a_residues), d.a_plane, c);
-  // op(B)(h, j) is B[h + j*ldb] unless transposed.
-  residues_kernel<<<grid(p.n), threads, 0, s>>>(B, p.ldb, !is_transposed(p.trans_b), p.n, p.k, d.k_padded,
-                                                reinterpret_cast<double const*>(base + d.b_max),
-                                                reinterpret_cast<std::int8_t*>(base + d.b_residues), d.b_plane, c);
+  if (which == Operand::kA) {
+    // op(A)(i, h) is A[h + i*lda] when transposed (contiguous along k), else A[i + h*lda].
+    bool const along_k = is_transposed(p.trans_a);
+    residues_kernel<<<grid, kResidueThreads, 0, s>>>(
+        X + (along_k ? first * p.lda : first), p.lda, along_k, count, p.k, d.k_padded,
+        reinterpret_cast<double const*>(base + d.a_max) + first, reinterpret_cast<std::int8_t*>(base + d.a_residues),
+        d.a_plane, residue_constants(plan));
+  } else {
+    // op(B)(h, j) is B[h + j*ldb] unless transposed.
+    bool const along_k = !is_transposed(p.trans_b);
+    residues_kernel<<<grid, kResidueThreads, 0, s>>>(
+        X + (along_k ? first * p.ldb : first), p.ldb, along_k, count, p.k, d.k_padded,
+        reinterpret_cast<double const*>(base + d.b_max) + first, reinterpret_cast<std::int8_t*>(base + d.b_residues),
+        d.b_plane, residue_constants(plan));
+  }
   return launch_error("ozaki2 residues");
 }
 
-std::string reconstruct(GemmProblem const& p, Plan const& plan, double alpha, double beta, double* C, void* workspace,
-                        DeviceLayout const& d, void* stream) {
+std::string reconstruct(GemmProblem const& p, Plan const& plan, double alpha, double beta, double* C,
+                        std::int64_t first_column, std::int64_t columns, void* workspace, DeviceLayout const& d,
+                        void* stream) {
   auto* const base = static_cast<unsigned char*>(workspace);
   constexpr int kThreads = 128;
-  dim3 const grid(unsigned((p.m + kThreads - 1) / kThreads), unsigned(std::min<std::int64_t>(p.n, 65535)));
+  dim3 const grid(unsigned((p.m + kThreads - 1) / kThreads), unsigned(std::min<std::int64_t>(columns, 65535)));
   static constexpr auto kernels = reconstruct_kernels(std::make_index_sequence<kMaxModuli>{});
   kernels[std::size_t(plan.moduli - 1)]<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      reinterpret_cast<std::int32_t const*>(base + d.products), d.ldc, d.product_plane, p.m, p.n,
-      reinterpret_cast<double const*>(base + d.a_max), reinterpret_cast<double const*>(base + d.b_max), alpha, beta, C,
-      p.ldc, constants_for(plan));
+      reinterpret_cast<std::int32_t const*>(base + d.products), d.ldc, d.product_plane, p.m, columns,
+      reinterpret_cast<double const*>(base + d.a_max), reinterpret_cast<double const*>(base + d.b_max) + first_column,
+      plan.bits, alpha, beta, C + first_column * p.ldc, p.ldc, crt_constants(plan));
   return launch_error("ozaki2 reconstruction");
 }
 

@@ -52,6 +52,25 @@ TEST(Ozaki2, PlansCarryTheirBitsAndNoFewerModuliWould) {
   EXPECT_EQ(plan_for_moduli(kMaxModuli + 1, 10).moduli, 0);
 }
 
+/// 51 bits for spreads up to uniform data's and then one more per doubling: monotone, and past the
+/// scheme's 62 bits for spreads no plan reaches FP64's accuracy at.
+TEST(Ozaki2, Fp64AccuracyTakesMoreBitsAsTheSpreadGrows) {
+  EXPECT_EQ(bits_for_fp64_accuracy(1.0), 51);
+  EXPECT_EQ(bits_for_fp64_accuracy(2.0), 51);
+  EXPECT_EQ(bits_for_fp64_accuracy(3.0), 51);
+  EXPECT_EQ(bits_for_fp64_accuracy(6.0), 53);
+  EXPECT_EQ(bits_for_fp64_accuracy(12.0), 54);
+  int previous = 0;
+  for (double spread = 1; spread < 1e6; spread *= 1.7) {
+    int const bits = bits_for_fp64_accuracy(spread);
+    EXPECT_GE(bits, previous) << spread;
+    previous = bits;
+  }
+  EXPECT_GT(bits_for_fp64_accuracy(1e5), kMaxBits);
+  // With 15 moduli, 51 bits reach k = 8192 (the GPU's common case at the sizes emulation pays).
+  EXPECT_EQ(plan_for_bits(51, 8192).moduli, 15);
+}
+
 /// The papers' generator: (U(0,1) - 0.5) exp(phi N(0,1)); phi sets the exponent spread.
 std::vector<double> spread_matrix(std::int64_t rows, std::int64_t cols, std::int64_t ld, double phi, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
