@@ -796,6 +796,38 @@ def plot_scalapack(plt, path):
     return [out]
 
 
+def is_emulation(path):
+    """`gemmkit-bench gemm --emulate` rows: one per case and phi, a sub-object per side."""
+    return pathlib.Path(path).name.startswith("emulation")
+
+
+EMULATION_SIDES = ["gemmkit_emulated", "gemmkit_native", "cuBLAS", "cuBLAS_emulated"]
+
+
+def plot_emulation(plt, path):
+    """TFLOP/s(-equivalent) and error of each side per case: bars for the squares at phi = 0, then the
+    phi sweep; the error panel is on a log scale."""
+    rows = [r for r in json_lines(path) if r.get("suite", "").startswith("emulation")]
+    if not rows:
+        return []
+    labels = [f"{r['m']}" + (f"\nphi {r['phi']:g}" if r.get("phi") else "") for r in rows]
+    fig, (speed, error) = plt.subplots(1, 2, figsize=(12, 4.2))
+    width = 0.8 / len(EMULATION_SIDES)
+    for i, side in enumerate(EMULATION_SIDES):
+        xs = [x + (i - 1.5) * width for x in range(len(rows))]
+        speed.bar(xs, [(r.get(side) or {}).get("tflops") or 0 for r in rows], width, label=side.replace("_", " "))
+        error.bar(xs, [(r.get(side) or {}).get("error") or 0 for r in rows], width, label=side.replace("_", " "))
+    for axis, title in ((speed, "TFLOP/s (FP64 or FP64-equivalent)"), (error, "max |c - ref| / (|A||B|)ij")):
+        axis.set_xticks(range(len(rows)))
+        axis.set_xticklabels(labels)
+        axis.set_title(title)
+    error.set_yscale("log")
+    speed.legend(fontsize=8)
+    row = rows[0]
+    fig.suptitle(f"FP64 GEMM emulated on the INT8 tensor cores, {row.get('device', '')} ({row.get('date', '')[:10]})")
+    return [save_figure(plt, fig, png_beside(path, ""))]
+
+
 def plot_blas(plt, path):
     """GFLOP/s against size, one line per contender (gemmkit's drop-in, OpenBLAS, NVBLAS per tile), and
     gemmkit / peer below (peer rows: NVBLAS at its best tile, OpenBLAS); the last run of each row kept.
@@ -1378,6 +1410,7 @@ def main(argv=None):
             continue
         draw = (plot_timeline if is_timeline(path) else plot_ooc if is_ooc(path) else plot_micro if is_micro(path)
                 else plot_blas if is_blas(path) else plot_scalapack if is_scalapack(path)
+                else plot_emulation if is_emulation(path)
                 else plot_ladder if is_ladder(path) else plot_file)
         for out in draw(plt, path):
             print(out)
