@@ -3,26 +3,15 @@
 */
 #include "base/driver_pointer_query.hpp"
 
-#include <cuda_runtime.h>
+#include "base/driver_entry_point.hpp"
 
 #include <cstdint>
 
 namespace gemmkit {
 
 PointerGetAttributes driver_pointer_get_attributes() {
-  static PointerGetAttributes const function = []() -> PointerGetAttributes {
-#if CUDART_VERSION >= 12050
-    void* found_function = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &found_function, 12000, cudaEnableDefault,
-                                         &found) == cudaSuccess &&
-        found == cudaDriverEntryPointSuccess) {
-      return reinterpret_cast<PointerGetAttributes>(found_function);
-    }
-    cudaGetLastError();
-#endif
-    return nullptr;
-  }();
+  static PointerGetAttributes const function =
+      reinterpret_cast<PointerGetAttributes>(driver_entry_point("cuPointerGetAttributes"));
   return function;
 }
 

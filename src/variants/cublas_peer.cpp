@@ -103,21 +103,19 @@ bool fits_pointer_array_call(GemmProblem const& p) {
 }  // namespace
 
 void register_cublas_variants(Registry& registry) {
-  auto add = [&](char const* id, Dtype dtype, auto run) {
+  auto add = [&](char const* id, Dtype dtype, char const* summary, auto run) {
     registry.add(std::make_unique<FunctionVariant>(
-        VariantInfo{id, dtype, Platform::kCuda, VariantKind::kPeer, 50, "cuBLAS, default math mode (no TF32)"},
+        VariantInfo{id, dtype, Platform::kCuda, VariantKind::kPeer, 50, summary},
         FunctionVariant::CanImplement{}, [run](GemmArguments const& a, void*, ExecutionContext const& e) {
           return run(a, e);
         }));
   };
-  add("cublas_dgemm", Dtype::kF64, run_cublas<double>);
-  add("cublas_sgemm", Dtype::kF32, run_cublas<float>);
-  registry.add(std::make_unique<FunctionVariant>(
-      VariantInfo{"cublas_dgemm_emulated", Dtype::kF64, Platform::kCuda, VariantKind::kPeer, 50,
-                  "cuBLAS DGEMM in its FP64 emulation math mode (fixed point on the integer tensor cores, eager)"},
-      FunctionVariant::CanImplement{}, [](GemmArguments const& a, void*, ExecutionContext const& e) {
-        return run_cublas<double, MathMode::kFp64Emulated>(a, e);
-      }));
+  char const* const default_mode = "cuBLAS, default math mode (no TF32)";
+  add("cublas_dgemm", Dtype::kF64, default_mode, run_cublas<double>);
+  add("cublas_sgemm", Dtype::kF32, default_mode, run_cublas<float>);
+  add("cublas_dgemm_emulated", Dtype::kF64,
+      "cuBLAS DGEMM in its FP64 emulation math mode (fixed point on the integer tensor cores, eager)",
+      run_cublas<double, MathMode::kFp64Emulated>);
   auto add_pointer_array = [&](char const* id, Dtype dtype, auto run) {
     VariantInfo info{id, dtype, Platform::kCuda, VariantKind::kPeer, 50, "cuBLAS cublas?gemmBatched on device pointer arrays"};
     info.pointer_array = true;

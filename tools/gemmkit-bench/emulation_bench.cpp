@@ -102,12 +102,6 @@ int moduli_in(std::string const& report) {
   return std::sscanf(report.c_str(), "%d moduli", &moduli) == 1 ? moduli : -1;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return kNotMeasured;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int run_emulation(Options const& o) {
@@ -237,13 +231,13 @@ int run_emulation(Options const& o) {
       std::optional<int> const sm_mhz = sm_clock_mhz(machine.gpu->pci_bus_id);
       double const flops = 2.0 * double(m) * double(n) * double(k);
       Side const& cublas = sides[2];
-      double const cublas_ms = median(cublas.times_ms);
+      double const cublas_ms = summarize(cublas.times_ms).median;
       std::string const name = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + "_nn";
       JsonObject row;
       row.add_string("suite", suite).add_string("case", name).add_int("m", m).add_int("n", n).add_int("k", k);
       row.add_number("phi", phi);
       for (Side const& s : sides) {
-        double const ms = median(s.times_ms);
+        double const ms = summarize(s.times_ms).median;
         double const tflops = flops / ms * 1e-9;
         bool const bad = !s.failure.empty() || !(s.error == s.error) || std::isinf(s.error);
         if (bad && s.variant != "cublas_dgemm_emulated") ++failed;  // cuBLAS's emulation may be absent
@@ -259,7 +253,7 @@ int run_emulation(Options const& o) {
         row.add_object(key, side);
       }
       row.add_string("emulation_report", report).add_int("moduli", moduli_in(report));
-      row.add_number("emulated_speedup_vs_cublas", cublas_ms / median(sides[0].times_ms));
+      row.add_number("emulated_speedup_vs_cublas", cublas_ms / summarize(sides[0].times_ms).median);
       row.add_number("emulated_error_vs_cublas", sides[0].error / cublas.error);
       if (!report.empty()) std::printf("  gemmkit emulated: %s\n", report.c_str());
       add_gpu_device_keys(row, machine, sm_mhz);

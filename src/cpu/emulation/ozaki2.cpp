@@ -21,16 +21,6 @@ inline int symmetric_residue(std::int64_t x, int p) {
   return r > (p - 1) / 2 ? r - p : r;
 }
 
-/// a^-1 modulo p (a and p coprime).
-int inverse_mod(int a, int p) {
-  int t = 0, next_t = 1, r = p, next_r = ((a % p) + p) % p;
-  while (next_r != 0) {
-    int const q = r / next_r;
-    std::tie(t, next_t) = std::make_pair(next_t, t - q * next_t);
-    std::tie(r, next_r) = std::make_pair(next_r, r - q * next_r);
-  }
-  return t < 0 ? t + p : t;
-}
 
 /// inverses[j][i] = p_j^-1 mod p_i for j < i: Garner's mixed-radix digits.
 struct GarnerTable {
@@ -75,6 +65,16 @@ double mixed_radix_value(int const* digits, int count) {
 }
 
 }  // namespace
+
+int inverse_mod(int a, int p) {
+  int t = 0, next_t = 1, r = p, next_r = ((a % p) + p) % p;
+  while (next_r != 0) {
+    int const q = r / next_r;
+    std::tie(t, next_t) = std::make_pair(next_t, t - q * next_t);
+    std::tie(r, next_r) = std::make_pair(next_r, r - q * next_r);
+  }
+  return t < 0 ? t + p : t;
+}
 
 std::array<int, kMaxModuli> const& moduli() {
   static std::array<int, kMaxModuli> const taken = [] {

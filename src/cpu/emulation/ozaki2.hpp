@@ -29,6 +29,9 @@ inline constexpr int kMaxModuli = 20;
 /// up to 2^17 - 1 products is exact.
 std::array<int, kMaxModuli> const& moduli();
 
+/// a^-1 modulo p (a and p coprime), in [0, p).
+int inverse_mod(int a, int p);
+
 /// k beyond which the int32 sums are reduced modulo p before they could overflow.
 inline constexpr std::int64_t kExactK = (std::int64_t(1) << 17) - 1;
 

@@ -7,6 +7,7 @@
 #include "cuda/emulation/int8_gemm_sm90.hpp"
 
 #include "base/cuda_check.hpp"
+#include "base/driver_entry_point.hpp"
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -353,19 +354,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 using EncodeTiled = PFN_cuTensorMapEncodeTiled_v12000;
 
-/// The driver's cuTensorMapEncodeTiled through the runtime, so that nothing links libcuda; null if missing.
+/// The driver's cuTensorMapEncodeTiled, so that nothing links libcuda; null if missing.
 EncodeTiled encode_tiled() {
-  static EncodeTiled const function = []() -> EncodeTiled {
-    void* found_function = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &found_function, 12000, cudaEnableDefault,
-                                         &found) == cudaSuccess &&
-        found == cudaDriverEntryPointSuccess) {
-      return reinterpret_cast<EncodeTiled>(found_function);
-    }
-    cudaGetLastError();
-    return nullptr;
-  }();
+  static EncodeTiled const function = reinterpret_cast<EncodeTiled>(driver_entry_point("cuTensorMapEncodeTiled"));
   return function;
 }
 

@@ -40,18 +40,6 @@ struct CrtConstants {
   double m_hi, m_lo;
 };
 
-int inverse_mod(int a, int p) {
-  int t = 0, next_t = 1, r = p, next_r = a % p;
-  while (next_r != 0) {
-    int const q = r / next_r;
-    int const t2 = t - q * next_t;
-    t = next_t, next_t = t2;
-    int const r2 = r - q * next_r;
-    r = next_r, next_r = r2;
-  }
-  return t < 0 ? t + p : t;
-}
-
 ResidueConstants residue_constants(Plan const& plan) {
   ResidueConstants c{};
   c.count = plan.moduli;
