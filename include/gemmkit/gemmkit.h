@@ -61,8 +61,19 @@ typedef GK_ENUM(gk_host_memory) {
 typedef GK_ENUM(gk_fp64_emulation) {
   GK_FP64_EMULATION_OFF = 0,  ///< native FP64 only
   GK_FP64_EMULATION_ON = 1,   ///< emulated wherever the scheme applies (finite inputs, k < 2^17)
-  GK_FP64_EMULATION_AUTO = 2  ///< emulated only where the GPU's machine description measured it faster
+  GK_FP64_EMULATION_AUTO = 2  ///< emulated only where the GPU's machine description measured it faster,
+                              ///< with the accurate scaling's per-element bound (else native)
 } gk_fp64_emulation;
+
+/// How the emulation scales the operands and proves its accuracy (docs/emulation.md).
+typedef GK_ENUM(gk_fp64_emulation_scaling) {
+  GK_FP64_EMULATION_SCALING_DEFAULT = 0,  ///< fast under GK_FP64_EMULATION_ON, accurate under _AUTO
+  GK_FP64_EMULATION_SCALING_FAST = 1,     ///< bits from each row's and column's largest magnitude and spread
+  /// One more INT8 GEMM, of the magnitudes quantized to 7 bits, bounds every element of |A||B|: the bits
+  /// are those that keep each element within 2^-49 (|A||B|)_ij, and the moduli those the bound needs
+  /// (fewer for long k and spread inputs). Inputs no plan carries run natively.
+  GK_FP64_EMULATION_SCALING_ACCURATE = 2
+} gk_fp64_emulation_scaling;
 
 typedef struct gk_context_st* gk_context;
 
@@ -134,9 +145,10 @@ gk_status gk_set_host_memory(gk_context ctx, gk_host_memory hint);
 /// GPUs only, the same bits on every call.
 gk_status gk_set_cpu_share(gk_context ctx, int enabled);
 
-/// Whether double-precision GEMMs on device pointers may run emulated on the INT8 tensor cores. A new
-/// context takes GEMMKIT_FP64_EMULATION from the environment (off, on or auto), else off. Inputs
-/// holding Inf or NaN always run natively (verbosity 2 says so); a forced variant wins over this.
+/// Whether double-precision GEMMs may run emulated on the INT8 tensor cores: on device pointers, and on
+/// host operands the blocks of the host-resident GEMM. A new context takes GEMMKIT_FP64_EMULATION from
+/// the environment (off, on or auto), else off. Inputs holding Inf or NaN always run natively (verbosity 2
+/// says so); a forced variant wins over this.
 gk_status gk_set_fp64_emulation(gk_context ctx, gk_fp64_emulation mode);
 gk_status gk_get_fp64_emulation(gk_context ctx, gk_fp64_emulation* mode);
 /// Bits each scaled operand element keeps under emulation: 0 (default) for as many as the inputs need
@@ -144,6 +156,8 @@ gk_status gk_get_fp64_emulation(gk_context ctx, gk_fp64_emulation* mode);
 /// than the scheme carries run natively, verbosity 2 says why), or 8..62 for that error bound
 /// (docs/emulation.md) whatever the inputs. Fewer bits need fewer INT8 GEMMs.
 gk_status gk_set_fp64_emulation_bits(gk_context ctx, int bits);
+/// The emulation's scaling (default GK_FP64_EMULATION_SCALING_DEFAULT).
+gk_status gk_set_fp64_emulation_scaling(gk_context ctx, gk_fp64_emulation_scaling scaling);
 
 /// Message of the last failed call on this context ("" after a success). Never NULL.
 const char* gk_last_error(gk_context ctx);

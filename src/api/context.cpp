@@ -230,6 +230,16 @@ gk_status gk_set_fp64_emulation_bits(gk_context ctx, int bits) {
   return GK_SUCCESS;
 }
 
+gk_status gk_set_fp64_emulation_scaling(gk_context ctx, gk_fp64_emulation_scaling scaling) {
+  auto& c = resolve_context(ctx);
+  if (scaling != GK_FP64_EMULATION_SCALING_DEFAULT && scaling != GK_FP64_EMULATION_SCALING_FAST &&
+      scaling != GK_FP64_EMULATION_SCALING_ACCURATE) {
+    return fail(c, GK_INVALID_ARGUMENT, "scaling must be GK_FP64_EMULATION_SCALING_DEFAULT, _FAST or _ACCURATE", 2);
+  }
+  c.fp64_emulation_scaling = scaling;
+  return GK_SUCCESS;
+}
+
 char const* gk_last_variant(gk_context ctx) { return resolve_context(ctx).last_variant; }
 char const* gk_last_call_report(gk_context ctx) { return resolve_context(ctx).last_report.c_str(); }
 char const* gk_last_error(gk_context ctx) { return resolve_context(ctx).last_error.c_str(); }

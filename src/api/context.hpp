@@ -52,6 +52,7 @@ struct gk_context_st {
   /// gk_set_fp64_emulation (GEMMKIT_FP64_EMULATION at creation) and gk_set_fp64_emulation_bits.
   gk_fp64_emulation fp64_emulation = gemmkit::fp64_emulation_from_environment();
   int fp64_emulation_bits = 0;  ///< 0: as many as FP64 accuracy needs
+  gk_fp64_emulation_scaling fp64_emulation_scaling = GK_FP64_EMULATION_SCALING_DEFAULT;
   /// What the host-resident variants keep between calls (their buffers, the CPU share's rates).
   std::unique_ptr<gemmkit::VariantState> host_gemm_state;
 };
@@ -63,6 +64,9 @@ namespace gemmkit {
 inline ExecutionContext execution_context(gk_context_st const& ctx, bool overlaps_previous_kernel = false) {
   ExecutionContext exec{ctx.stream, ctx.device, overlaps_previous_kernel};
   exec.fp64_emulation_bits = ctx.fp64_emulation_bits;
+  exec.fp64_emulation_accurate =
+      ctx.fp64_emulation_scaling == GK_FP64_EMULATION_SCALING_ACCURATE ||
+      (ctx.fp64_emulation_scaling == GK_FP64_EMULATION_SCALING_DEFAULT && ctx.fp64_emulation == GK_FP64_EMULATION_AUTO);
   return exec;
 }
 

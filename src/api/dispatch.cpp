@@ -115,14 +115,15 @@ GemmVariant const* select_for_context(gk_context_st const& ctx, GemmProblem cons
   return select_for_context(ctx, problem, backend, ctx.device_memory_budget);
 }
 
-/// The FP64-emulating variant the context's setting asks for on this device-pointer problem, or
-/// nullptr: under ON the first that can run it, under AUTO only from the work from which the GPU's
-/// machine description measured emulation faster (none: never).
+/// The FP64-emulating variant the context's setting asks for on this problem (device pointers, or the
+/// host-resident pipeline's blocks), or nullptr: under ON the first that can run it, under AUTO only from
+/// the work and k from which the GPU's machine description measured emulation faster (none: never).
 GemmVariant const* emulation_variant(gk_context_st const& ctx, GemmProblem const& p) {
   if (ctx.fp64_emulation == GK_FP64_EMULATION_OFF || p.dtype != Dtype::kF64) return nullptr;
   if (ctx.fp64_emulation == GK_FP64_EMULATION_AUTO) {
     model::MachineDescription const& m = device_machine(ctx.device);
-    if (m.fp64_emulation_min_work <= 0 || double(p.m) * double(p.n) * double(p.k) < m.fp64_emulation_min_work) {
+    if (m.fp64_emulation_min_work <= 0 || double(p.m) * double(p.n) * double(p.k) < m.fp64_emulation_min_work ||
+        double(p.k) < m.fp64_emulation_min_k) {
       return nullptr;
     }
   }
@@ -137,10 +138,12 @@ GemmVariant const* emulation_variant(gk_context_st const& ctx, GemmProblem const
 }
 
 /// The variant for a problem: the forced one, else the selection table's. A forced CUDA kernel on
-/// host operands runs inside the host-resident variant, on its blocks (`device_kernel`).
+/// host operands runs inside the host-resident variant, on its blocks (`device_kernel`); so does the FP64
+/// emulation the context's setting asks for (`emulation_kernel`), on the blocks it can carry.
 gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform backend, GemmVariant const** out,
-                       GemmVariant const** device_kernel) {
+                       GemmVariant const** device_kernel, GemmVariant const** emulation_kernel) {
   *device_kernel = nullptr;
+  *emulation_kernel = nullptr;
   if (!ctx.forced_variant.empty()) {
     GemmVariant const* v = ctx.forced_variant_found;
     if (v == nullptr) return fail(ctx, GK_INVALID_ARGUMENT, "no registered variant named '" + ctx.forced_variant + "'");
@@ -173,6 +176,7 @@ gk_status pick_variant(gk_context_st& ctx, GemmProblem const& problem, Platform 
     }
   }
   *out = select_for_context(ctx, problem, backend);
+  if (*out != nullptr && (*out)->info().stages_host_operands) *emulation_kernel = emulation_variant(ctx, problem);
   if (*out == nullptr) {
     return fail(ctx, GK_NOT_SUPPORTED,
                 std::string("no registered ") + to_string(backend) + " variant for " + to_string(problem.dtype) +
@@ -197,7 +201,8 @@ GemmArguments single_problem(GemmArguments const& args, std::int64_t i) {
 /// stream-ordered device workspace within the memory budget), run. A variant that runs host
 /// operands on the GPUs also gets the context's pipeline settings and state slot.
 gk_status run_variant(gk_context_st& ctx, GemmVariant const& variant, GemmArguments const& args, Platform backend,
-                      ExecutionContext exec, GemmVariant const* device_kernel = nullptr) {
+                      ExecutionContext exec, GemmVariant const* device_kernel = nullptr,
+                      GemmVariant const* emulation_kernel = nullptr) {
   GemmProblem const& p = args.problem;
   HostGemmSettings host_gemm;
   std::string detail;
@@ -205,6 +210,7 @@ gk_status run_variant(gk_context_st& ctx, GemmVariant const& variant, GemmArgume
     host_gemm = ctx.host_gemm;
     host_gemm.device_budget = ctx.device_memory_budget;
     host_gemm.device_kernel = device_kernel;
+    host_gemm.emulation_kernel = emulation_kernel;
     exec.host_gemm = &host_gemm;
     exec.state = &ctx.host_gemm_state;
     exec.detail = &detail;
@@ -391,8 +397,12 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const
 
   GemmVariant const* variant = nullptr;
   GemmVariant const* device_kernel = nullptr;
-  if (gk_status s = pick_variant(ctx, p, backend, &variant, &device_kernel); s != GK_SUCCESS) return s;
+  GemmVariant const* emulation_kernel = nullptr;
+  if (gk_status s = pick_variant(ctx, p, backend, &variant, &device_kernel, &emulation_kernel); s != GK_SUCCESS) {
+    return s;
+  }
   note(ctx, 2, "variant ", variant->info().id);
+  if (emulation_kernel != nullptr) note(ctx, 2, "its blocks FP64-emulated by ", emulation_kernel->info().id);
 
   // An emulation the context's setting chose may decline inputs it cannot carry to FP64 accuracy.
   bool const may_decline = variant->info().emulates_fp64 && ctx.forced_variant.empty();
@@ -400,7 +410,7 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const
   ExecutionContext variant_exec = exec;
   variant_exec.fp64_emulation_may_decline = may_decline;
   variant_exec.decline_reason = &declined;
-  gk_status const s = run_variant(ctx, *variant, args, backend, variant_exec, device_kernel);
+  gk_status const s = run_variant(ctx, *variant, args, backend, variant_exec, device_kernel, emulation_kernel);
   if (s == GK_NOT_SUPPORTED && may_decline) {
     // The scheme left before writing anything: the native selection runs.
     GemmVariant const* native = select_for_context(ctx, p, backend);
@@ -427,7 +437,10 @@ gk_status plan_dispatch(gk_context_st& ctx, GemmArguments const& args, DispatchP
   }
   GemmVariant const* variant = nullptr;
   GemmVariant const* device_kernel = nullptr;
-  if (gk_status s = pick_variant(ctx, p, backend, &variant, &device_kernel); s != GK_SUCCESS) return s;
+  GemmVariant const* emulation_kernel = nullptr;
+  if (gk_status s = pick_variant(ctx, p, backend, &variant, &device_kernel, &emulation_kernel); s != GK_SUCCESS) {
+    return s;
+  }
   plan->variant = variant->info().id.c_str();
   plan->host_resident = variant->info().stages_host_operands;
   plan->on_gpu = plan->on_gpu || plan->host_resident;

@@ -84,6 +84,9 @@ struct HostGemmSettings {
   gk_host_memory host_memory = GK_HOST_MEMORY_AUTO;
   bool cpu_share = false;
   GemmVariant const* device_kernel = nullptr;  ///< a forced CUDA variant for the blocks; nullptr: the table's
+  /// The FP64 emulation the context's setting asks for, run on the blocks first (ExecutionContext's
+  /// fp64_emulation_* settings); nullptr: none.
+  GemmVariant const* emulation_kernel = nullptr;
 };
 
 /// Where a variant runs: the CUDA stream (cudaStream_t) and device, unused on the CPU.
@@ -100,6 +103,8 @@ struct ExecutionContext {
   /// For variants that emulate FP64 (VariantInfo::emulates_fp64): bits per operand element, 0 for what
   /// the inputs need to be as accurate as FP64 GEMM.
   int fp64_emulation_bits = 0;
+  /// The accurate scaling (gk_fp64_emulation_scaling): per-element bounds from one more INT8 GEMM.
+  bool fp64_emulation_accurate = false;
   /// The context's setting chose the emulation (not a forced variant): inputs whose accuracy it cannot
   /// reach leave it (GK_NOT_SUPPORTED, nothing written, the reason in `decline_reason`).
   bool fp64_emulation_may_decline = false;

@@ -52,6 +52,7 @@ Field const kFields[] = {
     {"host_gemm_min_work", &MachineDescription::host_gemm_min_work, false},
     {"host_gemm_min_k", &MachineDescription::host_gemm_min_k, false},
     {"fp64_emulation_min_work", &MachineDescription::fp64_emulation_min_work, false},
+    {"fp64_emulation_min_k", &MachineDescription::fp64_emulation_min_k, false},
     {"lds32_latency_cycles", &MachineDescription::lds32_latency_cycles, false},
     {"lds64_latency_cycles", &MachineDescription::lds64_latency_cycles, false},
     {"lds128_latency_cycles", &MachineDescription::lds128_latency_cycles, false},

@@ -41,9 +41,11 @@ struct MachineDescription {
   /// measured on that machine.
   double host_gemm_min_work = 0;
   double host_gemm_min_k = 0;
-  /// Device-pointer DGEMMs from this much work (m*n*k) on run faster emulated on the INT8 tensor cores
+  /// DGEMMs from this much work (m*n*k) on, with k at least fp64_emulation_min_k (the reconstruction costs
+  /// per element of C, whatever k), run faster emulated on the INT8 tensor cores with the accurate scaling
   /// than natively (GK_FP64_EMULATION_AUTO); 0: measured faster nowhere.
   double fp64_emulation_min_work = 0;
+  double fp64_emulation_min_k = 0;
   // Latencies in SM cycles: dependent chains in one warp (read-after-write, seed 001 Tables 2, 3).
   double lds32_latency_cycles = 0, lds64_latency_cycles = 0, lds128_latency_cycles = 0;
   double dfma_latency_cycles = 0, ffma_latency_cycles = 0, integer_latency_cycles = 0;
@@ -145,9 +147,9 @@ inline MachineDescription h200_sxm() {
   // (m = k = 8192) at every n from 32 (2.0x).
   m.host_gemm_min_work = 768.0 * 768.0 * 768.0;
   m.host_gemm_min_k = 512;
-  // dgemm_ozaki2_int8_cublas at 0.50 / 0.78 / 0.94x cuBLAS at n = 4096 / 8192 / 16384
-  // (bench/results/h200/emulation.jsonl): faster nowhere yet.
-  m.fp64_emulation_min_work = 0;
+  // The accurate scaling's emulation against cuBLAS's DGEMM (bench/results/h200/emulation.jsonl).
+  m.fp64_emulation_min_work = 6144.0 * 6144.0 * 6144.0;
+  m.fp64_emulation_min_k = 3072;
   m.power_limit_w = 700;
   m.registers_per_sm = 65536;
   m.max_registers_per_thread = 255;

@@ -10,6 +10,7 @@
 #include "ooc/cuda_resources.hpp"
 #include "ooc/device_layout.hpp"
 #include "ooc/worker.hpp"
+#include "registry/gemm_variant.hpp"
 
 #include <cuda_runtime.h>
 
@@ -32,6 +33,12 @@ ExecutorCachePtr make_executor_cache() { return ExecutorCachePtr(new ExecutorCac
 namespace {
 
 // ---- the call -----------------------------------------------------------------------------------
+
+/// Emulated blocks against the in-core FP64 rate the plan models: the emulation ran 1.35x / 1.43x cuBLAS's
+/// DGEMM at 8192^3 / 16384^3 on the H200 (bench/results/h200/emulation.jsonl), which a rate of 1.5x with
+/// half of it at depth 768 fits; its per-element reconstruction makes thin K chunks costlier than natively.
+constexpr double kEmulatedRate = 1.5;
+constexpr double kEmulatedDepthForHalfRate = 768;
 
 /// True when [pointer, pointer + bytes) is page-locked host memory the DMA engines can use.
 bool is_pinned(void const* pointer, std::size_t bytes) {
@@ -153,7 +160,22 @@ gk_status execute(GemmArguments const& args, ExecutorOptions const& options, Exe
   request.store_sub_blocks = level >= 4 ? std::max(options.store_sub_blocks, 1) : 1;
   request.workers = int(workers);
   request.rates = executor_rates(planning_machine(), int(e), staged_a || staged_b, staged_c);
-  Plan const plan = options.forced_tile > 0 ? plan_forced_tile(request, options.forced_tile) : make_plan(request);
+  if (options.emulation_kernel != nullptr) {
+    request.rates.device_flops *= kEmulatedRate;
+    request.rates.depth_for_half_rate = kEmulatedDepthForHalfRate;
+  }
+  Plan plan = options.forced_tile > 0 ? plan_forced_tile(request, options.forced_tile) : make_plan(request);
+  // The emulation's workspace (its tile's residues and int32 products) comes out of the same budget: a plan
+  // that leaves too little is made again within what remains.
+  for (int attempt = 0; options.emulation_kernel != nullptr && plan.error.empty() && attempt < 3; ++attempt) {
+    GemmProblem tile = p;
+    tile.m = plan.tile_rows, tile.n = plan.tile_cols, tile.k = plan.tile_depth;
+    std::size_t const workspace = options.emulation_kernel->workspace_bytes(tile);
+    if (plan.device_bytes + workspace <= request.device_budget) break;
+    if (workspace >= request.device_budget) break;  // the workers' set-up says what does not fit
+    request.device_budget -= workspace;
+    plan = options.forced_tile > 0 ? plan_forced_tile(request, options.forced_tile) : make_plan(request);
+  }
   if (!plan.error.empty()) return fail(GK_ALLOCATION_FAILED, "host-resident plan: " + plan.error);
 
   std::vector<std::int64_t> block_first_unit;

@@ -64,6 +64,12 @@ struct ExecutorOptions {
   /// how the benchmark measures tiles the model did not pick. 0 = the model's tile.
   std::int64_t forced_tile = 0;
   GemmVariant const* forced_kernel = nullptr;  ///< a CUDA variant to run on the blocks instead of the table's
+  /// FP64 emulation on the blocks (the context's GK_FP64_EMULATION setting): this variant runs every block it
+  /// can, with these two settings; a block whose inputs it declines runs on the table's (or forced) kernel.
+  /// The plan then leaves room for its workspace and counts on its rate.
+  GemmVariant const* emulation_kernel = nullptr;
+  int fp64_emulation_bits = 0;
+  bool fp64_emulation_accurate = false;
   double cpu_fraction = 0;       ///< execute_with_cpu_share: a fixed CPU share of C's columns; 0 = from measured rates
   int cpu_threads = 0;           ///< execute_with_cpu_share: CPU BLAS threads; 0 = cpu_share_threads' rule
   std::vector<TimelineEvent>* timeline = nullptr;  ///< when set, every operation is timed into it

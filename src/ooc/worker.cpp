@@ -126,8 +126,14 @@ void Worker::run() {
 }
 
 std::string Worker::kernel_id() const {
-  auto const it = kernels_.find({job_.plan.tile_rows, job_.plan.tile_cols, job_.plan.tile_depth});
-  return it != kernels_.end() ? it->second->info().id : std::string();
+  KernelShape const tile{job_.plan.tile_rows, job_.plan.tile_cols, job_.plan.tile_depth};
+  auto const it = kernels_.find(tile);
+  std::string id = it != kernels_.end() ? it->second->info().id : std::string();
+  if (auto const e = emulation_kernels_.find(tile); e != emulation_kernels_.end()) {
+    id = e->second->info().id + " (" + std::to_string(emulated_blocks_) + " kernel calls emulated, " +
+         std::to_string(declined_blocks_) + " declined to " + id + ")";
+  }
+  return id;
 }
 
 bool Worker::check(cudaError_t e, char const* what) {
@@ -193,14 +199,21 @@ bool Worker::select_kernels(int cc, std::size_t workspace_limit) {
     }
     workspace_bytes_ = std::max(workspace_bytes_, v->workspace_bytes(kp));
     kernels_[s] = v;
+    GemmVariant const* emulation = job_.options.emulation_kernel;
+    if (emulation != nullptr && emulation->can_implement(kp) == GK_SUCCESS) {
+      workspace_bytes_ = std::max(workspace_bytes_, emulation->workspace_bytes(kp));
+      emulation_kernels_[s] = emulation;
+    }
   }
   return true;
 }
 
 std::vector<GemmVariant const*> Worker::distinct_kernels() const {
   std::vector<GemmVariant const*> out;
-  for (auto const& [shape, v] : kernels_) {
-    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  for (auto const* kernels : {&kernels_, &emulation_kernels_}) {
+    for (auto const& [shape, v] : *kernels) {
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    }
   }
   return out;
 }
@@ -249,6 +262,25 @@ bool Worker::run_kernel(KernelShape const& shape, char const* A, char const* B, 
   ka.alpha = job_.args.alpha;
   ka.beta = beta;
   ka.A = A, ka.B = B, ka.C = C;
+  if (auto const emulation = emulation_kernels_.find(shape); emulation != emulation_kernels_.end()) {
+    ExecutionContext exec{compute_.get(), device_};
+    exec.fp64_emulation_bits = job_.options.fp64_emulation_bits;
+    exec.fp64_emulation_accurate = job_.options.fp64_emulation_accurate;
+    exec.fp64_emulation_may_decline = true;
+    std::string declined;
+    exec.decline_reason = &declined;
+    gk_status const s = emulation->second->run(ka, workspace_, exec);
+    if (s == GK_SUCCESS) {
+      ++emulated_blocks_;
+      return true;
+    }
+    if (s != GK_NOT_SUPPORTED) {
+      job_.failure.raise(s, "device " + std::to_string(device_) + ": kernel '" + emulation->second->info().id +
+                                "' failed" + (s == GK_CUDA_ERROR ? ": " + cuda_error_text(cudaGetLastError(), "launch") : ""));
+      return false;
+    }
+    ++declined_blocks_;  // the block's inputs leave the emulation, which wrote nothing: the native kernel
+  }
   if (gk_status s = v->run(ka, workspace_, ExecutionContext{compute_.get(), device_}); s != GK_SUCCESS) {
     job_.failure.raise(s, "device " + std::to_string(device_) + ": kernel '" + v->info().id + "' failed" +
                               (s == GK_CUDA_ERROR ? ": " + cuda_error_text(cudaGetLastError(), "launch") : ""));

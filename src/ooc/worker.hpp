@@ -116,6 +116,8 @@ class Worker {
   int level_;
   WorkerTimeline timeline_;
   std::map<KernelShape, GemmVariant const*> kernels_;
+  std::map<KernelShape, GemmVariant const*> emulation_kernels_;  ///< shapes the emulation may run first
+  std::int64_t emulated_blocks_ = 0, declined_blocks_ = 0;
   std::size_t workspace_bytes_ = 0;
   DeviceLayout layout_;
   Stream compute_, h2d_, d2h_;

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -124,8 +125,8 @@ class Ozaki2Dgemm final : public GemmVariant {
   }
 
   /// Problems of a strided batch run one after another in the one workspace with one plan: every problem's
-  /// operands are measured (Inf and NaN, spread) first, so a batch that leaves the scheme has written
-  /// nothing.
+  /// operands are measured (Inf and NaN, spread, and under the accurate scaling every element's bounds)
+  /// first, so a batch that leaves the scheme has written nothing.
   gk_status run(GemmArguments const& args, void* workspace, ExecutionContext const& exec) const override {
     GemmProblem const& p = args.problem;
     auto const* A = static_cast<double const*>(args.A);
@@ -142,7 +143,10 @@ class Ozaki2Dgemm final : public GemmVariant {
     PhaseTimer timer(exec.detail != nullptr, stream);  // verbosity 2: events between the phases
     if (cudaMemsetAsync(base + sizing.summary, 0, sizeof(ozaki2::Summary), stream) != cudaSuccess) return GK_CUDA_ERROR;
     for (std::int64_t b = 0; b < p.batch; ++b) {
-      if (!ozaki2::find_scales(p, A + b * p.stride_a, B + b * p.stride_b, workspace, sizing, exec.stream).empty()) {
+      double const* const a = A + b * p.stride_a;
+      double const* const bm = B + b * p.stride_b;
+      if (!ozaki2::find_scales(p, a, bm, workspace, sizing, exec.stream).empty() ||
+          (exec.fp64_emulation_accurate && !bound_elements(p, a, bm, workspace, sizing, exec).empty())) {
         return GK_CUDA_ERROR;
       }
     }
@@ -189,14 +193,30 @@ class Ozaki2Dgemm final : public GemmVariant {
     }
     if (exec.detail != nullptr) {
       *exec.detail = std::to_string(chosen.moduli) + " moduli, " + std::to_string(chosen.bits) + " bits, spread " +
-                     format_spread(ozaki2::spread_of(summary)) + "; " +
-                     timer.report({"residues", "INT8 GEMMs", "reconstruction", "maxima and checks"});
+                     format_spread(ozaki2::spread_of(summary)) +
+                     (exec.fp64_emulation_accurate ? ", accurate scaling; " : ", fast scaling; ") +
+                     timer.report({"residues", "INT8 GEMMs", "reconstruction", "scaling"});
     }
     return GK_SUCCESS;
   }
 
  private:
   static constexpr std::int64_t kIntMax = 2147483647;
+
+  /// The accurate scaling's bounds for one problem whose maxima and sums are in the workspace: its quantized
+  /// magnitudes' INT8 GEMM, block by block of columns, into the Summary.
+  std::string bound_elements(GemmProblem const& p, double const* A, double const* B, void* workspace,
+                             ozaki2::DeviceLayout const& layout, ExecutionContext const& exec) const {
+    ozaki2::Plan const one{1, 7, 0};
+    std::string e = ozaki2::make_magnitudes(p, ozaki2::Operand::kA, A, 0, p.m, workspace, layout, exec.stream);
+    for (std::int64_t j0 = 0; j0 < p.n && e.empty(); j0 += layout.block_columns) {
+      std::int64_t const columns = std::min(layout.block_columns, p.n - j0);
+      e = ozaki2::make_magnitudes(p, ozaki2::Operand::kB, B, j0, columns, workspace, layout, exec.stream);
+      if (e.empty()) e = int8_products(p, one, layout, columns, workspace, exec);
+      if (e.empty()) e = ozaki2::bound_elements(p, j0, columns, workspace, layout, exec.stream);
+    }
+    return e;
+  }
 
   /// The block's products, one INT8 GEMM per modulus in one batched call: "" or what failed.
   std::string int8_products(GemmProblem const& p, ozaki2::Plan const& plan, ozaki2::DeviceLayout const& layout,
@@ -229,9 +249,10 @@ class Ozaki2Dgemm final : public GemmVariant {
     return text;
   }
 
-  /// The context's bits, or those FP64 accuracy needs at the inputs' spread. A plan the context's
-  /// setting chose declines what it cannot carry (moduli = 0 and the reason); a forced variant takes the
-  /// most bits it can instead.
+  /// The context's bits, else under the fast scaling those FP64 accuracy needs at the inputs' spread and under
+  /// the accurate scaling those every element's bound needs; the moduli from plan_for_bits, or from the
+  /// accurate scaling's bounds. A plan the context's setting chose declines what it cannot carry (moduli = 0
+  /// and the reason); a forced variant takes the most bits it can instead.
   static ozaki2::Plan choose_plan(GemmProblem const& p, ozaki2::Summary const& summary, ExecutionContext const& exec,
                                   std::string* why) {
     std::int64_t const k = std::max<std::int64_t>(p.k, 1);
@@ -239,22 +260,37 @@ class Ozaki2Dgemm final : public GemmVariant {
       *why = "Inf or NaN in A or B";
       return {};
     }
+    bool const accurate = exec.fp64_emulation_accurate;
+    double const product_bound = as_double(summary.product_bound_bits), sum_bound = as_double(summary.sum_bound_bits);
+    auto const plan_for = [&](int b) {
+      return accurate ? ozaki2::plan_for_bounds(b, product_bound, sum_bound, k) : ozaki2::plan_for_bits(b, k);
+    };
     if (exec.fp64_emulation_bits > 0) {
-      ozaki2::Plan const plan = ozaki2::plan_for_bits(exec.fp64_emulation_bits, k);
+      ozaki2::Plan const plan = plan_for(exec.fp64_emulation_bits);
       if (plan.moduli == 0) *why = std::to_string(exec.fp64_emulation_bits) + " bits need more moduli than there are";
       return plan;
     }
     double const spread = ozaki2::spread_of(summary);
-    int const bits = ozaki2::bits_for_fp64_accuracy(spread);
-    ozaki2::Plan const plan = ozaki2::plan_for_bits(std::min(bits, ozaki2::kMaxBits), k);
+    int const bits = accurate ? std::max(summary.required_bits, 1) : ozaki2::bits_for_fp64_accuracy(spread);
+    ozaki2::Plan const plan = plan_for(std::min(bits, ozaki2::kMaxBits));
     if (bits <= ozaki2::kMaxBits && plan.moduli > 0) return plan;
     if (exec.fp64_emulation_may_decline) {
-      *why = "the inputs' spread " + format_spread(spread) + " needs " + std::to_string(bits) +
-             " bits per element for FP64 accuracy, more than the scheme carries";
+      *why = accurate ? "an element of C needs " + (bits > ozaki2::kMaxBits + 30 ? std::string("unboundedly many")
+                                                                                   : std::to_string(bits)) +
+                            " bits per operand element for its error bound (|A||B| of it too small for the "
+                            "rounding of the rows' and columns' largest), more than the scheme carries"
+                     : "the inputs' spread " + format_spread(spread) + " needs " + std::to_string(bits) +
+                           " bits per element for FP64 accuracy, more than the scheme carries";
       return {};
     }
-    ozaki2::Plan const most = ozaki2::plan_for_bits(ozaki2::kMaxBits, k);
+    ozaki2::Plan const most = plan_for(ozaki2::kMaxBits);
     return most.moduli > 0 ? most : ozaki2::plan_for_moduli(ozaki2::kMaxModuli, k);
+  }
+
+  static double as_double(unsigned long long bits) {
+    double value = 0;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
   }
 
   Engine engine_;

@@ -56,6 +56,9 @@ class HostResidentGemm final : public GemmVariant {
     options.level = ooc::PipelineLevel(settings.pipeline_level);
     options.host_memory = host_memory(settings.host_memory);
     options.forced_kernel = settings.device_kernel;
+    options.emulation_kernel = settings.emulation_kernel;
+    options.fp64_emulation_bits = exec.fp64_emulation_bits;
+    options.fp64_emulation_accurate = exec.fp64_emulation_accurate;
 
     // A caller that keeps no state (a test, a one-off) gets buffers for this call only.
     std::unique_ptr<VariantState> call_state;

@@ -516,7 +516,11 @@ TEST(ContextApi, Fp64EmulationDefaultsFromTheEnvironmentAndChecksItsArguments) {
   EXPECT_EQ(gk_set_fp64_emulation_bits(ctx, 0), GK_SUCCESS);   // as FP64 accuracy needs
   EXPECT_EQ(gk_set_fp64_emulation_bits(ctx, 62), GK_SUCCESS);
   EXPECT_EQ(gk_set_fp64_emulation_bits(ctx, 40), GK_SUCCESS);
-  // Host operands are not emulated: the CPU path gives the product as before.
+  EXPECT_EQ(gk_set_fp64_emulation_scaling(ctx, static_cast<gk_fp64_emulation_scaling>(3)), GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_error_parameter(ctx), 2);
+  EXPECT_EQ(gk_set_fp64_emulation_scaling(ctx, GK_FP64_EMULATION_SCALING_ACCURATE), GK_SUCCESS);
+  EXPECT_EQ(gk_set_fp64_emulation_scaling(ctx, GK_FP64_EMULATION_SCALING_FAST), GK_SUCCESS);
+  // Host operands this small stay on the CPU, not emulated: the CPU path gives the product as before.
   GemmProblem const p = make_problem(Dtype::kF64, GK_OP_N, GK_OP_T, 37, 29, 41);
   Operands<double> ops = make_operands<double>(p, 0.5);
   Matrix<double> const C0 = ops.C;

@@ -254,6 +254,10 @@ void add_gemm(Builder& b, CLI::App* cmd) {
                     }
                     return std::string();
                   });
+  cmd->add_flag("--split", o.split_inputs,
+                "with --emulate: also a case whose rows of A are large (up to 1/2) in the first half of k and "
+                "2^-30 times that in the second, the columns of B the other way round: each element of |A||B| "
+                "far below what the rows' and columns' largest suggest (the fast scaling's blind spot)");
   cmd->add_flag("--cpu", o.force_cpu, "host pointers and the CPU path even when a GPU is present");
   b.device(cmd);
   b.timing(cmd, "3 on the GPU, 1 on the CPU", "10 on the GPU, 5 on the CPU", "20", true);
@@ -466,6 +470,10 @@ void add_ooc(Builder& b, CLI::App* cmd) {
   Builder::parsed(cmd, "--tile", "LIST",
                   "square tile sides forced on gemmkit's rows (full K; default 0: the planner's choice)",
                   [&o](std::string const& v) { return parse_count_list(v, &o.tiles); });
+  Builder::parsed(cmd, "--emulate", "LIST",
+                  "off,fast,accurate (default off): gemmkit's rows with the blocks native, or FP64-emulated on the "
+                  "INT8 tensor cores with that scaling (f64)",
+                  names(&o.emulation, {"off", "fast", "accurate"}, "takes off, fast and/or accurate"));
   Builder::integer(cmd, "--reps", &o.reps, 1, "timed calls per case, median reported (default 3)");
   Builder::integer(cmd, "--warmup", &o.warmup, 0, "untimed calls per case (default 1)");
   Builder::number(

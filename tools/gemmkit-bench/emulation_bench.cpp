@@ -4,7 +4,10 @@
     each one's error against a long-double reference and the emulation's moduli and time split.
 
     Operands are (U(0,1) - 0.5) exp(phi N(0,1)) (the Ozaki papers' generator; phi = 0 is full-mantissa
-    uniform data), fresh per case. The error of a side is the largest, over a fixed sample of elements of
+    uniform data), fresh per case, or with --split the adversarial case of the accurate scaling.
+    Sides: the emulation under GK_FP64_EMULATION_ON with the fast and with the accurate scaling, under
+    _AUTO (accurate, and native below the machine's bound or where the bound cannot be met), native
+    gemmkit, cuBLAS, cuBLAS's emulation, and forced variants. The error of a side is the largest, over a fixed sample of elements of
     C, of |c - ref| / (|A| |B|)_ij, ref and |A||B| accumulated in long double on the host.
 */
 #include "emulation_bench.hpp"
@@ -23,6 +26,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #if GEMMKIT_WITH_CUDA
@@ -43,8 +47,16 @@ struct Side {
   gk_context ctx = nullptr;
   std::vector<double> times_ms;
   double error = kNotMeasured;   ///< max |c - ref| / (|A||B|)_ij over the sample
+  gk_fp64_emulation_scaling scaling = GK_FP64_EMULATION_SCALING_DEFAULT;
   std::string ran;               ///< the variant that ran
+  std::string report;            ///< an emulation's moduli and time split
   std::string failure;
+};
+
+/// The operands of a case: phi's generator, or the split case (--split).
+struct Inputs {
+  double phi = 0;
+  bool split = false;
 };
 
 /// Elements (U(0,1) - 0.5) exp(phi N(0,1)) from a counter-based generator: the same matrix for a seed
@@ -66,6 +78,16 @@ void fill(std::vector<double>& x, double phi, std::uint64_t seed) {
       value *= std::exp(phi * std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2));
     }
     x[std::size_t(i)] = value;
+  }
+}
+
+/// The split case: column h of A (rows of op(A) along k) keeps its values for h < k/2 and is scaled by
+/// 2^-30 beyond; row h of B the other way round.
+void split(std::vector<double>& A, std::vector<double>& B, std::int64_t m, std::int64_t n, std::int64_t k) {
+  for (std::int64_t h = 0; h < k; ++h) {
+    bool const first_half = h < k / 2;
+    for (std::int64_t i = 0; i < m; ++i) A[std::size_t(i + h * m)] *= first_half ? 1.0 : 0x1p-30;
+    for (std::int64_t j = 0; j < n; ++j) B[std::size_t(h + j * k)] *= first_half ? 0x1p-30 : 1.0;
   }
 }
 
@@ -118,7 +140,9 @@ int run_emulation(Options const& o) {
   if (shapes.empty()) {
     for (std::int64_t n : {4096, 8192, 16384}) shapes.push_back({n, n, n, std::nullopt});
   }
-  std::vector<double> const phis = o.phi.empty() ? std::vector<double>{0.0} : o.phi;
+  std::vector<Inputs> inputs;
+  for (double phi : o.phi.empty() ? std::vector<double>{0.0} : o.phi) inputs.push_back({phi, false});
+  if (o.split_inputs) inputs.push_back({0.0, true});
   int const reps = o.reps > 0 ? o.reps : 5;
   int const warmup = o.warmup >= 0 ? o.warmup : 1;
   std::string const suite = o.suite.empty() ? "emulation" : o.suite;
@@ -130,13 +154,22 @@ int run_emulation(Options const& o) {
     }
   }
 
-  std::vector<Side> sides = {{"gemmkit emulated", "", GK_FP64_EMULATION_ON},
-                             {"gemmkit native", "", GK_FP64_EMULATION_OFF},
-                             {"cuBLAS", "cublas_dgemm", GK_FP64_EMULATION_OFF},
-                             {"cuBLAS emulated", "cublas_dgemm_emulated", GK_FP64_EMULATION_OFF}};
+  auto const side = [](std::string name, std::string variant, gk_fp64_emulation emulation,
+                       gk_fp64_emulation_scaling scaling = GK_FP64_EMULATION_SCALING_DEFAULT) {
+    Side s;
+    s.name = std::move(name), s.variant = std::move(variant), s.emulation = emulation, s.scaling = scaling;
+    return s;
+  };
+  std::vector<Side> sides = {side("gemmkit emulated", "", GK_FP64_EMULATION_ON),
+                             side("gemmkit accurate", "", GK_FP64_EMULATION_ON, GK_FP64_EMULATION_SCALING_ACCURATE),
+                             side("gemmkit auto", "", GK_FP64_EMULATION_AUTO),
+                             side("gemmkit native", "", GK_FP64_EMULATION_OFF),
+                             side("cuBLAS", "cublas_dgemm", GK_FP64_EMULATION_OFF),
+                             side("cuBLAS emulated", "cublas_dgemm_emulated", GK_FP64_EMULATION_OFF)};
+  std::size_t const cublas_side = 4;
   if (!o.variants.empty()) {
     for (std::string const& id : match_variants(o.variants, Dtype::kF64, Platform::kCuda)) {
-      sides.push_back({id, id, GK_FP64_EMULATION_OFF});
+      sides.push_back(side(id, id, GK_FP64_EMULATION_OFF));
     }
   }
   cudaStream_t stream = nullptr;
@@ -147,6 +180,7 @@ int run_emulation(Options const& o) {
   for (Side& s : sides) {
     if (gk_create(&s.ctx) != GK_SUCCESS || gk_set_device(s.ctx, o.device) != GK_SUCCESS ||
         gk_set_stream(s.ctx, stream) != GK_SUCCESS || gk_set_fp64_emulation(s.ctx, s.emulation) != GK_SUCCESS ||
+        gk_set_fp64_emulation_scaling(s.ctx, s.scaling) != GK_SUCCESS ||
         (!s.variant.empty() && gk_set_variant(s.ctx, s.variant.c_str()) != GK_SUCCESS)) {
       std::fprintf(stderr, "gemmkit-bench: setting up %s: %s\n", s.name.c_str(), gk_last_error(s.ctx));
       return 1;
@@ -156,16 +190,18 @@ int run_emulation(Options const& o) {
   std::printf("f64 nn, alpha 1, beta 0, device pointers; %d timed reps per side after %d warm-up, sides interleaved; "
               "error: max |c - ref| / (|A||B|)_ij over 256 sampled elements (long-double reference)\n",
               reps, warmup);
-  TablePrinter table({{"case", 18, true}, {"phi", 4}, {"side", 22, true}, {"ms", 9}, {"TFLOP/s", 8},
+  TablePrinter table({{"case", 18, true}, {"phi", 5}, {"side", 22, true}, {"ms", 9}, {"TFLOP/s", 8},
                       {"vs cuBLAS", 9}, {"error", 9}, {"err/cuBLAS", 10}, {"variant", 26, true}});
   table.print_header();
   int failed = 0;
   for (ShapeSpec const& shape : shapes) {
     std::int64_t const m = shape.m, n = shape.n, k = shape.k;
-    for (double phi : phis) {
+    for (Inputs const& in : inputs) {
+      double const phi = in.phi;
       std::vector<double> A(std::size_t(m * k)), B(std::size_t(k * n));
       fill(A, phi, std::uint64_t(m * 3 + k) * 1000 + std::uint64_t(phi * 100));
       fill(B, phi, std::uint64_t(n * 5 + k) * 1000 + std::uint64_t(phi * 100) + 1);
+      if (in.split) split(A, B, m, n, k);
       std::vector<Sample> const sample = reference_sample(A, B, m, n, k, 256);
       double *dA = nullptr, *dB = nullptr, *dC = nullptr;
       std::size_t const c_bytes = std::size_t(m * n) * sizeof(double);
@@ -182,9 +218,8 @@ int run_emulation(Options const& o) {
       };
       // Correctness and error first, each side on a NaN-filled C (beta = 0 must not read it).
       std::vector<double> C(std::size_t(m * n));
-      std::string report;
       for (Side& s : sides) {
-        s.times_ms.clear(), s.error = kNotMeasured, s.failure.clear(), s.ran.clear();
+        s.times_ms.clear(), s.error = kNotMeasured, s.failure.clear(), s.ran.clear(), s.report.clear();
         cudaMemset(dC, 0xff, c_bytes);
         bool const emulated = s.emulation != GK_FP64_EMULATION_OFF;
         if (emulated) gk_set_verbosity(s.ctx, 2);  // its moduli and time split, into gk_last_call_report
@@ -196,7 +231,7 @@ int run_emulation(Options const& o) {
           continue;
         }
         s.ran = gk_last_variant(s.ctx);
-        if (emulated) report = gk_last_call_report(s.ctx);
+        if (emulated) s.report = gk_last_call_report(s.ctx);
         double worst = 0;
         for (Sample const& e : sample) {
           double const c = C[std::size_t(e.i + e.j * m)];
@@ -230,32 +265,37 @@ int run_emulation(Options const& o) {
       }
       std::optional<int> const sm_mhz = sm_clock_mhz(machine.gpu->pci_bus_id);
       double const flops = 2.0 * double(m) * double(n) * double(k);
-      Side const& cublas = sides[2];
+      Side const& cublas = sides[cublas_side];
       double const cublas_ms = summarize(cublas.times_ms).median;
       std::string const name = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + "_nn";
       JsonObject row;
       row.add_string("suite", suite).add_string("case", name).add_int("m", m).add_int("n", n).add_int("k", k);
-      row.add_number("phi", phi);
+      row.add_number("phi", phi).add_string("inputs", in.split ? "split" : "spread");
       for (Side const& s : sides) {
         double const ms = summarize(s.times_ms).median;
         double const tflops = flops / ms * 1e-9;
         bool const bad = !s.failure.empty() || !(s.error == s.error) || std::isinf(s.error);
         if (bad && s.variant != "cublas_dgemm_emulated") ++failed;  // cuBLAS's emulation may be absent
-        table.print_row({name, format("%.1f", phi), s.name, bad && s.failure.size() ? "failed" : format("%.2f", ms),
+        table.print_row({name, in.split ? "split" : format("%.1f", phi), s.name, bad && s.failure.size() ? "failed" : format("%.2f", ms),
                          format("%.1f", tflops), format("%.2fx", cublas_ms / ms), format("%.2e", s.error),
                          format("%.2f", s.error / cublas.error), s.failure.empty() ? s.ran : s.failure});
         JsonObject side;
         side.add_string("variant", s.ran).add_number("ms", ms).add_number("tflops", tflops);
         side.add_number("error", s.error).add_number("speedup_vs_cublas", cublas_ms / ms);
         if (!s.failure.empty()) side.add_string("failure", s.failure);
+        if (!s.report.empty()) side.add_string("report", s.report);
         std::string key = s.name;
         std::replace(key.begin(), key.end(), ' ', '_');
         row.add_object(key, side);
       }
+      std::string const& report = sides[0].report;
       row.add_string("emulation_report", report).add_int("moduli", moduli_in(report));
+      row.add_int("accurate_moduli", moduli_in(sides[1].report));
       row.add_number("emulated_speedup_vs_cublas", cublas_ms / summarize(sides[0].times_ms).median);
       row.add_number("emulated_error_vs_cublas", sides[0].error / cublas.error);
-      if (!report.empty()) std::printf("  gemmkit emulated: %s\n", report.c_str());
+      for (Side const& s : sides) {
+        if (!s.report.empty()) std::printf("  %s: %s\n", s.name.c_str(), s.report.c_str());
+      }
       add_gpu_device_keys(row, machine, sm_mhz);
       add_run_keys(row, machine);
       if (json.is_open()) json.write(row);

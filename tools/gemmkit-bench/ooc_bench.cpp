@@ -281,6 +281,30 @@ std::string copy_rates(std::vector<ooc::TimelineEvent> const& events, char const
   return rates;
 }
 
+/// The FP64 emulation the API's setting would run on device 0's blocks (nullptr for f32 or none).
+GemmVariant const* emulation_kernel(Dtype dtype) {
+  if (dtype != Dtype::kF64) return nullptr;
+  int major = 0, minor = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+  for (GemmVariant const* v : variant_registry().variants()) {
+    VariantInfo const& info = v->info();
+    if (info.emulates_fp64 && info.backend == Platform::kCuda && info.min_sm <= major * 10 + minor) return v;
+  }
+  return nullptr;
+}
+
+/// The rows of one setting: each emulation mode (CPU share off), and each CPU thread count of a share.
+std::vector<std::pair<std::string, std::int64_t>> emulation_and_threads(OocOptions const& o, bool cpu_share) {
+  std::vector<std::pair<std::string, std::int64_t>> rows;
+  if (cpu_share) {
+    for (std::int64_t threads : o.cpu_threads) rows.emplace_back("off", threads);
+  } else {
+    for (std::string const& emulation : o.emulation) rows.emplace_back(emulation, 0);
+  }
+  return rows;
+}
+
 /// gemmkit's host-resident GEMM through the executor the API routes to, its buffers kept between calls.
 template <typename T>
 Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::ExecutorOptions options, bool cpu_share,
@@ -288,7 +312,10 @@ Measurement measure_gemmkit(HostOperands<T>& ops, OocOptions const& o, ooc::Exec
                             std::string const& why, std::vector<ooc::TimelineEvent>* timeline) {
   Measurement m;
   m.variant = "host_resident_l" + std::to_string(int(options.level)) + (cpu_share ? "_cpushare" : "") +
-              (cpu_share && options.cpu_threads > 0 ? "_t" + std::to_string(options.cpu_threads) : "");
+              (cpu_share && options.cpu_threads > 0 ? "_t" + std::to_string(options.cpu_threads) : "") +
+              (options.emulation_kernel == nullptr           ? ""
+               : options.fp64_emulation_accurate ? "_emulated_accurate"
+                                                 : "_emulated");
   ooc::ExecutorCachePtr cache = ooc::make_executor_cache();
   ooc::ShareState share;  // learned over the warm-up and timed calls, as a context would
   GemmArguments args;
@@ -598,8 +625,13 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
               bool const cpu_share = share == "on";
               if (cpu_share && level != top_level) continue;
               for (std::int64_t tile : o.tiles) {
-                for (std::int64_t cpu_threads : cpu_share ? o.cpu_threads : std::vector<std::int64_t>{0}) {
+                for (auto const& [emulation, cpu_threads] : emulation_and_threads(o, cpu_share)) {
                   ooc::ExecutorOptions options;
+                  if (emulation != "off") {
+                    options.emulation_kernel = emulation_kernel(o.dtype);
+                    options.fp64_emulation_accurate = emulation == "accurate";
+                    if (options.emulation_kernel == nullptr) continue;  // f32, or no GPU that runs one
+                  }
                   options.cpu_threads = int(cpu_threads);
                   options.forced_tile = tile;
                   options.devices = devices;

@@ -30,6 +30,9 @@ struct OocOptions {
   std::vector<std::string> peers{"cublasxt", "cublas"};
   std::vector<std::int64_t> xt_blocks{8192, 0};  ///< 0 = cuBLASXt's default block
   std::vector<std::int64_t> tiles{0};   ///< --tile: square tile sides forced on gemmkit's rows; 0 = the planner's
+  /// --emulate: gemmkit's rows with the blocks natively ("off"), or FP64-emulated on the INT8 tensor cores with
+  /// the fast or the accurate scaling (f64 only)
+  std::vector<std::string> emulation{"off"};
   int reps = 3, warmup = 1;
   double beta = 0.0;
   bool beta_given = false;

@@ -48,6 +48,7 @@ struct Options {
   int verbosity = 0;
   bool emulate = false;                ///< gemm --emulate: FP64 emulation beside native and cuBLAS
   std::vector<double> phi;             ///< gemm --phi: exponent spreads of the emulation's operands
+  bool split_inputs = false;           ///< gemm --split: also the emulation's adversarial operands
 
   // batched
   std::vector<int> threads;            ///< --threads; 0 stands for "all" (OpenMP's default count)

@@ -100,6 +100,16 @@ Plan plan_for_bits(int bits, std::int64_t k) {
   return {};
 }
 
+Plan plan_for_bounds(int bits, double product_bound, double sum_bound, std::int64_t k) {
+  if (bits < 1 || bits > 62 || k < 1 || !(product_bound >= 0) || !(sum_bound >= 0)) return {};
+  double const largest = std::ldexp(product_bound, 2 * bits) + std::ldexp(sum_bound, bits - 1) + 0.25 * double(k);
+  double const needed = 1 + std::log2(largest) + 1e-9;
+  for (int count = 1; count <= kMaxModuli; ++count) {
+    if (log2_product(count) > needed) return {count, bits, log2_product(count)};
+  }
+  return {};
+}
+
 int bits_for_fp64_accuracy(double spread) {
   constexpr int kUniformBits = 51;
   constexpr double kUniformSpread = 3;

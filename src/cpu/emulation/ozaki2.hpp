@@ -49,6 +49,16 @@ Plan plan_for_bits(int bits, std::int64_t k);
 /// The most bits per operand element `moduli` moduli carry at inner dimension k (0 when none).
 Plan plan_for_moduli(int moduli, std::int64_t k);
 
+/// The fewest moduli for `bits` bits when the scaled integers are known to satisfy
+/// sum_h |a'_ih| |b'_hj| <= 2^(2 bits) W + 2^(bits-1) V + k/4 for every element (the accurate scaling's
+/// bounds; W <= k and V <= 2k always, so this never needs more moduli than plan_for_bits).
+Plan plan_for_bounds(int bits, double product_bound, double sum_bound, std::int64_t k);
+
+/// The accurate scaling's promise per element of C, beyond the final rounding to double:
+/// |C_ij - fl(C_ij)| <= kAccurateErrorBound (|op(A)| |op(B)|)_ij. FP64 GEMM's own worst case is k u times
+/// the same; its typical largest error on random inputs is 2-4 u (u = 2^-53).
+inline constexpr double kAccurateErrorBound = 0x1p-49;
+
 /// The most bits per operand element the GPU residues take (scaled elements are integers below 2^62).
 inline constexpr int kMaxBits = 62;
 

@@ -1,7 +1,8 @@
 /*! \file
-    \brief The Ozaki scheme II's GPU kernels: operand maxima, scaled int8 residues (a shared-memory
-    tile turns the strided operand around so reads and writes are both coalesced), and the
-    reconstruction of each element from its int32 products.
+    \brief The Ozaki scheme II's GPU kernels: operand maxima and sums, scaled int8 residues and quantized
+    magnitudes (a shared-memory tile turns the strided operand around so reads and writes are both
+    coalesced), the accurate scaling's per-element bounds, and the reconstruction of each element from its
+    int32 products.
 */
 #include "cuda/emulation/ozaki2_device.hpp"
 
@@ -100,7 +101,8 @@ constexpr int kMaxColumnsGroups = 16;
 /// Max and sum of |x| along the strided index of a column-major rows x cols matrix: 32 rows per block,
 /// the columns split over 16 thread rows and combined in shared memory in a fixed order.
 __global__ void max_along_rows(double const* __restrict__ x, std::int64_t ld, std::int64_t rows, std::int64_t cols,
-                               double* __restrict__ out, Summary* __restrict__ summary, int side) {
+                               double* __restrict__ out, double* __restrict__ sums, Summary* __restrict__ summary,
+                               int side) {
   __shared__ double largest_part[kMaxColumnsGroups][32], sum_part[kMaxColumnsGroups][32];
   std::int64_t const r = std::int64_t(blockIdx.x) * 32 + threadIdx.x;
   double largest = 0, sum = 0;
@@ -122,12 +124,14 @@ __global__ void max_along_rows(double const* __restrict__ x, std::int64_t ld, st
     sum += sum_part[g][threadIdx.x];
   }
   out[r] = largest;
+  sums[r] = sum;
   note_spread(largest, sum, cols, &summary->spread_bits[side]);
 }
 
 /// Max and sum of |x| down each column (the contiguous index): one warp per column.
 __global__ void max_down_columns(double const* __restrict__ x, std::int64_t ld, std::int64_t rows, std::int64_t cols,
-                                 double* __restrict__ out, Summary* __restrict__ summary, int side) {
+                                 double* __restrict__ out, double* __restrict__ sums, Summary* __restrict__ summary,
+                                 int side) {
   std::int64_t const c = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   int const lane = threadIdx.x % 32;
   if (c >= cols) return;
@@ -146,6 +150,7 @@ __global__ void max_down_columns(double const* __restrict__ x, std::int64_t ld, 
   finite = __all_sync(0xffffffffu, finite);
   if (lane == 0) {
     out[c] = largest;
+    sums[c] = sum;
     if (!finite) atomicOr(&summary->nonfinite, 1);
     note_spread(largest, sum, rows, &summary->spread_bits[side]);
   }
@@ -172,7 +177,9 @@ __device__ inline int symmetric_residue(double x, int p, double inverse_p) {
 /// Residues of one operand seen as `lines` x k (a line is a row of op(A) or a column of op(B)): element (line, h) is
 /// x[h + line*ld] when along_k_contiguous, else x[line + h*ld]. Writes out[l*plane + line*k_padded + h] for every
 /// modulus l, zeros for k <= h < k_padded. A shared-memory tile turns a strided operand around so that the reads
-/// are coalesced; each thread then writes four residues of a line as one word per modulus.
+/// are coalesced; each thread then writes four residues of a line as one word per modulus. kMagnitudes: the
+/// one plane of |x| 2^(7 - e) rounded down (0..127) instead, for the accurate scaling's bounds.
+template <bool kMagnitudes>
 __global__ void __launch_bounds__(kResidueThreads)
     residues_kernel(double const* __restrict__ x, std::int64_t ld, bool along_k_contiguous, std::int64_t lines,
                     std::int64_t k, std::int64_t k_padded, double const* __restrict__ line_max,
@@ -181,7 +188,7 @@ __global__ void __launch_bounds__(kResidueThreads)
   __shared__ int shift[kLines];
   std::int64_t const h0 = std::int64_t(blockIdx.x) * kDepth, line0 = std::int64_t(blockIdx.y) * kLines;
   int const t = threadIdx.x;
-  if (t < kLines) shift[t] = line0 + t < lines ? shift_for(line_max[line0 + t], c.bits) : 0;
+  if (t < kLines) shift[t] = line0 + t < lines ? shift_for(line_max[line0 + t], kMagnitudes ? 7 : c.bits) : 0;
   if (along_k_contiguous) {  // consecutive threads walk h
     for (int e = t; e < kLines * kDepth; e += kResidueThreads) {
       int const y = e / kDepth, hh = e % kDepth;
@@ -202,9 +209,16 @@ __global__ void __launch_bounds__(kResidueThreads)
     std::int64_t const line = line0 + y, h = h0 + 4 * quad;
     if (line >= lines || h >= k_padded) continue;
     double scaled[4];
+    auto* const at = reinterpret_cast<std::uint32_t*>(out + line * k_padded + h);
+    if constexpr (kMagnitudes) {
+      std::uint32_t word = 0;
+#pragma unroll
+      for (int q = 0; q < 4; ++q) word |= std::uint32_t(floor(ldexp(fabs(tile[y][4 * quad + q]), shift[y]))) << (8 * q);
+      *at = word;
+      continue;
+    }
 #pragma unroll
     for (int q = 0; q < 4; ++q) scaled[q] = rint(ldexp(tile[y][4 * quad + q], shift[y]));  // |.| <= 2^bits, bits <= 62
-    auto* const at = reinterpret_cast<std::uint32_t*>(out + line * k_padded + h);
     for (int l = 0; l < c.count; ++l) {
       std::uint32_t word = 0;
 #pragma unroll
@@ -214,6 +228,66 @@ __global__ void __launch_bounds__(kResidueThreads)
       at[std::size_t(l) * plane / 4] = word;
     }
   }
+}
+
+/// More bits than any plan takes: an element whose bound no plan meets.
+constexpr int kUnreachableBits = 99;
+constexpr int kBoundThreads = 128;
+
+/// The accurate scaling's per-element bounds (bound_elements in the header), each thread a row of the block and
+/// every gridDim.y-th column; block maxima into the Summary. Scale-free: with s_i, t_j the rows' and columns'
+/// shifts, P_ij / L_ij = 2^14 E_ij / G_ij for E_ij = 2^t_j sum|b_hj| + 2^s_i sum|a_ih| (the terms of a zero row or
+/// column dropped), so no bound underflows.
+__global__ void __launch_bounds__(kBoundThreads)
+    bound_kernel(std::int32_t const* __restrict__ magnitudes, std::int64_t ldg, std::int64_t m, std::int64_t n,
+                 double const* __restrict__ a_max, double const* __restrict__ a_sum, double const* __restrict__ b_max,
+                 double const* __restrict__ b_sum, std::int64_t k, Summary* __restrict__ summary) {
+  std::int64_t const i = std::int64_t(blockIdx.x) * kBoundThreads + threadIdx.x;
+  int need = 0;
+  double w = 0, v = 0;
+  if (i < m) {
+    double const am = a_max[i], as = a_sum[i];
+    int const sa = shift_for(am, 0);
+    double const kd = double(k);
+    for (std::int64_t j = blockIdx.y; j < n; j += gridDim.y) {
+      double const bm = b_max[j], bs = b_sum[j];
+      int const tb = shift_for(bm, 0);
+      double const g = magnitudes[i + j * ldg];
+      double const va = ldexp(as, sa), vb = ldexp(bs, tb);
+      w = fmax(w, ldexp(g + kd, -14) + ldexp(va + vb, -7));
+      v = fmax(v, va + vb);
+      double const e = (am > 0 ? vb : 0.0) + (bm > 0 ? va : 0.0);
+      if (e == 0) continue;  // a zero row or column: exact
+      double const target = kAccurateErrorBound * ldexp(g, -14);
+      if (target == 0) {
+        need = kUnreachableBits;
+        continue;
+      }
+      int b = max(1, int(ceil(log2(e / target))) - 1);
+      while (b < kUnreachableBits && ldexp(e, -(b + 1)) + ldexp(kd, -(2 * b + 2)) > target) ++b;
+      need = max(need, b);
+    }
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    need = max(need, __shfl_down_sync(0xffffffffu, need, offset));
+    w = fmax(w, __shfl_down_sync(0xffffffffu, w, offset));
+    v = fmax(v, __shfl_down_sync(0xffffffffu, v, offset));
+  }
+  constexpr int kWarps = kBoundThreads / 32;
+  __shared__ int warp_need[kWarps];
+  __shared__ double warp_w[kWarps], warp_v[kWarps];
+  int const warp = threadIdx.x / 32;
+  if (threadIdx.x % 32 == 0) warp_need[warp] = need, warp_w[warp] = w, warp_v[warp] = v;
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  for (int x = 1; x < kWarps; ++x) {
+    need = max(need, warp_need[x]);
+    w = fmax(w, warp_w[x]);
+    v = fmax(v, warp_v[x]);
+  }
+  atomicMax(&summary->required_bits, need);
+  atomicMax(&summary->product_bound_bits, static_cast<unsigned long long>(__double_as_longlong(w)));
+  atomicMax(&summary->sum_bound_bits, static_cast<unsigned long long>(__double_as_longlong(v)));
 }
 
 /// One element per thread: the residues of its int32 products, the fractions of the Chinese remainder
@@ -289,6 +363,8 @@ DeviceLayout device_layout(GemmProblem const& p, Plan const& plan, std::int64_t 
   };
   d.a_max = take(std::size_t(p.m) * sizeof(double));
   d.b_max = take(std::size_t(p.n) * sizeof(double));
+  d.a_sum = take(std::size_t(p.m) * sizeof(double));
+  d.b_sum = take(std::size_t(p.n) * sizeof(double));
   d.summary = take(sizeof(Summary));
   d.a_residues = take(count * d.a_plane);
   d.b_residues = take(count * d.b_plane);
@@ -302,29 +378,31 @@ std::string find_scales(GemmProblem const& p, double const* A, double const* B, 
   auto* const base = static_cast<unsigned char*>(workspace);
   auto* const a_max = reinterpret_cast<double*>(base + d.a_max);
   auto* const b_max = reinterpret_cast<double*>(base + d.b_max);
+  auto* const a_sum = reinterpret_cast<double*>(base + d.a_sum);
+  auto* const b_sum = reinterpret_cast<double*>(base + d.b_sum);
   auto* const summary = reinterpret_cast<Summary*>(base + d.summary);
   auto const s = static_cast<cudaStream_t>(stream);
   constexpr int kWarpsPerBlock = 8;
   auto const strided = [&](double const* x, std::int64_t ld, std::int64_t rows, std::int64_t cols, double* out,
-                           int side) {
-    max_along_rows<<<unsigned((rows + 31) / 32), dim3(32, kMaxColumnsGroups), 0, s>>>(x, ld, rows, cols, out, summary,
-                                                                                     side);
+                           double* sums, int side) {
+    max_along_rows<<<unsigned((rows + 31) / 32), dim3(32, kMaxColumnsGroups), 0, s>>>(x, ld, rows, cols, out, sums,
+                                                                                     summary, side);
   };
   auto const contiguous = [&](double const* x, std::int64_t ld, std::int64_t rows, std::int64_t cols, double* out,
-                              int side) {
+                              double* sums, int side) {
     max_down_columns<<<unsigned((cols + kWarpsPerBlock - 1) / kWarpsPerBlock), 32 * kWarpsPerBlock, 0, s>>>(
-        x, ld, rows, cols, out, summary, side);
+        x, ld, rows, cols, out, sums, summary, side);
   };
   // Rows of op(A): rows of A, or its columns when transposed; columns of op(B) likewise.
   if (!is_transposed(p.trans_a)) {
-    strided(A, p.lda, p.m, p.k, a_max, 0);
+    strided(A, p.lda, p.m, p.k, a_max, a_sum, 0);
   } else {
-    contiguous(A, p.lda, p.k, p.m, a_max, 0);
+    contiguous(A, p.lda, p.k, p.m, a_max, a_sum, 0);
   }
   if (!is_transposed(p.trans_b)) {
-    contiguous(B, p.ldb, p.k, p.n, b_max, 1);
+    contiguous(B, p.ldb, p.k, p.n, b_max, b_sum, 1);
   } else {
-    strided(B, p.ldb, p.n, p.k, b_max, 1);
+    strided(B, p.ldb, p.n, p.k, b_max, b_sum, 1);
   }
   return launch_error("ozaki2 maxima");
 }
@@ -339,27 +417,51 @@ double spread_of(Summary const& summary) {
   return spread;
 }
 
-std::string make_residues(GemmProblem const& p, Plan const& plan, Operand which, double const* X, std::int64_t first,
-                          std::int64_t count, void* workspace, DeviceLayout const& d, void* stream) {
+namespace {
+
+/// residues_kernel<kMagnitudes> over lines first .. first + count - 1 of one operand.
+template <bool kMagnitudes>
+void launch_residues(GemmProblem const& p, Plan const& plan, Operand which, double const* X, std::int64_t first,
+                     std::int64_t count, void* workspace, DeviceLayout const& d, cudaStream_t s) {
   auto* const base = static_cast<unsigned char*>(workspace);
   dim3 const grid(unsigned((d.k_padded + kDepth - 1) / kDepth), unsigned((count + kLines - 1) / kLines));
-  auto const s = static_cast<cudaStream_t>(stream);
-  if (which == Operand::kA) {
-    // op(A)(i, h) is A[h + i*lda] when transposed (contiguous along k), else A[i + h*lda].
-    bool const along_k = is_transposed(p.trans_a);
-    residues_kernel<<<grid, kResidueThreads, 0, s>>>(
-        X + (along_k ? first * p.lda : first), p.lda, along_k, count, p.k, d.k_padded,
-        reinterpret_cast<double const*>(base + d.a_max) + first, reinterpret_cast<std::int8_t*>(base + d.a_residues),
-        d.a_plane, residue_constants(plan));
-  } else {
-    // op(B)(h, j) is B[h + j*ldb] unless transposed.
-    bool const along_k = !is_transposed(p.trans_b);
-    residues_kernel<<<grid, kResidueThreads, 0, s>>>(
-        X + (along_k ? first * p.ldb : first), p.ldb, along_k, count, p.k, d.k_padded,
-        reinterpret_cast<double const*>(base + d.b_max) + first, reinterpret_cast<std::int8_t*>(base + d.b_residues),
-        d.b_plane, residue_constants(plan));
-  }
+  // op(A)(i, h) is A[h + i*lda] when transposed (contiguous along k), else A[i + h*lda]; op(B)(h, j) is
+  // B[h + j*ldb] unless transposed.
+  bool const a = which == Operand::kA;
+  bool const along_k = a ? is_transposed(p.trans_a) : !is_transposed(p.trans_b);
+  std::int64_t const ld = a ? p.lda : p.ldb;
+  residues_kernel<kMagnitudes><<<grid, kResidueThreads, 0, s>>>(
+      X + (along_k ? first * ld : first), ld, along_k, count, p.k, d.k_padded,
+      reinterpret_cast<double const*>(base + (a ? d.a_max : d.b_max)) + first,
+      reinterpret_cast<std::int8_t*>(base + (a ? d.a_residues : d.b_residues)), a ? d.a_plane : d.b_plane,
+      residue_constants(plan));
+}
+
+}  // namespace
+
+std::string make_residues(GemmProblem const& p, Plan const& plan, Operand which, double const* X, std::int64_t first,
+                          std::int64_t count, void* workspace, DeviceLayout const& d, void* stream) {
+  launch_residues<false>(p, plan, which, X, first, count, workspace, d, static_cast<cudaStream_t>(stream));
   return launch_error("ozaki2 residues");
+}
+
+std::string make_magnitudes(GemmProblem const& p, Operand which, double const* X, std::int64_t first,
+                            std::int64_t count, void* workspace, DeviceLayout const& d, void* stream) {
+  launch_residues<true>(p, Plan{1, 7, 0}, which, X, first, count, workspace, d, static_cast<cudaStream_t>(stream));
+  return launch_error("ozaki2 magnitudes");
+}
+
+std::string bound_elements(GemmProblem const& p, std::int64_t first_column, std::int64_t columns, void* workspace,
+                           DeviceLayout const& d, void* stream) {
+  auto* const base = static_cast<unsigned char*>(workspace);
+  auto const* const b_max = reinterpret_cast<double const*>(base + d.b_max) + first_column;
+  auto const* const b_sum = reinterpret_cast<double const*>(base + d.b_sum) + first_column;
+  dim3 const grid(unsigned((p.m + kBoundThreads - 1) / kBoundThreads), unsigned(std::min<std::int64_t>(columns, 128)));
+  bound_kernel<<<grid, kBoundThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      reinterpret_cast<std::int32_t const*>(base + d.products), d.ldc, p.m, columns,
+      reinterpret_cast<double const*>(base + d.a_max), reinterpret_cast<double const*>(base + d.a_sum), b_max, b_sum,
+      std::max<std::int64_t>(p.k, 1), reinterpret_cast<Summary*>(base + d.summary));
+  return launch_error("ozaki2 bounds");
 }
 
 std::string reconstruct(GemmProblem const& p, Plan const& plan, double alpha, double beta, double* C,

@@ -14,15 +14,16 @@
 
 namespace gemmkit::ozaki2 {
 
-/// Where each part lives in the workspace. Residues of op(A) are stored as the k x m matrix op(A)^T
-/// and those of op(B) as the k x n matrix op(B), both column-major with leading dimension k_padded,
-/// one plane per modulus: the "TN" int8 GEMM that every INT8 engine takes, C_l = A_l^T B_l.
 /// What the maxima kernels found over the operands: a non-finite element, and the largest spread
-/// (k max|x| / sum |x|) of a row of op(A) and of a column of op(B), as bit patterns.
+/// (k max|x| / sum |x|) of a row of op(A) and of a column of op(B), as bit patterns. The accurate
+/// scaling's bounds add, over all elements of C, the most bits an element needs for its error bound
+/// (kAccurateErrorBound) and the largest W and V of the moduli's bound (Plan plan_for_bounds).
 struct Summary {
   int nonfinite;
-  int unused;
+  int required_bits;
   unsigned long long spread_bits[2];
+  unsigned long long product_bound_bits;  ///< W, a double's bit pattern
+  unsigned long long sum_bound_bits;      ///< V, likewise
 };
 
 /// Where each part lives in the workspace. Residues of op(A) are stored as the k x m matrix op(A)^T
@@ -32,20 +33,36 @@ struct DeviceLayout {
   std::int64_t k_padded = 0;       ///< k rounded up to 16, or 128 from k = 1024 (zero residues past k)
   std::int64_t ldc = 0;            ///< the int32 products' leading dimension (m rounded up to 4)
   std::int64_t block_columns = 0;  ///< columns of C per block: op(B)'s residues and the products hold that many
-  std::size_t a_max = 0, b_max = 0, summary = 0, a_residues = 0, b_residues = 0, products = 0;  ///< byte offsets
+  std::size_t a_max = 0, b_max = 0, a_sum = 0, b_sum = 0, summary = 0, a_residues = 0, b_residues = 0, products = 0;  ///< byte offsets
   std::size_t a_plane = 0, b_plane = 0, product_plane = 0;  ///< elements per modulus
   std::size_t bytes = 0;
 };
 DeviceLayout device_layout(GemmProblem const& problem, Plan const& plan, std::int64_t block_columns);
 
-/// Row maxima of op(A), column maxima of op(B), on `stream`, and into the workspace's Summary (which the
-/// caller clears) whether an element is not finite and the largest spread.
+enum class Operand { kA, kB };
+
+/// Row maxima and sums of magnitudes of op(A), the same of the columns of op(B), on `stream`, and into the
+/// workspace's Summary (which the caller clears) whether an element is not finite and the largest spread.
 std::string find_scales(GemmProblem const& problem, double const* A, double const* B, void* workspace,
                         DeviceLayout const& layout, void* stream);
 /// The larger of the two spreads of a Summary copied to the host (at least 1).
 double spread_of(Summary const& summary);
 
-enum class Operand { kA, kB };
+/// The accurate scaling's first step: op(A)'s magnitudes quantized to 7 bits of their row's largest
+/// (|a| 2^(7 - e) rounded down, 2^e above the row's largest) into the first plane of A's residues, or
+/// a block of op(B)'s columns likewise into B's.
+std::string make_magnitudes(GemmProblem const& problem, Operand which, double const* X, std::int64_t first,
+                            std::int64_t count, void* workspace, DeviceLayout const& layout, void* stream);
+/// Its last: from the first plane of the products (the quantized magnitudes' INT8 GEMM, G), for every
+/// element of the block's columns a lower bound L = 2^-(14 + s_i + t_j) G on (|op(A)| |op(B)|)_ij and the
+/// error bound of `bits`-bit operands, into the Summary: the most bits any element needs for
+///     2^-(bits+1) P_ij + 2^-(2 bits+2) k 2^-(s_i+t_j) <= kAccurateErrorBound L_ij,
+///     P_ij = 2^-s_i sum_h |b_hj| + 2^-t_j sum_h |a_ih|    (2^-s_i: the power of two above row i's largest),
+/// and the largest W = 2^-14 (G + 2^(s_i+7) sum|a_ih| + 2^(t_j+7) sum|b_hj| + k) and V = 2^s_i sum|a_ih| +
+/// 2^t_j sum|b_hj|: the scaled integers' |A'| |B'| <= 2^(2 bits) W + 2^(bits-1) V + k/4.
+std::string bound_elements(GemmProblem const& problem, std::int64_t first_column, std::int64_t columns,
+                           void* workspace, DeviceLayout const& layout, void* stream);
+
 /// The int8 residues of the scaled lines first .. first + count - 1 of one operand (rows of op(A), all of
 /// them, or a block of columns of op(B)); bits <= kMaxBits.
 std::string make_residues(GemmProblem const& problem, Plan const& plan, Operand which, double const* X,

@@ -52,6 +52,33 @@ TEST(Ozaki2, PlansCarryTheirBitsAndNoFewerModuliWould) {
   EXPECT_EQ(plan_for_moduli(kMaxModuli + 1, 10).moduli, 0);
 }
 
+/// The accurate scaling's bounds: at their worst (W = k, V = 2k) no fewer moduli than plan_for_bits, and
+/// never more; uniform data's W of about k/4 saves one at k = 40000 (16 moduli for 51 bits, then 15); each
+/// plan's product exceeds twice the bound on |A'||B'|.
+TEST(Ozaki2, BoundedPlansTakeNoMoreModuliThanTheWorstCase) {
+  for (std::int64_t k : {1, 1000, 40000, 131071}) {
+    for (int bits : {8, 40, 51, 62}) {
+      double const kd = double(k);
+      Plan const worst = plan_for_bits(bits, k);
+      Plan const bounded = plan_for_bounds(bits, kd, 2 * kd, k);
+      EXPECT_LE(bounded.moduli == 0 ? kMaxModuli + 1 : bounded.moduli, worst.moduli == 0 ? kMaxModuli + 1 : worst.moduli)
+          << "k " << k << " bits " << bits;
+      Plan const uniform = plan_for_bounds(bits, kd / 4, kd, k);
+      if (uniform.moduli == 0) continue;
+      EXPECT_EQ(uniform.bits, bits);
+      double const largest = std::ldexp(kd / 4, 2 * bits) + std::ldexp(kd, bits - 1) + kd / 4;
+      EXPECT_GT(uniform.log2_product, 1 + std::log2(largest)) << "k " << k << " bits " << bits;
+      if (uniform.moduli > 1) {
+        EXPECT_LE(plan_for_moduli(uniform.moduli - 1, 1).log2_product, 1 + std::log2(largest)) << k << " " << bits;
+      }
+    }
+  }
+  EXPECT_EQ(plan_for_bits(51, 40000).moduli, 16);
+  EXPECT_EQ(plan_for_bounds(51, 10000.0, 40000.0, 40000).moduli, 15);
+  EXPECT_EQ(plan_for_bounds(0, 1.0, 1.0, 10).moduli, 0);
+  EXPECT_EQ(plan_for_bounds(51, -1.0, 1.0, 10).moduli, 0);
+}
+
 /// 51 bits for spreads up to uniform data's and then one more per doubling: monotone, and past the
 /// scheme's 62 bits for spreads no plan reaches FP64's accuracy at.
 TEST(Ozaki2, Fp64AccuracyTakesMoreBitsAsTheSpreadGrows) {
