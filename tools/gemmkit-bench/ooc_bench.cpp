@@ -289,7 +289,7 @@ GemmVariant const* emulation_kernel(Dtype dtype) {
   cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
   for (GemmVariant const* v : variant_registry().variants()) {
     VariantInfo const& info = v->info();
-    if (info.emulates_fp64 && info.backend == Platform::kCuda && info.min_sm <= major * 10 + minor) return v;
+    if (info.emulates_fp64 && info.backend == gemmkit::Platform::kCuda && info.min_sm <= major * 10 + minor) return v;
   }
   return nullptr;
 }

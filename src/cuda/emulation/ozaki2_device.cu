@@ -208,24 +208,24 @@ __global__ void __launch_bounds__(kResidueThreads)
     int const y = e / kQuads, quad = e % kQuads;
     std::int64_t const line = line0 + y, h = h0 + 4 * quad;
     if (line >= lines || h >= k_padded) continue;
-    double scaled[4];
     auto* const at = reinterpret_cast<std::uint32_t*>(out + line * k_padded + h);
     if constexpr (kMagnitudes) {
       std::uint32_t word = 0;
 #pragma unroll
       for (int q = 0; q < 4; ++q) word |= std::uint32_t(floor(ldexp(fabs(tile[y][4 * quad + q]), shift[y]))) << (8 * q);
       *at = word;
-      continue;
-    }
+    } else {
+      double scaled[4];
 #pragma unroll
-    for (int q = 0; q < 4; ++q) scaled[q] = rint(ldexp(tile[y][4 * quad + q], shift[y]));  // |.| <= 2^bits, bits <= 62
-    for (int l = 0; l < c.count; ++l) {
-      std::uint32_t word = 0;
+      for (int q = 0; q < 4; ++q) scaled[q] = rint(ldexp(tile[y][4 * quad + q], shift[y]));  // |.| <= 2^bits <= 2^62
+      for (int l = 0; l < c.count; ++l) {
+        std::uint32_t word = 0;
 #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        word |= (std::uint32_t(symmetric_residue(scaled[q], c.p[l], c.inverse_p[l])) & 0xffu) << (8 * q);
+        for (int q = 0; q < 4; ++q) {
+          word |= (std::uint32_t(symmetric_residue(scaled[q], c.p[l], c.inverse_p[l])) & 0xffu) << (8 * q);
+        }
+        at[std::size_t(l) * plane / 4] = word;
       }
-      at[std::size_t(l) * plane / 4] = word;
     }
   }
 }
