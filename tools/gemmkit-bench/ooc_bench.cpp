@@ -627,6 +627,7 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
               for (std::int64_t tile : o.tiles) {
                 for (auto const& [emulation, cpu_threads] : emulation_and_threads(o, cpu_share)) {
                   ooc::ExecutorOptions options;
+                  options.kernels = &variant_registry();
                   if (emulation != "off") {
                     options.emulation_kernel = emulation_kernel(o.dtype);
                     options.fp64_emulation_accurate = emulation == "accurate";

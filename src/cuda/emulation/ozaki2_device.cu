@@ -89,6 +89,29 @@ CrtConstants crt_constants(Plan const& plan) {
 
 __device__ inline int shift_for(double largest, int bits) { return largest == 0 ? 0 : bits - ilogb(largest) - 1; }
 
+/// The accurate scaling's quantization of a line of `count` elements whose magnitudes have this largest and
+/// sum: |x| 2^shift rounded down, at most 127. Seven bits below the largest, or, for a line whose mean is far
+/// below its largest, the mean at 16..31 (the few elements above 127 are clamped): either way a lower bound
+/// that keeps most of the line's magnitude.
+__device__ inline int magnitude_shift(double largest, double sum, std::int64_t count) {
+  if (largest == 0) return 0;
+  return max(shift_for(largest, 7), 4 - ilogb(sum / double(count)));
+}
+
+/// What the bounds need of a line (a row of op(A) or a column of op(B)): with s = shift_for(largest, 0) and
+/// q = magnitude_shift(...), u = 2^s sum, alpha = 2^s largest (in [1/2, 1), 0 for a zero line), d = 2^(s - q),
+/// and whether the quantization clamped (then (q + 1) 2^-q bounds no element from above).
+struct LineFactors {
+  double u, alpha, d;
+  bool clamped;
+};
+
+__device__ inline LineFactors line_factors(double largest, double sum, std::int64_t count) {
+  if (largest == 0) return {0, 0, 0, false};
+  int const s = shift_for(largest, 0), q = magnitude_shift(largest, sum, count);
+  return {ldexp(sum, s), ldexp(largest, s), ldexp(1.0, s - q), q > s + 7};
+}
+
 /// A row's or column's spread, k max|x| / sum |x| (1 for equal magnitudes), into a running maximum: the
 /// bit patterns of non-negative doubles order as the values do, so an integer maximum is exact and
 /// independent of the order.
@@ -183,12 +206,16 @@ template <bool kMagnitudes>
 __global__ void __launch_bounds__(kResidueThreads)
     residues_kernel(double const* __restrict__ x, std::int64_t ld, bool along_k_contiguous, std::int64_t lines,
                     std::int64_t k, std::int64_t k_padded, double const* __restrict__ line_max,
-                    std::int8_t* __restrict__ out, std::size_t plane, ResidueConstants c) {
+                    double const* __restrict__ line_sum, std::int8_t* __restrict__ out, std::size_t plane,
+                    ResidueConstants c) {
   __shared__ double tile[kLines][kDepth + 1];
   __shared__ int shift[kLines];
   std::int64_t const h0 = std::int64_t(blockIdx.x) * kDepth, line0 = std::int64_t(blockIdx.y) * kLines;
   int const t = threadIdx.x;
-  if (t < kLines) shift[t] = line0 + t < lines ? shift_for(line_max[line0 + t], kMagnitudes ? 7 : c.bits) : 0;
+  if (t < kLines && line0 + t < lines) {
+    double const largest = line_max[line0 + t];
+    shift[t] = kMagnitudes ? magnitude_shift(largest, line_sum[line0 + t], k) : shift_for(largest, c.bits);
+  }
   if (along_k_contiguous) {  // consecutive threads walk h
     for (int e = t; e < kLines * kDepth; e += kResidueThreads) {
       int const y = e / kDepth, hh = e % kDepth;
@@ -212,7 +239,9 @@ __global__ void __launch_bounds__(kResidueThreads)
     if constexpr (kMagnitudes) {
       std::uint32_t word = 0;
 #pragma unroll
-      for (int q = 0; q < 4; ++q) word |= std::uint32_t(floor(ldexp(fabs(tile[y][4 * quad + q]), shift[y]))) << (8 * q);
+      for (int q = 0; q < 4; ++q) {
+        word |= std::uint32_t(fmin(127.0, floor(ldexp(fabs(tile[y][4 * quad + q]), shift[y])))) << (8 * q);
+      }
       *at = word;
     } else {
       double scaled[4];
@@ -234,38 +263,50 @@ __global__ void __launch_bounds__(kResidueThreads)
 constexpr int kUnreachableBits = 99;
 constexpr int kBoundThreads = 128;
 
+/// LineFactors of columns first .. first + count - 1 of op(B), four doubles each (u, alpha, d, clamped as 0/1).
+__global__ void column_factors_kernel(double const* __restrict__ b_max, double const* __restrict__ b_sum,
+                                      std::int64_t count, std::int64_t k, double* __restrict__ out) {
+  std::int64_t const j = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= count) return;
+  LineFactors const f = line_factors(b_max[j], b_sum[j], k);
+  out[4 * j] = f.u, out[4 * j + 1] = f.alpha, out[4 * j + 2] = f.d, out[4 * j + 3] = f.clamped ? 1.0 : 0.0;
+}
+
 /// The accurate scaling's per-element bounds (bound_elements in the header), each thread a row of the block and
-/// every gridDim.y-th column; block maxima into the Summary. Scale-free: with s_i, t_j the rows' and columns'
-/// shifts, P_ij / L_ij = 2^14 E_ij / G_ij for E_ij = 2^t_j sum|b_hj| + 2^s_i sum|a_ih| (the terms of a zero row or
-/// column dropped), so no bound underflows.
+/// every gridDim.y-th column; block maxima into the Summary. In units of 2^-(s_i + t_j): the rounding term is
+/// E = [row nonzero] u_j + [column nonzero] u_i, the lower bound on |A||B| is G d_i d_j, and the product bound
+/// W the smaller of min(alpha_i u_j, alpha_j u_i) (largest times sum) and, where no quantization clamped,
+/// d_i d_j (G + k) + d_j u_i + d_i u_j; V = u_i + u_j. An element is tested against the most bits found so far
+/// first; only one that needs more computes its own.
 __global__ void __launch_bounds__(kBoundThreads)
     bound_kernel(std::int32_t const* __restrict__ magnitudes, std::int64_t ldg, std::int64_t m, std::int64_t n,
-                 double const* __restrict__ a_max, double const* __restrict__ a_sum, double const* __restrict__ b_max,
-                 double const* __restrict__ b_sum, std::int64_t k, Summary* __restrict__ summary) {
+                 double const* __restrict__ a_max, double const* __restrict__ a_sum,
+                 double const* __restrict__ columns, std::int64_t k, Summary* __restrict__ summary) {
   std::int64_t const i = std::int64_t(blockIdx.x) * kBoundThreads + threadIdx.x;
   int need = 0;
   double w = 0, v = 0;
   if (i < m) {
-    double const am = a_max[i], as = a_sum[i];
-    int const sa = shift_for(am, 0);
+    LineFactors const row = line_factors(a_max[i], a_sum[i], k);
     double const kd = double(k);
+    double rounding = 0.5, square = 0.25;  // 2^-(need+1), 2^-(2 need+2)
     for (std::int64_t j = blockIdx.y; j < n; j += gridDim.y) {
-      double const bm = b_max[j], bs = b_sum[j];
-      int const tb = shift_for(bm, 0);
+      double const cu = columns[4 * j], calpha = columns[4 * j + 1], cd = columns[4 * j + 2];
+      bool const cclamped = columns[4 * j + 3] != 0;
       double const g = magnitudes[i + j * ldg];
-      double const va = ldexp(as, sa), vb = ldexp(bs, tb);
-      w = fmax(w, ldexp(g + kd, -14) + ldexp(va + vb, -7));
-      v = fmax(v, va + vb);
-      double const e = (am > 0 ? vb : 0.0) + (bm > 0 ? va : 0.0);
-      if (e == 0) continue;  // a zero row or column: exact
-      double const target = kAccurateErrorBound * ldexp(g, -14);
-      if (target == 0) {
-        need = kUnreachableBits;
-        continue;
+      double bound = fmin(row.alpha * cu, calpha * row.u);
+      if (!row.clamped && !cclamped) bound = fmin(bound, row.d * cd * (g + kd) + cd * row.u + row.d * cu);
+      w = fmax(w, bound);
+      v = fmax(v, row.u + cu);
+      double const e = (row.alpha > 0 ? cu : 0.0) + (calpha > 0 ? row.u : 0.0);
+      double const target = kAccurateErrorBound * g * row.d * cd;
+      if (e == 0 || e * rounding + kd * square <= target || need >= kUnreachableBits) continue;
+      int b = kUnreachableBits;
+      if (target > 0) {
+        b = max(need + 1, int(ceil(log2(e / target))) - 1);
+        while (b < kUnreachableBits && ldexp(e, -(b + 1)) + ldexp(kd, -(2 * b + 2)) > target) ++b;
       }
-      int b = max(1, int(ceil(log2(e / target))) - 1);
-      while (b < kUnreachableBits && ldexp(e, -(b + 1)) + ldexp(kd, -(2 * b + 2)) > target) ++b;
-      need = max(need, b);
+      need = b;
+      rounding = ldexp(1.0, -(b + 1)), square = ldexp(1.0, -(2 * b + 2));
     }
   }
   for (int offset = 16; offset > 0; offset /= 2) {
@@ -365,6 +406,7 @@ DeviceLayout device_layout(GemmProblem const& p, Plan const& plan, std::int64_t 
   d.b_max = take(std::size_t(p.n) * sizeof(double));
   d.a_sum = take(std::size_t(p.m) * sizeof(double));
   d.b_sum = take(std::size_t(p.n) * sizeof(double));
+  d.b_factors = take(std::size_t(d.block_columns) * 4 * sizeof(double));
   d.summary = take(sizeof(Summary));
   d.a_residues = take(count * d.a_plane);
   d.b_residues = take(count * d.b_plane);
@@ -433,7 +475,7 @@ void launch_residues(GemmProblem const& p, Plan const& plan, Operand which, doub
   residues_kernel<kMagnitudes><<<grid, kResidueThreads, 0, s>>>(
       X + (along_k ? first * ld : first), ld, along_k, count, p.k, d.k_padded,
       reinterpret_cast<double const*>(base + (a ? d.a_max : d.b_max)) + first,
-      reinterpret_cast<std::int8_t*>(base + (a ? d.a_residues : d.b_residues)), a ? d.a_plane : d.b_plane,
+      reinterpret_cast<double const*>(base + (a ? d.a_sum : d.b_sum)) + first, reinterpret_cast<std::int8_t*>(base + (a ? d.a_residues : d.b_residues)), a ? d.a_plane : d.b_plane,
       residue_constants(plan));
 }
 
@@ -456,11 +498,15 @@ std::string bound_elements(GemmProblem const& p, std::int64_t first_column, std:
   auto* const base = static_cast<unsigned char*>(workspace);
   auto const* const b_max = reinterpret_cast<double const*>(base + d.b_max) + first_column;
   auto const* const b_sum = reinterpret_cast<double const*>(base + d.b_sum) + first_column;
+  auto* const factors = reinterpret_cast<double*>(base + d.b_factors);
+  auto const s = static_cast<cudaStream_t>(stream);
+  std::int64_t const k = std::max<std::int64_t>(p.k, 1);
+  column_factors_kernel<<<unsigned((columns + 255) / 256), 256, 0, s>>>(b_max, b_sum, columns, k, factors);
   dim3 const grid(unsigned((p.m + kBoundThreads - 1) / kBoundThreads), unsigned(std::min<std::int64_t>(columns, 128)));
-  bound_kernel<<<grid, kBoundThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      reinterpret_cast<std::int32_t const*>(base + d.products), d.ldc, p.m, columns,
-      reinterpret_cast<double const*>(base + d.a_max), reinterpret_cast<double const*>(base + d.a_sum), b_max, b_sum,
-      std::max<std::int64_t>(p.k, 1), reinterpret_cast<Summary*>(base + d.summary));
+  bound_kernel<<<grid, kBoundThreads, 0, s>>>(reinterpret_cast<std::int32_t const*>(base + d.products), d.ldc, p.m,
+                                             columns, reinterpret_cast<double const*>(base + d.a_max),
+                                             reinterpret_cast<double const*>(base + d.a_sum), factors, k,
+                                             reinterpret_cast<Summary*>(base + d.summary));
   return launch_error("ozaki2 bounds");
 }
 

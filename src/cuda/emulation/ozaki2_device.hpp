@@ -33,7 +33,7 @@ struct DeviceLayout {
   std::int64_t k_padded = 0;       ///< k rounded up to 16, or 128 from k = 1024 (zero residues past k)
   std::int64_t ldc = 0;            ///< the int32 products' leading dimension (m rounded up to 4)
   std::int64_t block_columns = 0;  ///< columns of C per block: op(B)'s residues and the products hold that many
-  std::size_t a_max = 0, b_max = 0, a_sum = 0, b_sum = 0, summary = 0, a_residues = 0, b_residues = 0, products = 0;  ///< byte offsets
+  std::size_t a_max = 0, b_max = 0, a_sum = 0, b_sum = 0, b_factors = 0, summary = 0, a_residues = 0, b_residues = 0, products = 0;  ///< byte offsets
   std::size_t a_plane = 0, b_plane = 0, product_plane = 0;  ///< elements per modulus
   std::size_t bytes = 0;
 };
@@ -48,18 +48,19 @@ std::string find_scales(GemmProblem const& problem, double const* A, double cons
 /// The larger of the two spreads of a Summary copied to the host (at least 1).
 double spread_of(Summary const& summary);
 
-/// The accurate scaling's first step: op(A)'s magnitudes quantized to 7 bits of their row's largest
-/// (|a| 2^(7 - e) rounded down, 2^e above the row's largest) into the first plane of A's residues, or
-/// a block of op(B)'s columns likewise into B's.
+/// The accurate scaling's first step: op(A)'s magnitudes quantized, |a| 2^q_i rounded down and at most 127, into
+/// the first plane of A's residues (or a block of op(B)'s columns likewise into B's). q_i puts the row's largest
+/// just below 128, or, when the row's mean is far below its largest, the mean at 16..31.
 std::string make_magnitudes(GemmProblem const& problem, Operand which, double const* X, std::int64_t first,
                             std::int64_t count, void* workspace, DeviceLayout const& layout, void* stream);
 /// Its last: from the first plane of the products (the quantized magnitudes' INT8 GEMM, G), for every
-/// element of the block's columns a lower bound L = 2^-(14 + s_i + t_j) G on (|op(A)| |op(B)|)_ij and the
+/// element of the block's columns a lower bound L = 2^-(q_i + r_j) G on (|op(A)| |op(B)|)_ij and the
 /// error bound of `bits`-bit operands, into the Summary: the most bits any element needs for
 ///     2^-(bits+1) P_ij + 2^-(2 bits+2) k 2^-(s_i+t_j) <= kAccurateErrorBound L_ij,
 ///     P_ij = 2^-s_i sum_h |b_hj| + 2^-t_j sum_h |a_ih|    (2^-s_i: the power of two above row i's largest),
-/// and the largest W = 2^-14 (G + 2^(s_i+7) sum|a_ih| + 2^(t_j+7) sum|b_hj| + k) and V = 2^s_i sum|a_ih| +
-/// 2^t_j sum|b_hj|: the scaled integers' |A'| |B'| <= 2^(2 bits) W + 2^(bits-1) V + k/4.
+/// and the largest W >= 2^(s_i+t_j) (|op(A)| |op(B)|)_ij (from the largest elements and sums, and from G where
+/// no element was clamped) and V = 2^s_i sum|a_ih| + 2^t_j sum|b_hj|: the scaled integers then have
+/// |A'| |B'| <= 2^(2 bits) W + 2^(bits-1) V + k/4.
 std::string bound_elements(GemmProblem const& problem, std::int64_t first_column, std::int64_t columns,
                            void* workspace, DeviceLayout const& layout, void* stream);
 
