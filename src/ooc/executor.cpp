@@ -91,9 +91,12 @@ int pipeline_host_threads(GemmArguments const& args, ExecutorOptions const& opti
   return workers * (1 + per_worker);
 }
 
-gk_status execute(GemmArguments const& args, ExecutorOptions const& options, ExecutorCache* cache, std::string* error,
+gk_status execute(GemmArguments const& args, ExecutorOptions const& requested, ExecutorCache* cache, std::string* error,
                   ExecutionReport* report) {
   GemmProblem const& p = args.problem;
+  // An emulated block is not computed in column pieces: each piece would make the whole A panel's residues again.
+  ExecutorOptions options = requested;
+  if (options.emulation_kernel != nullptr) options.store_sub_blocks = 1;
   auto fail = [&](gk_status status, std::string message) {
     *error = std::move(message);
     return status;
