@@ -219,7 +219,9 @@ gk_status run_variant(gk_context_st& ctx, GemmVariant const& variant, GemmArgume
   if (gk_status s = variant.initialize(exec); s != GK_SUCCESS) {
     return fail(ctx, s, "variant '" + variant.info().id + "' failed to initialize");
   }
-  std::size_t const ws_bytes = variant.workspace_bytes(p);
+  // On the GPU the workspace is sized within the memory budget: a variant that blocks its work fits it.
+  if (backend == Platform::kCuda) exec.workspace_limit = ctx.device_memory_budget;
+  std::size_t const ws_bytes = variant.workspace_bytes_within(p, exec.workspace_limit);
   void* workspace = nullptr;
   std::vector<unsigned char> host_workspace;
   WorkspaceLease device_workspace;

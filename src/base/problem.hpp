@@ -100,6 +100,8 @@ struct ExecutionContext {
   HostGemmSettings const* host_gemm = nullptr;   ///< set for variants with VariantInfo::stages_host_operands
   std::unique_ptr<VariantState>* state = nullptr;  ///< the context's slot for such a variant's state
   std::string* detail = nullptr;  ///< when set (verbosity 2), the variant says here what it did
+  /// The limit GemmVariant::workspace_bytes_within sized the workspace for (0: workspace_bytes).
+  std::size_t workspace_limit = 0;
   /// For variants that emulate FP64 (VariantInfo::emulates_fp64): bits per operand element, 0 for what
   /// the inputs need to be as accurate as FP64 GEMM.
   int fp64_emulation_bits = 0;

@@ -55,6 +55,12 @@ class GemmVariant {
   /// GK_SUCCESS if this variant can run the problem, else GK_NOT_SUPPORTED (never a partial run).
   virtual gk_status can_implement(GemmProblem const& problem) const = 0;
   virtual std::size_t workspace_bytes(GemmProblem const&) const { return 0; }
+  /// The workspace to run within `limit` bytes (0: no limit), run then being given that limit
+  /// (ExecutionContext::workspace_limit): a variant that can block its work takes what fits, at most
+  /// workspace_bytes; others need workspace_bytes whatever the limit.
+  virtual std::size_t workspace_bytes_within(GemmProblem const& problem, std::size_t) const {
+    return workspace_bytes(problem);
+  }
   virtual gk_status initialize(ExecutionContext const&) const { return GK_SUCCESS; }
   /// Queues the whole (batched) GEMM. Arguments are already checked; k > 0 and alpha != 0 here.
   virtual gk_status run(GemmArguments const& args, void* workspace, ExecutionContext const& exec) const = 0;

@@ -85,13 +85,44 @@ class PhaseTimer {
 /// run in blocks of columns of C.
 constexpr std::size_t kBlockBytes = std::size_t(8) << 30;
 
+/// `count` split into even parts of at most `most`, each rounded up to `granule` (and at most count).
+std::int64_t even_part(std::int64_t count, std::int64_t most, std::int64_t granule) {
+  if (most >= count) return count;
+  std::int64_t const parts = (count + most - 1) / most;
+  return std::min({most, count, ((count + parts - 1) / parts + granule - 1) / granule * granule});
+}
+
 /// Columns per block for `moduli` moduli: as many as kBlockBytes hold, balanced over the blocks.
 std::int64_t block_columns(GemmProblem const& p, int moduli) {
   std::int64_t const per_column = std::int64_t(moduli) * ((p.m + 3) / 4 * 4 * 4 + (p.k + 15) / 16 * 16);
   std::int64_t const fit = std::max<std::int64_t>(64, std::int64_t(kBlockBytes) / std::max<std::int64_t>(per_column, 1));
-  if (fit >= p.n) return p.n;
-  std::int64_t const blocks = (p.n + fit - 1) / fit;
-  return std::min(fit, ((p.n + blocks - 1) / blocks + 15) / 16 * 16);
+  return even_part(p.n, std::min(fit, p.n), 16);
+}
+
+/// The smallest blocks a limit brings the workspace down to.
+constexpr std::int64_t kLeastBlockRows = 256, kLeastBlockColumns = 64;
+
+/// The layout for `moduli` moduli: all rows and kBlockBytes' columns per block, or within `limit` bytes (0: none)
+/// as many columns as fit, and when even the fewest do not, fewer rows as well (rows of 256, columns of 16,
+/// balanced over the blocks). A limit below the smallest blocks' workspace leaves them, over the limit.
+ozaki2::DeviceLayout blocked_layout(GemmProblem const& p, int moduli, std::size_t limit) {
+  ozaki2::Plan const plan{moduli, ozaki2::kMaxBits, 0};
+  ozaki2::DeviceLayout const whole = ozaki2::device_layout(p, plan, p.m, block_columns(p, moduli));
+  if (limit == 0 || whole.bytes <= limit) return whole;
+  std::int64_t const least_columns = std::min(p.n, kLeastBlockColumns);
+  for (std::int64_t rows = p.m;; rows = even_part(p.m, std::max(kLeastBlockRows, rows / 2), kLeastBlockRows)) {
+    auto const fits = [&](std::int64_t columns) { return ozaki2::device_layout(p, plan, rows, columns).bytes <= limit; };
+    if (fits(least_columns)) {
+      std::int64_t low = least_columns, high = whole.block_columns;  // the most columns that fit, by bisection
+      while (low < high) {
+        std::int64_t const mid = (low + high + 1) / 2;
+        if (fits(mid)) low = mid; else high = mid - 1;
+      }
+      std::int64_t const columns = even_part(p.n, low, 16);
+      return ozaki2::device_layout(p, plan, rows, fits(columns) ? columns : low);
+    }
+    if (rows <= kLeastBlockRows) return ozaki2::device_layout(p, plan, rows, least_columns);
+  }
 }
 
 /// The INT8 GEMM each variant runs per block: all moduli in one batched call.
@@ -119,9 +150,10 @@ class Ozaki2Dgemm final : public GemmVariant {
   }
 
   /// Room for the most moduli a plan takes; wide problems in column blocks.
-  std::size_t workspace_bytes(GemmProblem const& p) const override {
-    ozaki2::Plan const most{ozaki2::kMaxModuli, ozaki2::kMaxBits, 0};
-    return ozaki2::device_layout(p, most, block_columns(p, most.moduli)).bytes;
+  std::size_t workspace_bytes(GemmProblem const& p) const override { return workspace_bytes_within(p, 0); }
+  /// Within a limit, in smaller blocks of C.
+  std::size_t workspace_bytes_within(GemmProblem const& p, std::size_t limit) const override {
+    return blocked_layout(p, ozaki2::kMaxModuli, limit).bytes;
   }
 
   /// Problems of a strided batch run one after another in the one workspace with one plan: every problem's
@@ -138,8 +170,7 @@ class Ozaki2Dgemm final : public GemmVariant {
       if (exec.decline_reason != nullptr) *exec.decline_reason = "this GPU cannot run the sm_90a INT8 GEMM";
       return GK_NOT_SUPPORTED;
     }
-    ozaki2::DeviceLayout const sizing =
-        ozaki2::device_layout(p, {ozaki2::kMaxModuli, ozaki2::kMaxBits, 0}, block_columns(p, ozaki2::kMaxModuli));
+    ozaki2::DeviceLayout const sizing = blocked_layout(p, ozaki2::kMaxModuli, exec.workspace_limit);
     PhaseTimer timer(exec.detail != nullptr, stream);  // verbosity 2: events between the phases
     if (cudaMemsetAsync(base + sizing.summary, 0, sizeof(ozaki2::Summary), stream) != cudaSuccess) return GK_CUDA_ERROR;
     for (std::int64_t b = 0; b < p.batch; ++b) {
@@ -163,29 +194,32 @@ class Ozaki2Dgemm final : public GemmVariant {
       return GK_NOT_SUPPORTED;
     }
     timer.mark(3);
-    // The chosen plan's planes; the maxima and summary sit where the sizing put them (they precede the planes).
-    ozaki2::DeviceLayout layout = ozaki2::device_layout(p, chosen, block_columns(p, chosen.moduli));
-    if (layout.bytes > sizing.bytes) layout = ozaki2::device_layout(p, chosen, sizing.block_columns);
+    // The chosen plan's planes (wider column blocks where fewer moduli leave room); the maxima, sums and summary
+    // sit where the sizing put them (they precede everything the blocks size).
+    ozaki2::DeviceLayout layout = ozaki2::device_layout(p, chosen, sizing.block_rows, sizing.block_columns);
+    if (sizing.block_rows == p.m) {
+      ozaki2::DeviceLayout const wider = ozaki2::device_layout(p, chosen, p.m, block_columns(p, chosen.moduli));
+      if (wider.bytes <= sizing.bytes) layout = wider;
+    }
     for (std::int64_t b = 0; b < p.batch; ++b) {
       double const* const a = A + b * p.stride_a;
       double const* const bm = B + b * p.stride_b;
       double* const c = C + b * p.stride_c;
       // A single problem's maxima are in the workspace from the measurement above.
-      if ((p.batch > 1 && !ozaki2::find_scales(p, a, bm, workspace, layout, exec.stream).empty()) ||
-          !ozaki2::make_residues(p, chosen, ozaki2::Operand::kA, a, 0, p.m, workspace, layout, exec.stream).empty()) {
-        return GK_CUDA_ERROR;
-      }
-      for (std::int64_t j0 = 0; j0 < p.n; j0 += layout.block_columns) {
-        std::int64_t const columns = std::min(layout.block_columns, p.n - j0);
-        if (!ozaki2::make_residues(p, chosen, ozaki2::Operand::kB, bm, j0, columns, workspace, layout, exec.stream)
+      if (p.batch > 1 && !ozaki2::find_scales(p, a, bm, workspace, layout, exec.stream).empty()) return GK_CUDA_ERROR;
+      for (ozaki2::Block const& block : blocks_of(p, layout)) {
+        if ((block.first_column == 0 && !ozaki2::make_residues(p, chosen, ozaki2::Operand::kA, a, block.first_row,
+                                                               block.rows, workspace, layout, exec.stream)
+                                              .empty()) ||
+            !ozaki2::make_residues(p, chosen, ozaki2::Operand::kB, bm, block.first_column, block.columns, workspace,
+                                   layout, exec.stream)
                  .empty()) {
           return GK_CUDA_ERROR;
         }
         timer.mark(0);
-        if (!int8_products(p, chosen, layout, columns, workspace, exec).empty()) return GK_CUDA_ERROR;
+        if (!int8_products(chosen, layout, block, workspace, exec).empty()) return GK_CUDA_ERROR;
         timer.mark(1);
-        if (!ozaki2::reconstruct(p, chosen, args.alpha, args.beta, c, j0, columns, workspace, layout, exec.stream)
-                 .empty()) {
+        if (!ozaki2::reconstruct(p, chosen, args.alpha, args.beta, c, block, workspace, layout, exec.stream).empty()) {
           return GK_CUDA_ERROR;
         }
         timer.mark(2);
@@ -208,25 +242,43 @@ class Ozaki2Dgemm final : public GemmVariant {
   std::string bound_elements(GemmProblem const& p, double const* A, double const* B, void* workspace,
                              ozaki2::DeviceLayout const& layout, ExecutionContext const& exec) const {
     ozaki2::Plan const one{1, 7, 0};
-    std::string e = ozaki2::make_magnitudes(p, ozaki2::Operand::kA, A, 0, p.m, workspace, layout, exec.stream);
-    for (std::int64_t j0 = 0; j0 < p.n && e.empty(); j0 += layout.block_columns) {
-      std::int64_t const columns = std::min(layout.block_columns, p.n - j0);
-      e = ozaki2::make_magnitudes(p, ozaki2::Operand::kB, B, j0, columns, workspace, layout, exec.stream);
-      if (e.empty()) e = int8_products(p, one, layout, columns, workspace, exec);
-      if (e.empty()) e = ozaki2::bound_elements(p, j0, columns, workspace, layout, exec.stream);
+    std::string e;
+    for (ozaki2::Block const& block : blocks_of(p, layout)) {
+      if (e.empty() && block.first_column == 0) {
+        e = ozaki2::make_magnitudes(p, ozaki2::Operand::kA, A, block.first_row, block.rows, workspace, layout,
+                                    exec.stream);
+      }
+      if (e.empty()) {
+        e = ozaki2::make_magnitudes(p, ozaki2::Operand::kB, B, block.first_column, block.columns, workspace, layout,
+                                    exec.stream);
+      }
+      if (e.empty()) e = int8_products(one, layout, block, workspace, exec);
+      if (e.empty()) e = ozaki2::bound_elements(p, block, workspace, layout, exec.stream);
     }
     return e;
   }
 
+  /// The blocks of C in the order they run: row blocks outermost (op(A)'s residues made once per row block).
+  static std::vector<ozaki2::Block> blocks_of(GemmProblem const& p, ozaki2::DeviceLayout const& layout) {
+    std::vector<ozaki2::Block> blocks;
+    for (std::int64_t i0 = 0; i0 < p.m; i0 += layout.block_rows) {
+      for (std::int64_t j0 = 0; j0 < p.n; j0 += layout.block_columns) {
+        blocks.push_back({i0, std::min(layout.block_rows, p.m - i0), j0, std::min(layout.block_columns, p.n - j0)});
+      }
+    }
+    return blocks;
+  }
+
   /// The block's products, one INT8 GEMM per modulus in one batched call: "" or what failed.
-  std::string int8_products(GemmProblem const& p, ozaki2::Plan const& plan, ozaki2::DeviceLayout const& layout,
-                            std::int64_t columns, void* workspace, ExecutionContext const& exec) const {
+  std::string int8_products(ozaki2::Plan const& plan, ozaki2::DeviceLayout const& layout, ozaki2::Block const& block,
+                            void* workspace, ExecutionContext const& exec) const {
+    std::int64_t const rows = block.rows, columns = block.columns;
     auto* const base = static_cast<unsigned char*>(workspace);
     auto const* const a = reinterpret_cast<std::int8_t const*>(base + layout.a_residues);
     auto const* const b = reinterpret_cast<std::int8_t const*>(base + layout.b_residues);
     auto* const c = reinterpret_cast<std::int32_t*>(base + layout.products);
     if (engine_ == Engine::kOwnSm90) {
-      return ozaki2::int8_gemm_sm90(p.m, columns, layout.k_padded, a, layout.a_plane, b, layout.b_plane, c, layout.ldc,
+      return ozaki2::int8_gemm_sm90(rows, columns, layout.k_padded, a, layout.a_plane, b, layout.b_plane, c, layout.ldc,
                                     layout.product_plane, plan.moduli, exec.stream);
     }
     auto* const handle = static_cast<cublasHandle_t>(cublas_handle(exec.device));
@@ -235,7 +287,7 @@ class Ozaki2Dgemm final : public GemmVariant {
     }
     std::int32_t const one = 1, zero = 0;
     int const k = int(layout.k_padded);  // the padding's residues are zero
-    return cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(p.m), int(columns), k, &one, a, CUDA_R_8I,
+    return cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(rows), int(columns), k, &one, a, CUDA_R_8I,
                                       k, (long long)layout.a_plane, b, CUDA_R_8I, k, (long long)layout.b_plane, &zero,
                                       c, CUDA_R_32I, int(layout.ldc), (long long)layout.product_plane, plan.moduli,
                                       CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS

@@ -384,16 +384,17 @@ std::string launch_error(char const* what) { return cuda_error_text(cudaGetLastE
 
 }  // namespace
 
-DeviceLayout device_layout(GemmProblem const& p, Plan const& plan, std::int64_t block_columns) {
+DeviceLayout device_layout(GemmProblem const& p, Plan const& plan, std::int64_t block_rows, std::int64_t block_columns) {
   DeviceLayout d;
   auto const round_up = [](std::size_t x, std::size_t to) { return (x + to - 1) / to * to; };
   // 128-byte rows keep the INT8 engines' tile loads aligned; short rows pad to 16 only.
   std::size_t const k = std::size_t(std::max<std::int64_t>(p.k, 1));
   d.k_padded = std::int64_t(round_up(k, k >= 1024 ? 128 : 16));
-  d.ldc = std::int64_t(round_up(std::size_t(std::max<std::int64_t>(p.m, 1)), 4));
+  d.block_rows = std::max<std::int64_t>(1, std::min(block_rows, p.m));
   d.block_columns = std::max<std::int64_t>(1, std::min(block_columns, p.n));
+  d.ldc = std::int64_t(round_up(std::size_t(d.block_rows), 4));
   std::size_t const count = std::size_t(plan.moduli);
-  d.a_plane = std::size_t(p.m) * std::size_t(d.k_padded);
+  d.a_plane = std::size_t(d.block_rows) * std::size_t(d.k_padded);
   d.b_plane = std::size_t(d.block_columns) * std::size_t(d.k_padded);
   d.product_plane = std::size_t(d.ldc) * std::size_t(d.block_columns);
   std::size_t at = 0;
@@ -406,8 +407,8 @@ DeviceLayout device_layout(GemmProblem const& p, Plan const& plan, std::int64_t 
   d.b_max = take(std::size_t(p.n) * sizeof(double));
   d.a_sum = take(std::size_t(p.m) * sizeof(double));
   d.b_sum = take(std::size_t(p.n) * sizeof(double));
-  d.b_factors = take(std::size_t(d.block_columns) * 4 * sizeof(double));
   d.summary = take(sizeof(Summary));
+  d.b_factors = take(std::size_t(d.block_columns) * 4 * sizeof(double));
   d.a_residues = take(count * d.a_plane);
   d.b_residues = take(count * d.b_plane);
   d.products = take(count * d.product_plane * sizeof(std::int32_t));
@@ -493,34 +494,37 @@ std::string make_magnitudes(GemmProblem const& p, Operand which, double const* X
   return launch_error("ozaki2 magnitudes");
 }
 
-std::string bound_elements(GemmProblem const& p, std::int64_t first_column, std::int64_t columns, void* workspace,
-                           DeviceLayout const& d, void* stream) {
+std::string bound_elements(GemmProblem const& p, Block const& block, void* workspace, DeviceLayout const& d,
+                           void* stream) {
   auto* const base = static_cast<unsigned char*>(workspace);
-  auto const* const b_max = reinterpret_cast<double const*>(base + d.b_max) + first_column;
-  auto const* const b_sum = reinterpret_cast<double const*>(base + d.b_sum) + first_column;
+  std::int64_t const columns = block.columns;
+  auto const* const b_max = reinterpret_cast<double const*>(base + d.b_max) + block.first_column;
+  auto const* const b_sum = reinterpret_cast<double const*>(base + d.b_sum) + block.first_column;
   auto* const factors = reinterpret_cast<double*>(base + d.b_factors);
   auto const s = static_cast<cudaStream_t>(stream);
   std::int64_t const k = std::max<std::int64_t>(p.k, 1);
   column_factors_kernel<<<unsigned((columns + 255) / 256), 256, 0, s>>>(b_max, b_sum, columns, k, factors);
-  dim3 const grid(unsigned((p.m + kBoundThreads - 1) / kBoundThreads), unsigned(std::min<std::int64_t>(columns, 128)));
-  bound_kernel<<<grid, kBoundThreads, 0, s>>>(reinterpret_cast<std::int32_t const*>(base + d.products), d.ldc, p.m,
-                                             columns, reinterpret_cast<double const*>(base + d.a_max),
-                                             reinterpret_cast<double const*>(base + d.a_sum), factors, k,
-                                             reinterpret_cast<Summary*>(base + d.summary));
+  dim3 const grid(unsigned((block.rows + kBoundThreads - 1) / kBoundThreads),
+                  unsigned(std::min<std::int64_t>(columns, 128)));
+  bound_kernel<<<grid, kBoundThreads, 0, s>>>(
+      reinterpret_cast<std::int32_t const*>(base + d.products), d.ldc, block.rows, columns,
+      reinterpret_cast<double const*>(base + d.a_max) + block.first_row,
+      reinterpret_cast<double const*>(base + d.a_sum) + block.first_row, factors, k,
+      reinterpret_cast<Summary*>(base + d.summary));
   return launch_error("ozaki2 bounds");
 }
 
 std::string reconstruct(GemmProblem const& p, Plan const& plan, double alpha, double beta, double* C,
-                        std::int64_t first_column, std::int64_t columns, void* workspace, DeviceLayout const& d,
-                        void* stream) {
+                        Block const& block, void* workspace, DeviceLayout const& d, void* stream) {
   auto* const base = static_cast<unsigned char*>(workspace);
   constexpr int kThreads = 128;
-  dim3 const grid(unsigned((p.m + kThreads - 1) / kThreads), unsigned(std::min<std::int64_t>(columns, 65535)));
+  dim3 const grid(unsigned((block.rows + kThreads - 1) / kThreads), unsigned(std::min<std::int64_t>(block.columns, 65535)));
   static constexpr auto kernels = reconstruct_kernels(std::make_index_sequence<kMaxModuli>{});
   kernels[std::size_t(plan.moduli - 1)]<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      reinterpret_cast<std::int32_t const*>(base + d.products), d.ldc, d.product_plane, p.m, columns,
-      reinterpret_cast<double const*>(base + d.a_max), reinterpret_cast<double const*>(base + d.b_max) + first_column,
-      plan.bits, alpha, beta, C + first_column * p.ldc, p.ldc, crt_constants(plan));
+      reinterpret_cast<std::int32_t const*>(base + d.products), d.ldc, d.product_plane, block.rows, block.columns,
+      reinterpret_cast<double const*>(base + d.a_max) + block.first_row,
+      reinterpret_cast<double const*>(base + d.b_max) + block.first_column, plan.bits, alpha, beta,
+      C + block.first_row + block.first_column * p.ldc, p.ldc, crt_constants(plan));
   return launch_error("ozaki2 reconstruction");
 }
 

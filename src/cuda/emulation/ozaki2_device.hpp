@@ -31,13 +31,23 @@ struct Summary {
 /// one plane per modulus: the "TN" int8 GEMM that every INT8 engine takes, C_l = A_l^T B_l.
 struct DeviceLayout {
   std::int64_t k_padded = 0;       ///< k rounded up to 16, or 128 from k = 1024 (zero residues past k)
-  std::int64_t ldc = 0;            ///< the int32 products' leading dimension (m rounded up to 4)
+  std::int64_t ldc = 0;            ///< the int32 products' leading dimension (block_rows rounded up to 4)
+  std::int64_t block_rows = 0;     ///< rows of C per block: op(A)'s residues and the products hold that many
   std::int64_t block_columns = 0;  ///< columns of C per block: op(B)'s residues and the products hold that many
-  std::size_t a_max = 0, b_max = 0, a_sum = 0, b_sum = 0, b_factors = 0, summary = 0, a_residues = 0, b_residues = 0, products = 0;  ///< byte offsets
+  std::size_t a_max = 0, b_max = 0, a_sum = 0, b_sum = 0, b_factors = 0, summary = 0;  ///< byte offsets
+  std::size_t a_residues = 0, b_residues = 0, products = 0;                          ///< byte offsets
   std::size_t a_plane = 0, b_plane = 0, product_plane = 0;  ///< elements per modulus
   std::size_t bytes = 0;
 };
-DeviceLayout device_layout(GemmProblem const& problem, Plan const& plan, std::int64_t block_columns);
+/// The layout for `plan`'s moduli with blocks of at most block_rows x block_columns of C (the maxima and sums
+/// for all of op(A)'s rows and op(B)'s columns).
+DeviceLayout device_layout(GemmProblem const& problem, Plan const& plan, std::int64_t block_rows,
+                           std::int64_t block_columns);
+
+/// A block of C: rows first_row .. + rows - 1, columns first_column .. + columns - 1.
+struct Block {
+  std::int64_t first_row = 0, rows = 0, first_column = 0, columns = 0;
+};
 
 enum class Operand { kA, kB };
 
@@ -61,18 +71,16 @@ std::string make_magnitudes(GemmProblem const& problem, Operand which, double co
 /// and the largest W >= 2^(s_i+t_j) (|op(A)| |op(B)|)_ij (from the largest elements and sums, and from G where
 /// no element was clamped) and V = 2^s_i sum|a_ih| + 2^t_j sum|b_hj|: the scaled integers then have
 /// |A'| |B'| <= 2^(2 bits) W + 2^(bits-1) V + k/4.
-std::string bound_elements(GemmProblem const& problem, std::int64_t first_column, std::int64_t columns,
-                           void* workspace, DeviceLayout const& layout, void* stream);
+std::string bound_elements(GemmProblem const& problem, Block const& block, void* workspace,
+                           DeviceLayout const& layout, void* stream);
 
-/// The int8 residues of the scaled lines first .. first + count - 1 of one operand (rows of op(A), all of
-/// them, or a block of columns of op(B)); bits <= kMaxBits.
+/// The int8 residues of the scaled lines first .. first + count - 1 of one operand (a block of rows of op(A)
+/// or of columns of op(B)); bits <= kMaxBits.
 std::string make_residues(GemmProblem const& problem, Plan const& plan, Operand which, double const* X,
                           std::int64_t first, std::int64_t count, void* workspace, DeviceLayout const& layout,
                           void* stream);
-/// Columns first_column .. + columns - 1 of C := alpha * 2^-s A'B' 2^-t + beta C from the block's int32
-/// products (beta = 0 reads no C).
+/// The block of C := alpha * 2^-s A'B' 2^-t + beta C from its int32 products (beta = 0 reads no C).
 std::string reconstruct(GemmProblem const& problem, Plan const& plan, double alpha, double beta, double* C,
-                        std::int64_t first_column, std::int64_t columns, void* workspace, DeviceLayout const& layout,
-                        void* stream);
+                        Block const& block, void* workspace, DeviceLayout const& layout, void* stream);
 
 }  // namespace gemmkit::ozaki2

@@ -494,5 +494,35 @@ TEST(Ozaki2Gpu, HostOperandsRunEmulatedBlocksThroughThePipeline) {
   }
 }
 
+/// Within a device-memory budget below its workspace the emulation runs in blocks of rows and columns of C,
+/// with the same plan, so the same bits as without a budget; with both scalings.
+TEST(Ozaki2Gpu, ABudgetBlocksTheWorkAndKeepsTheBits) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(12);
+  EmulationCase const r = make_run(GK_OP_N, GK_OP_T, 700, 600, 900, 0.5, false, rng);
+  for (gk_fp64_emulation_scaling scaling : {GK_FP64_EMULATION_SCALING_FAST, GK_FP64_EMULATION_SCALING_ACCURATE}) {
+    std::vector<double> results[2];
+    for (std::size_t budget : {std::size_t(0), std::size_t(12) << 20}) {
+      DeviceBuffer<double> A(r.A), B(r.B), C(r.C0);
+      gk_context ctx = nullptr;
+      ASSERT_EQ(gk_create(&ctx), GK_SUCCESS);
+      ASSERT_EQ(gk_set_fp64_emulation(ctx, GK_FP64_EMULATION_ON), GK_SUCCESS);
+      ASSERT_EQ(gk_set_fp64_emulation_scaling(ctx, scaling), GK_SUCCESS);
+      ASSERT_EQ(gk_set_device_memory_budget(ctx, budget), GK_SUCCESS);
+      ASSERT_EQ(gk_dgemm(ctx, GK_COL_MAJOR, r.p.trans_a, r.p.trans_b, r.p.m, r.p.n, r.p.k, 1.25, A.get(), r.p.lda,
+                         B.get(), r.p.ldb, -0.5, C.get(), r.p.ldc),
+                GK_SUCCESS)
+          << gk_last_error(ctx);
+      EXPECT_EQ(std::string(gk_last_variant(ctx)).rfind("dgemm_ozaki2", 0), 0u) << gk_last_variant(ctx);
+      cudaDeviceSynchronize();
+      results[budget == 0 ? 0 : 1] = C.download();
+      gk_destroy(ctx);
+    }
+    ASSERT_EQ(results[0].size(), results[1].size());
+    EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(), results[0].size() * sizeof(double)), 0)
+        << "scaling " << int(scaling);
+  }
+}
+
 }  // namespace
 }  // namespace gemmkit::test
