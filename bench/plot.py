@@ -528,6 +528,8 @@ def ooc_label(row, best_of=1):
         text = f"gemmkit L{row.get('pipeline', '?')}"
         if row.get("cpu_share"):
             text += " + CPU share" + (f", {share_threads(row)} threads" if share_threads(row) else "")
+        if ooc_emulation(row):
+            text += " · FP64 emulated" + (" (accurate)" if ooc_emulation(row) == "accurate" else "")
         if row.get("forced_tile"):
             return text + f" · tile {row['forced_tile']} (forced)"
         return text + tile_text(row)
@@ -801,28 +803,41 @@ def is_emulation(path):
     return pathlib.Path(path).name.startswith("emulation")
 
 
-EMULATION_SIDES = ["gemmkit_emulated", "gemmkit_native", "cuBLAS", "cuBLAS_emulated"]
+EMULATION_SIDES = ["gemmkit_emulated", "gemmkit_accurate", "gemmkit_auto", "gemmkit_native", "cuBLAS",
+                   "cuBLAS_emulated"]
+EMULATION_NAMES = {"gemmkit_emulated": "gemmkit emulated (fast scaling)", "gemmkit_accurate": "gemmkit emulated (accurate)",
+                   "gemmkit_auto": "gemmkit AUTO"}
+
+
+def emulation_label(row):
+    """The case: "8192" or "16384x16384" over "k 4096", with the inputs below unless phi = 0."""
+    m, n, k = row["m"], row["n"], row["k"]
+    shape = f"{m}" if m == n == k else f"{m}x{n}\nk {k}"
+    if row.get("inputs") == "split":
+        return shape + "\nsplit"
+    return shape + (f"\nphi {row['phi']:g}" if row.get("phi") else "")
 
 
 def plot_emulation(plt, path):
-    """TFLOP/s(-equivalent) and error of each side per case: bars for the squares at phi = 0, then the
-    phi sweep; the error panel is on a log scale."""
+    """TFLOP/s(-equivalent) and error of each side per case: the squares at phi = 0, the large shapes, then the
+    phi sweep and the split case; the error panel is on a log scale."""
     rows = [r for r in json_lines(path) if r.get("suite", "").startswith("emulation")]
     if not rows:
         return []
-    labels = [f"{r['m']}" + (f"\nphi {r['phi']:g}" if r.get("phi") else "") for r in rows]
-    fig, (speed, error) = plt.subplots(1, 2, figsize=(12, 4.2))
-    width = 0.8 / len(EMULATION_SIDES)
-    for i, side in enumerate(EMULATION_SIDES):
-        xs = [x + (i - 1.5) * width for x in range(len(rows))]
-        speed.bar(xs, [(r.get(side) or {}).get("tflops") or 0 for r in rows], width, label=side.replace("_", " "))
-        error.bar(xs, [(r.get(side) or {}).get("error") or 0 for r in rows], width, label=side.replace("_", " "))
+    sides = [side for side in EMULATION_SIDES if any(side in r for r in rows)]
+    fig, (speed, error) = plt.subplots(2, 1, figsize=(max(10, 1.1 * len(rows)), 8), sharex=True)
+    width = 0.8 / len(sides)
+    for i, side in enumerate(sides):
+        xs = [x + (i - (len(sides) - 1) / 2) * width for x in range(len(rows))]
+        label = EMULATION_NAMES.get(side, side.replace("_", " "))
+        speed.bar(xs, [(r.get(side) or {}).get("tflops") or 0 for r in rows], width, label=label)
+        error.bar(xs, [(r.get(side) or {}).get("error") or 0 for r in rows], width, label=label)
     for axis, title in ((speed, "TFLOP/s (FP64 or FP64-equivalent)"), (error, "max |c - ref| / (|A||B|)ij")):
         axis.set_xticks(range(len(rows)))
-        axis.set_xticklabels(labels)
+        axis.set_xticklabels([emulation_label(r) for r in rows], fontsize=8)
         axis.set_title(title)
     error.set_yscale("log")
-    speed.legend(fontsize=8)
+    speed.legend(fontsize=8, ncol=3)
     row = rows[0]
     fig.suptitle(f"FP64 GEMM emulated on the INT8 tensor cores, {row.get('device', '')} ({row.get('date', '')[:10]})")
     return [save_figure(plt, fig, png_beside(path, ""))]
@@ -1203,6 +1218,12 @@ def doc_table_batched_cpu(root):
     return "\n".join(out).rstrip()
 
 
+def ooc_emulation(row):
+    """"fast" or "accurate" for a host-resident row whose blocks ran FP64-emulated, else ""."""
+    variant = row.get("variant") or ""
+    return "" if "_emulated" not in variant else "accurate" if "_emulated_accurate" in variant else "fast"
+
+
 def doc_table_host_resident(root):
     out, body, by_device = [], [], {}
     for device, path in suite_files(root, "ooc").items():
@@ -1211,20 +1232,23 @@ def doc_table_host_resident(root):
         incore = {r["n"]: r for r in rows if r.get("memory") == "device"}
         ours = [r for r in rows if is_gemmkit_ooc(r) and not r.get("forced_tile")]
         keys = sorted({(r["n"], r.get("memory"), r.get("gpus", 1), r.get("budget_fraction") or 0,
-                        bool(r.get("cpu_share"))) for r in ours},
-                      key=lambda k: (k[0], k[1] != "pinned", k[3], k[4], k[2]))
-        for n, memory, gpus, budget, share in keys:
+                        bool(r.get("cpu_share")), ooc_emulation(r)) for r in ours},
+                      key=lambda k: (k[0], k[1] != "pinned", k[3], k[4], k[5], k[2]))
+        for n, memory, gpus, budget, share, emulation in keys:
             same = [r for r in ours if (r["n"], r.get("memory"), r.get("gpus", 1), r.get("budget_fraction") or 0,
-                                        bool(r.get("cpu_share"))) == (n, memory, gpus, budget, share)]
+                                        bool(r.get("cpu_share")), ooc_emulation(r)) ==
+                    (n, memory, gpus, budget, share, emulation)]
             best = max(same, key=lambda r: (r.get("pipeline") or 0, r["gflops"]))
             xt = [r for r in rows if is_cublasxt(r) and r["n"] == n and r.get("memory") == memory
                   and r.get("gpus", 1) == gpus]
             xt_best = max(xt, key=lambda r: r["gflops"]) if xt else None
             one = [r for r in ours if (r["n"], r.get("memory"), r.get("gpus", 1), r.get("budget_fraction") or 0,
-                                       bool(r.get("cpu_share"))) == (n, memory, 1, budget, share)]
+                                       bool(r.get("cpu_share")), ooc_emulation(r)) ==
+                   (n, memory, 1, budget, share, emulation)]
             one_best = max(one, key=lambda r: (r.get("pipeline") or 0, r["gflops"])) if one and gpus > 1 else None
             ic = incore.get(n)
             setting = memory + ("" if not budget else f", budget {budget:g}") + (", CPU share" if share else "")
+            setting += {"": "", "fast": ", FP64 emulated", "accurate": ", FP64 emulated (accurate)"}[emulation]
             body.append([device, n, setting, gpus, f"L{best.get('pipeline')}", tflops(best["gflops"]),
                          ratio_text(best["gflops"] / ic["gflops"]) if ic and gpus == 1 else "-",
                          f"{tflops(xt_best['gflops'])} ({ratio_text(best['gflops'] / xt_best['gflops'])})"
