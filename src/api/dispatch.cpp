@@ -211,6 +211,11 @@ gk_status run_variant(gk_context_st& ctx, GemmVariant const& variant, GemmArgume
     host_gemm.device_budget = ctx.device_memory_budget;
     host_gemm.device_kernel = device_kernel;
     host_gemm.emulation_kernel = emulation_kernel;
+    if (emulation_kernel != nullptr && ctx.fp64_emulation == GK_FP64_EMULATION_AUTO) {
+      model::MachineDescription const& m = device_machine(ctx.device);  // AUTO's bounds apply to each block too
+      host_gemm.emulation_min_work = m.fp64_emulation_min_work;
+      host_gemm.emulation_min_k = m.fp64_emulation_min_k;
+    }
     exec.host_gemm = &host_gemm;
     exec.state = &ctx.host_gemm_state;
     exec.detail = &detail;

@@ -87,6 +87,9 @@ struct HostGemmSettings {
   /// The FP64 emulation the context's setting asks for, run on the blocks first (ExecutionContext's
   /// fp64_emulation_* settings); nullptr: none.
   GemmVariant const* emulation_kernel = nullptr;
+  /// Under GK_FP64_EMULATION_AUTO the blocks it runs: from this work (m*n*k) and depth on, where the GPU's
+  /// machine description measured it faster (0: every block, as under ON).
+  double emulation_min_work = 0, emulation_min_k = 0;
 };
 
 /// Where a variant runs: the CUDA stream (cudaStream_t) and device, unused on the CPU.

@@ -70,6 +70,7 @@ struct ExecutorOptions {
   GemmVariant const* emulation_kernel = nullptr;
   int fp64_emulation_bits = 0;
   bool fp64_emulation_accurate = false;
+  double emulation_min_work = 0, emulation_min_k = 0;  ///< blocks smaller (m*n*k) or thinner (k) run natively
   double cpu_fraction = 0;       ///< execute_with_cpu_share: a fixed CPU share of C's columns; 0 = from measured rates
   int cpu_threads = 0;           ///< execute_with_cpu_share: CPU BLAS threads; 0 = cpu_share_threads' rule
   std::vector<TimelineEvent>* timeline = nullptr;  ///< when set, every operation is timed into it

@@ -200,7 +200,9 @@ bool Worker::select_kernels(int cc, std::size_t workspace_limit) {
     workspace_bytes_ = std::max(workspace_bytes_, v->workspace_bytes(kp));
     kernels_[s] = v;
     GemmVariant const* emulation = job_.options.emulation_kernel;
-    if (emulation != nullptr && emulation->can_implement(kp) == GK_SUCCESS) {
+    bool const worth_it = double(kp.m) * double(kp.n) * double(kp.k) >= job_.options.emulation_min_work &&
+                          double(kp.k) >= job_.options.emulation_min_k;
+    if (emulation != nullptr && worth_it && emulation->can_implement(kp) == GK_SUCCESS) {
       workspace_bytes_ = std::max(workspace_bytes_, emulation->workspace_bytes(kp));
       emulation_kernels_[s] = emulation;
     }

@@ -59,6 +59,8 @@ class HostResidentGemm final : public GemmVariant {
     options.emulation_kernel = settings.emulation_kernel;
     options.fp64_emulation_bits = exec.fp64_emulation_bits;
     options.fp64_emulation_accurate = exec.fp64_emulation_accurate;
+    options.emulation_min_work = settings.emulation_min_work;
+    options.emulation_min_k = settings.emulation_min_k;
 
     // A caller that keeps no state (a test, a one-off) gets buffers for this call only.
     std::unique_ptr<VariantState> call_state;

@@ -483,7 +483,8 @@ void add_ooc(Builder& b, CLI::App* cmd) {
                          "skip the sampled-column check against the host reference");
   Builder::text(cmd, "--json", &o.json_file, "FILE", "append one object per row to FILE as JSON lines");
   Builder::text(cmd, "--timeline", &o.timeline_file, "FILE",
-                "every copy and compute of one run (the first case at the highest level, per GPU count) as JSON lines");
+                "every copy and compute of one run (the first case at the highest level, per GPU count and --emulate "
+                "mode) as JSON lines");
   b.verbose(cmd, &o.verbosity);
   cmd->footer(std::string(kListHelp) +
               ". --plan takes --m, --n, --k, --budget, --dtype, --beta, --gpus, --memory and --pipeline. Rows at the "

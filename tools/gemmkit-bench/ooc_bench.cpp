@@ -568,7 +568,8 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
   std::printf("timing: host clock around each synchronous call (operands in host memory, C back in host memory), "
               "median of %d after %d warm-up; in-core cuBLAS: CUDA events around the GEMM alone\n",
               o.reps, o.warmup);
-  std::set<int> timeline_gpus;  // GPU counts whose first top-level case is in the timeline file
+  // GPU counts and emulation modes whose first top-level case is in the timeline file.
+  std::set<std::pair<int, std::string>> timeline_cases;
   std::int64_t const top_level = *std::max_element(o.levels.begin(), o.levels.end());
   for (std::int64_t n : o.sizes) {
     HostOperands<T> ops;
@@ -643,7 +644,8 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
                   // The top level's copies are timed in one more call (per-GPU copy rates); the
                   // first such case per GPU count goes to the timeline file.
                   bool const timed = level == top_level && !cpu_share && tile == 0;
-                  bool const dump = timed && !o.timeline_file.empty() && timeline_gpus.insert(gpus).second;
+                  bool const dump =
+                      timed && !o.timeline_file.empty() && timeline_cases.insert({gpus, emulation}).second;
                   Measurement const m =
                       measure_gemmkit(ops, o, options, cpu_share, c0_columns, cols, why, timed ? &timeline : nullptr);
                   RowSetting const s{n, memory, gpus, int(level), budget, fraction, cpu_share, tile};
