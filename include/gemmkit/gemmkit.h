@@ -57,7 +57,7 @@ typedef GK_ENUM(gk_host_memory) {
 } gk_host_memory;
 
 /// FP64 GEMM on the INT8 tensor cores (the Ozaki scheme II, docs/emulation.md), for double-precision
-/// GEMMs on device pointers. Off by default.
+/// GEMMs on device pointers and the host-resident pipeline's blocks. Off by default.
 typedef GK_ENUM(gk_fp64_emulation) {
   GK_FP64_EMULATION_OFF = 0,  ///< native FP64 only
   GK_FP64_EMULATION_ON = 1,   ///< emulated wherever the scheme applies (finite inputs, k < 2^17)
