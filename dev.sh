@@ -4,6 +4,7 @@
 #   ./dev.sh test      build and run the whole test suite (GPU tests skip without a device)
 #   ./dev.sh sanitize  the CPU library and its tests under AddressSanitizer and UBSan (CUDA off)
 #   ./dev.sh build     install and build only
+#   ./dev.sh install   build, then install the library, its headers and the Python package (`import gemmkit`)
 #   ./dev.sh docs      the API reference from the public headers (Doxygen), in build/api-reference
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -11,13 +12,14 @@ command="${1:-tour}"
 build_dir="${GEMMKIT_BUILD_DIR:-build}"
 
 case "$command" in
-  tour) scripts/install-deps.sh base peers ;;
-  test) scripts/install-deps.sh base blas ;;
-  build|sanitize) scripts/install-deps.sh base ;;
+  tour) scripts/install-deps.sh base python peers ;;
+  test) scripts/install-deps.sh base python blas ;;
+  build|install) scripts/install-deps.sh base python ;;
+  sanitize) scripts/install-deps.sh base ;;
   docs) scripts/install-deps.sh docs
         doxygen docs/Doxyfile && echo "API reference: build/api-reference/html/index.html"
         exit 0 ;;
-  *) echo "usage: $0 tour|test|sanitize|build|docs" >&2; exit 2 ;;
+  *) echo "usage: $0 tour|test|sanitize|build|install|docs" >&2; exit 2 ;;
 esac
 
 jobs="$(nproc 2>/dev/null || echo 2)"
@@ -32,7 +34,9 @@ case "$command" in
     # kernel file and, beside the AVX2 one, was killed on a 24 GiB machine (2026-11-28).
     build_dir="${GEMMKIT_SANITIZE_DIR:-build-sanitize}"
     flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+    # No Python package: an instrumented extension cannot load into an uninstrumented interpreter.
     configure=(-DCMAKE_BUILD_TYPE=None -DGEMMKIT_ENABLE_CUDA=OFF -DGEMMKIT_BUILD_TESTS=ON -DGEMMKIT_BUILD_BENCH=OFF
+               -DGEMMKIT_BUILD_PYTHON=OFF
                -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined")
     ;;
   *)
@@ -57,4 +61,10 @@ case "$command" in
   sanitize) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" ;;
   build) ;;
+  install)
+    sudo=()
+    [[ "$(id -u)" -ne 0 ]] && sudo=(sudo)
+    "${sudo[@]}" cmake --install "$build_dir"
+    "${sudo[@]}" ldconfig 2>/dev/null || true
+    (cd / && /usr/bin/python3 -c "import gemmkit; print('gemmkit', gemmkit.__version__, 'installed for', __import__('sys').executable)") ;;
 esac
