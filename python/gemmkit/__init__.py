@@ -122,15 +122,25 @@ def _current(context):
     return stack[-1] if stack else None
 
 
+_ndarray = np.ndarray
+_matmul_host = _gemmkit.matmul_host
+
+
 def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, transa=False, transb=False, context=None):
     """``alpha * op(a) @ op(b) + beta * out`` over the last two dimensions (op: the transpose when transa /
     transb). 2-D operands or stacks of them (3-D), one matrix broadcast against a stack; float64 or
     float32; any strides BLAS can express (others are copied, said at verbosity 2). beta != 0 needs out,
     which receives the result. Returns out, or a new array of the input's type."""
-    ctx = _current(context)
-    if type(a) is np.ndarray and type(b) is np.ndarray and (out is None or type(out) is np.ndarray):
-        return _gemmkit.matmul_host(a, b, out, float(alpha), float(beta), bool(transa), bool(transb),
-                                    None if ctx is None else ctx._core, 0 if ctx is None else ctx._verbosity)
+    if context is None:  # the innermost `with` context of this thread, else the thread's default
+        stack = getattr(_local, "stack", None)
+        ctx = stack[-1] if stack else None
+    else:
+        ctx = _current(context)
+    # numpy arrays: straight to the extension (a few hundred nanoseconds of Python).
+    if type(a) is _ndarray and type(b) is _ndarray and (out is None or type(out) is _ndarray):
+        if ctx is None:
+            return _matmul_host(a, b, out, alpha, beta, transa, transb, None, 0)
+        return _matmul_host(a, b, out, alpha, beta, transa, transb, ctx._core, ctx._verbosity)
     if any(_on_device(x) for x in (a, b, out) if x is not None):
         return _matmul_device(a, b, out, float(alpha), float(beta), bool(transa), bool(transb), ctx)
     host = [_as_numpy(x, name) for x, name in ((a, "a"), (b, "b"))]

@@ -12,9 +12,11 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -170,8 +172,8 @@ void note(int verbosity, std::string const& text) {
 }
 
 /// x as a BLAS operand (its last two dimensions rows x cols); a copy (C order) where its strides are not
-/// expressible or it overlaps `out`, kept alive in `keep`.
-BlasMatrix operand(py::array x, char const* name, py::array const* out, int verbosity, std::vector<py::array>* keep) {
+/// expressible or it overlaps `out`; what it reads is held in `keep`.
+BlasMatrix operand(py::array x, char const* name, py::array const* out, int verbosity, py::array* keep) {
   py::ssize_t const nd = x.ndim();
   std::int64_t const rows = x.shape(nd - 2), cols = x.shape(nd - 1);
   auto [rs, cs] = element_strides(x);
@@ -193,11 +195,21 @@ BlasMatrix operand(py::array x, char const* name, py::array const* out, int verb
   }
   m.data = const_cast<char*>(static_cast<char const*>(x.data()));  // read only: inputs may be read-only views
   m.batch_stride = batch_stride;
-  keep->push_back(std::move(x));
+  *keep = std::move(x);
   return m;
 }
 
 py::ssize_t batch_of(py::array const& x) { return x.ndim() == 3 ? x.shape(0) : 1; }
+
+/// 'd' for native float64, 'f' for native float32, else 0 (reads the descriptor: no dtype objects made).
+char real_kind(py::array const& x) {
+  py::dtype const d = x.dtype();
+  if (d.kind() != 'f' || d.byteorder() == '>') return 0;
+  return d.itemsize() == 8 ? 'd' : d.itemsize() == 4 ? 'f' : 0;
+}
+
+/// Below this much work (m n k over the batch) the GIL is kept: releasing it costs more than the product.
+constexpr double kReleaseGilWork = 32.0 * 32.0 * 32.0;
 
 /// matmul of numpy arrays: op(a) @ op(b) * alpha + beta * out over the last two dimensions, stacks of 3-D
 /// arrays batched (a single matrix or a stack of one broadcast against the other's stack).
@@ -210,8 +222,9 @@ py::array matmul_host(py::array a, py::array b, py::object out_object, double al
                             std::to_string(x->ndim()));
     }
   }
-  bool const f64 = py::isinstance<py::array_t<double>>(a) && py::isinstance<py::array_t<double>>(b);
-  bool const f32 = py::isinstance<py::array_t<float>>(a) && py::isinstance<py::array_t<float>>(b);
+  char const kind = real_kind(a);
+  bool const f64 = kind == 'd' && real_kind(b) == 'd';
+  bool const f32 = kind == 'f' && real_kind(b) == 'f';
   if (!f64 && !f32) {
     throw py::type_error("a and b must both be float64 or both float32, not " + std::string(py::str(a.dtype())) +
                          " and " + std::string(py::str(b.dtype())));
@@ -232,28 +245,32 @@ py::array matmul_host(py::array a, py::array b, py::object out_object, double al
   }
   py::ssize_t const batch = std::max(batch_a, batch_b);
   bool const stacked = a.ndim() == 3 || b.ndim() == 3;
-  std::vector<py::ssize_t> shape = stacked ? std::vector<py::ssize_t>{batch, m, n} : std::vector<py::ssize_t>{m, n};
+  std::array<py::ssize_t, 3> const full{batch, m, n};
+  std::size_t const dims = stacked ? 3 : 2;
+  py::ssize_t const* const shape = full.data() + (3 - dims);
+  auto const shape_vector = [&] { return std::vector<py::ssize_t>(shape, shape + dims); };
 
   py::array out;
   if (out_object.is_none()) {
     if (beta != 0.0) throw py::value_error("beta != 0 needs out (the C it scales)");
-    out = py::array(a.dtype(), shape);
+    out = py::array(a.dtype(), shape_vector());
   } else {
     if (!py::isinstance<py::array>(out_object)) throw py::type_error("out must be a numpy array like a and b");
     out = py::reinterpret_borrow<py::array>(out_object);
-    if (f64 ? !py::isinstance<py::array_t<double>>(out) : !py::isinstance<py::array_t<float>>(out)) {
+    if (real_kind(out) != kind) {
       throw py::type_error("out must have a's dtype, " + std::string(py::str(a.dtype())));
     }
     if (!out.writeable()) throw py::value_error("out is read-only");
-    std::vector<py::ssize_t> const given(out.shape(), out.shape() + out.ndim());
-    if (given != shape) throw py::value_error("out has the wrong shape for op(a) @ op(b)");
+    if (out.ndim() != py::ssize_t(dims) || !std::equal(shape, shape + dims, out.shape())) {
+      throw py::value_error("out has the wrong shape for op(a) @ op(b)");
+    }
   }
   if (m == 0 || n == 0 || batch == 0) return out;
 
-  std::vector<py::array> keep;
+  py::array keep[2];  // the operands (or their copies) while gemmkit reads them
   py::array const* out_ref = out_object.is_none() ? nullptr : &out;
-  BlasMatrix A = operand(a, "a", out_ref, verbosity, &keep);
-  BlasMatrix B = operand(b, "b", out_ref, verbosity, &keep);
+  BlasMatrix A = operand(a, "a", out_ref, verbosity, &keep[0]);
+  BlasMatrix B = operand(b, "b", out_ref, verbosity, &keep[1]);
   if (batch_a == 1) A.batch_stride = 0;
   if (batch_b == 1) B.batch_stride = 0;
 
@@ -267,7 +284,7 @@ py::array matmul_host(py::array a, py::array b, py::object out_object, double al
   py::array target = out;
   if (!c_ok) {  // compute into a C-order copy (holding out's values when beta reads them), then copy back
     note(verbosity, "computed into a copy of out (strides BLAS cannot express)");
-    target = py::array(out.dtype(), shape);
+    target = py::array(out.dtype(), shape_vector());
     if (beta != 0.0) py::module_::import("numpy").attr("copyto")(target, out);
     std::tie(crs, ccs) = element_strides(target);
     blas_form(m, n, crs, ccs, &ldc, &c_transposed);
@@ -289,7 +306,8 @@ py::array matmul_host(py::array a, py::array b, py::object out_object, double al
   gk_op const ta = op_a ? GK_OP_T : GK_OP_N, tb = op_b ? GK_OP_T : GK_OP_N;
   gk_status status = GK_SUCCESS;
   {
-    py::gil_scoped_release release;
+    std::optional<py::gil_scoped_release> release;
+    if (double(m) * double(n) * double(ka) * double(batch) >= kReleaseGilWork) release.emplace();
     if (f64) {
       auto const* x = reinterpret_cast<double const*>(first.data);
       auto const* y = reinterpret_cast<double const*>(second.data);
