@@ -187,6 +187,17 @@ def test_torch_cpu_tensors_come_back_as_tensors():
     assert torch.allclose(c, a @ b, atol=1e-12)
 
 
+@pytest.mark.parametrize("view", ["c", "f", "sliced", "stack"])
+def test_dlpack_tensors_are_read_with_their_strides(view):
+    base = np.arange(4 * 6 * 5, dtype=np.float64).reshape(4, 6, 5)
+    x = {"c": base[0], "f": np.asfortranarray(base[0]), "sliced": base[0][::2, 1:4], "stack": base}[view]
+    described = gemmkit._gemmkit.DeviceOperand()
+    gemmkit._gemmkit.describe_dlpack(x.__dlpack__(), described)
+    assert described.dtype == "f8" and list(described.shape) == list(x.shape)
+    assert list(described.strides) == [s // 8 for s in x.strides]
+    assert described.data == x.ctypes.data
+
+
 def test_info_version_and_the_module_entry_point():
     description = gemmkit.info()
     assert description["version"] == gemmkit.__version__
@@ -240,6 +251,55 @@ def cuda_runtime():
     return runtime
 
 
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32), ("dtype", DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", DELETER)]
+
+
+class DeviceDlpack:
+    """The same device memory offered through DLPack only (a CUDA device, C order): a producer whose
+    capsule gemmkit reads and releases."""
+
+    def __init__(self, device_array):
+        self.device_array = device_array
+        self.shape = (ctypes.c_int64 * len(device_array.shape))(*device_array.shape)
+        self.released = 0
+
+        def release(_):
+            self.released += 1
+        self.deleter = DELETER(release)
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def __dlpack__(self, stream=None):
+        self.stream_asked = stream
+        array = self.device_array
+        tensor = DLTensor(ctypes.c_void_p(array.pointer.value), DLDevice(2, 0), len(array.shape),
+                          DLDataType(2, array.dtype.itemsize * 8, 1), self.shape, None, 0)
+        self.managed = DLManagedTensor(tensor, None, self.deleter)
+        capsule_new = ctypes.pythonapi.PyCapsule_New
+        capsule_new.restype = ctypes.py_object
+        capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        return capsule_new(ctypes.addressof(self.managed), b"dltensor", None)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_device_arrays_run_on_the_gpu(dtype):
     cuda_runtime()
@@ -254,3 +314,13 @@ def test_device_arrays_run_on_the_gpu(dtype):
     assert close(out.get(), reference(a[0], b), dtype, 17)
     with pytest.raises(TypeError, match="device"):
         gemmkit.matmul(da, b, dc)  # a host array among device arrays
+
+
+def test_device_dlpack_producers_run_on_the_gpu():
+    cuda_runtime()
+    a, b = operand((20, 30), np.float64), operand((30, 10), np.float64)
+    da, db, dc = (DeviceDlpack(DeviceArray(x)) for x in (a, b, np.zeros((20, 10))))
+    assert gemmkit.matmul(da, db, dc) is dc
+    assert close(dc.device_array.get(), reference(a, b), np.float64, 30)
+    assert da.released == 1 and db.released == 1 and dc.released == 1
+    assert da.stream_asked == 1  # the legacy default stream: the context names none
