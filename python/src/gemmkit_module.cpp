@@ -243,7 +243,7 @@ py::array matmul_host(py::array a, py::array b, py::object out_object, double al
     throw py::value_error("stacks of " + std::to_string(batch_a) + " and " + std::to_string(batch_b) +
                           " matrices do not broadcast");
   }
-  py::ssize_t const batch = std::max(batch_a, batch_b);
+  py::ssize_t const batch = batch_a == 1 ? batch_b : batch_a;  // a stack of 0 stays empty
   bool const stacked = a.ndim() == 3 || b.ndim() == 3;
   std::array<py::ssize_t, 3> const full{batch, m, n};
   std::size_t const dims = stacked ? 3 : 2;

@@ -324,3 +324,9 @@ def test_device_dlpack_producers_run_on_the_gpu():
     assert close(dc.device_array.get(), reference(a, b), np.float64, 30)
     assert da.released == 1 and db.released == 1 and dc.released == 1
     assert da.stream_asked == 1  # the legacy default stream: the context names none
+
+
+def test_an_empty_stack_broadcasts_to_an_empty_result():
+    result = gemmkit.matmul(np.zeros((0, 3, 4)), np.ones((4, 5)))
+    assert result.shape == (0, 3, 5)
+    assert gemmkit.matmul(np.ones((3, 4)), np.zeros((0, 4, 5))).shape == (0, 3, 5)
