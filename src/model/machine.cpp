@@ -225,11 +225,16 @@ class FlatObjectReader {
 
 }  // namespace
 
+// Asked on every host call: the descriptions are built once.
 double lowest_host_gemm_min_work() {
-  return std::min(h100_sxm().host_gemm_min_work, h200_sxm().host_gemm_min_work);
+  static double const lowest = std::min(h100_sxm().host_gemm_min_work, h200_sxm().host_gemm_min_work);
+  return lowest;
 }
 
-double lowest_host_gemm_min_k() { return std::min(h100_sxm().host_gemm_min_k, h200_sxm().host_gemm_min_k); }
+double lowest_host_gemm_min_k() {
+  static double const lowest = std::min(h100_sxm().host_gemm_min_k, h200_sxm().host_gemm_min_k);
+  return lowest;
+}
 
 std::string machine_description_json(MachineDescription const& machine) {
   std::string out = "{";
