@@ -843,6 +843,39 @@ def plot_emulation(plt, path):
     return [save_figure(plt, fig, png_beside(path, ""))]
 
 
+def is_python(path):
+    """`python -m gemmkit.bench` rows: gemmkit.matmul beside numpy.matmul, and the Python layer's cost."""
+    return pathlib.Path(path).name.startswith("python")
+
+
+def plot_python(plt, path):
+    """GFLOP/s of gemmkit.matmul and numpy.matmul per case (squares, stacks of small matrices), the ratio on
+    each pair, and the cost per call of the Python layer in the title."""
+    rows = [r for r in json_lines(path) if r.get("suite") == "python"]
+    cases = [r for r in rows if r.get("case") != "overhead"]
+    if not cases:
+        return []
+    fig, ax = plt.subplots(figsize=(max(8, 1.2 * len(cases)), 4.5))
+    xs = range(len(cases))
+    ax.bar([x - 0.2 for x in xs], [r["gemmkit_gflops"] for r in cases], 0.4, label="gemmkit.matmul")
+    ax.bar([x + 0.2 for x in xs], [r["numpy_gflops"] for r in cases], 0.4, label="numpy.matmul")
+    for x, r in zip(xs, cases):
+        ax.annotate(f"{r['speedup_vs_numpy']:.2f}x", (x, max(r["gemmkit_gflops"], r["numpy_gflops"])),
+                    ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([f"{r['case']}\n{r['shape']}" for r in cases], fontsize=8)
+    ax.set_ylabel("GFLOP/s")
+    ax.legend(fontsize=8)
+    overhead = next((r for r in rows if r.get("case") == "overhead"), None)
+    first = cases[0]
+    title = f"gemmkit.matmul vs numpy.matmul on host arrays, {first.get('host_cpu', '')} x {first.get('host_threads', '?')}"
+    if overhead:
+        title += (f"\nPython layer {overhead['python_overhead_s'] * 1e6:.2f} us per call above the C call "
+                  f"({overhead['c_call_s'] * 1e6:.2f} us), 8 x 8")
+    ax.set_title(f"{title} ({str(first.get('date', ''))[:10]})", fontsize=9)
+    return [save_figure(plt, fig, png_beside(path, ""))]
+
+
 def plot_blas(plt, path):
     """GFLOP/s against size, one line per contender (gemmkit's drop-in, OpenBLAS, NVBLAS per tile), and
     gemmkit / peer below (peer rows: NVBLAS at its best tile, OpenBLAS); the last run of each row kept.
@@ -1434,7 +1467,7 @@ def main(argv=None):
             continue
         draw = (plot_timeline if is_timeline(path) else plot_ooc if is_ooc(path) else plot_micro if is_micro(path)
                 else plot_blas if is_blas(path) else plot_scalapack if is_scalapack(path)
-                else plot_emulation if is_emulation(path)
+                else plot_emulation if is_emulation(path) else plot_python if is_python(path)
                 else plot_ladder if is_ladder(path) else plot_file)
         for out in draw(plt, path):
             print(out)

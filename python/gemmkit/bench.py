@@ -7,6 +7,8 @@ in one run, with the ratio: squares, stacks of small matrices, and the cost per 
 
 import argparse
 import json
+import os
+import platform
 import time
 
 import numpy as np
@@ -69,10 +71,24 @@ def main():
           f"Python layer {(python_s - c_s) * 1e6:.2f} us; numpy.matmul {numpy_s * 1e6:.2f} us")
     rows.append(overhead)
     if args.json:
+        run = {"version": gemmkit.__version__, "numpy": np.__version__, "host_cpu": host_cpu(),
+               "host_threads": os.cpu_count(), "gpu_available": gemmkit.gpu_available(),
+               "commit": os.environ.get("GEMMKIT_COMMIT", "unknown"),
+               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         with open(args.json, "a", encoding="utf-8") as f:
             for r in rows:
-                f.write(json.dumps({**r, "version": gemmkit.__version__,
-                                    "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}) + "\n")
+                f.write(json.dumps({**r, **run}) + "\n")
+
+
+def host_cpu():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
 
 
 if __name__ == "__main__":
