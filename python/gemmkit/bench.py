@@ -1,6 +1,7 @@
 """``python -m gemmkit.bench``: gemmkit.matmul beside numpy.matmul (the CPU BLAS numpy links) on host arrays,
 in one run, with the ratio: squares, stacks of small matrices, and the cost per call of the Python layer on
-8 x 8 matrices above the C call it makes.
+8 x 8 matrices above the C call it makes; with a GPU, stacks of small matrices in device memory beside
+cuBLAS's strided batched GEMM.
 
     python -m gemmkit.bench [--sizes 1024,2048] [--stack-bytes 1073741824] [--small 2,4,8,16,32] [--reps 5]
 """
@@ -27,13 +28,49 @@ def best_seconds(call, reps):
     return best
 
 
-def row(kind, shape, ours, theirs, flops, **extra):
-    record = {"suite": "python", "case": kind, "shape": shape, "gemmkit_s": ours, "numpy_s": theirs,
-              "gemmkit_gflops": flops / ours * 1e-9, "numpy_gflops": flops / theirs * 1e-9,
-              "speedup_vs_numpy": theirs / ours, **extra}
-    print(f"{kind:8} {shape:>22}  gemmkit {record['gemmkit_gflops']:9.1f} GFLOP/s  numpy {record['numpy_gflops']:9.1f}"
-          f"  {record['speedup_vs_numpy']:6.2f}x")
+def row(kind, shape, ours, theirs, flops, peer="numpy", **extra):
+    record = {"suite": "python", "case": kind, "shape": shape, "peer": peer, "gemmkit_s": ours, "peer_s": theirs,
+              "gemmkit_gflops": flops / ours * 1e-9, "peer_gflops": flops / theirs * 1e-9,
+              "speedup_vs_peer": theirs / ours, **extra}
+    print(f"{kind:8} {shape:>22}  gemmkit {record['gemmkit_gflops']:9.1f} GFLOP/s  {peer} {record['peer_gflops']:9.1f}"
+          f"  {record['speedup_vs_peer']:6.2f}x")
     return record
+
+
+def device_stacks(sizes, stack_bytes, reps):
+    """Stacks of small matrices in device memory: gemmkit.matmul beside cuBLAS strided batched, float64."""
+    from gemmkit import _cuda
+
+    runtime = _cuda.Runtime()
+    if not gemmkit.gpu_available() or not runtime.usable:
+        print("device stacks: skipped (no usable GPU, or no CUDA runtime and cuBLAS to load)")
+        return []
+    cublas = _cuda.CublasStridedBatched(runtime)
+    rng = np.random.default_rng(1)
+    rows = []
+    for n in sizes:
+        count = max(1, stack_bytes // (n * n * 8))
+        a, b = rng.random((count, n, n)), rng.random((count, n, n))
+        da, db, dout = _cuda.DeviceArray(runtime, a), _cuda.DeviceArray(runtime, b), _cuda.DeviceArray(runtime, a)
+        sync = runtime.cudart.cudaDeviceSynchronize
+
+        def ours():
+            gemmkit.matmul(da, db, dout)
+            sync()
+
+        def theirs():
+            cublas(da, db, dout)
+            sync()
+
+        ours_s, theirs_s = best_seconds(ours, reps), best_seconds(theirs, reps)
+        theirs()
+        if not np.allclose(dout.get()[:4], np.matmul(a[:4], b[:4]), rtol=0, atol=1e-12 * n):
+            raise SystemExit(f"device stack of {n} x {n}: cuBLAS and numpy disagree")
+        ours()
+        if not np.allclose(dout.get()[:4], np.matmul(a[:4], b[:4]), rtol=0, atol=1e-12 * n):
+            raise SystemExit(f"device stack of {n} x {n}: gemmkit.matmul is wrong")
+        rows.append(row("device-stack", f"{count}x{n}x{n}", ours_s, theirs_s, 2.0 * count * n ** 3, peer="cuBLAS"))
+    return rows
 
 
 def main():
@@ -42,6 +79,7 @@ def main():
     parser.add_argument("--stack-bytes", type=int, default=1 << 28, help="bytes of A per stack of small matrices")
     parser.add_argument("--small", default="2,4,8,16,32", help="sizes of the stacked matrices")
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--device-small", default="2,4,8,16,32", help="sizes of the device stacks (needs a GPU)")
     parser.add_argument("--json", help="append one JSON object per row to this file")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
@@ -59,6 +97,7 @@ def main():
         ours = best_seconds(lambda: gemmkit.matmul(a, b, out), args.reps)
         theirs = best_seconds(lambda: np.matmul(a, b, out=out), args.reps)
         rows.append(row("stack", f"{count}x{n}x{n}", ours, theirs, 2.0 * count * n ** 3))
+    rows += device_stacks([int(x) for x in args.device_small.split(",") if x], args.stack_bytes, args.reps)
     # The Python layer's cost per call: gemmkit.matmul on 8 x 8 against the same C call timed in C++.
     a, b, out = rng.random((8, 8)), rng.random((8, 8)), np.empty((8, 8))
     calls = 20000
