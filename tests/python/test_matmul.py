@@ -1,9 +1,9 @@
 """gemmkit.matmul against numpy.matmul on host arrays: shapes, dtypes, orders and strides, transposes, stacks and
 broadcasting, alpha and beta with out, out overlapping an input, bad arguments, contexts, DLPack producers;
-device arrays (__cuda_array_interface__ over memory from the CUDA runtime) where a GPU is usable."""
+device arrays (gemmkit's own device buffers through __cuda_array_interface__, and a DLPack producer made
+with ctypes) where a GPU is usable."""
 
 import ctypes
-import ctypes.util
 import subprocess
 import sys
 
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import gemmkit
+from gemmkit import _cuda
 
 RNG = np.random.default_rng(53)
 TOLERANCE = {np.float64: 1e-12, np.float32: 2e-5}
@@ -206,48 +207,14 @@ def test_info_version_and_the_module_entry_point():
     assert "registered variants" in run.stdout
 
 
-class DeviceArray:
-    """Device memory from the CUDA runtime (ctypes), described by __cuda_array_interface__: a producer with
-    neither CuPy nor torch."""
-
-    runtime = None
-
-    def __init__(self, host):
-        host = np.ascontiguousarray(host)
-        self.shape, self.dtype = host.shape, host.dtype
-        self.pointer = ctypes.c_void_p()
-        assert DeviceArray.runtime.cudaMalloc(ctypes.byref(self.pointer), ctypes.c_size_t(host.nbytes)) == 0
-        assert DeviceArray.runtime.cudaMemcpy(self.pointer, host.ctypes.data_as(ctypes.c_void_p),
-                                              ctypes.c_size_t(host.nbytes), 1) == 0
-        self.nbytes = host.nbytes
-
-    @property
-    def __cuda_array_interface__(self):
-        return {"shape": self.shape, "typestr": self.dtype.str, "data": (self.pointer.value, False),
-                "version": 3, "strides": None, "stream": None}
-
-    def get(self):
-        host = np.empty(self.shape, dtype=self.dtype)
-        DeviceArray.runtime.cudaDeviceSynchronize()
-        assert DeviceArray.runtime.cudaMemcpy(host.ctypes.data_as(ctypes.c_void_p), self.pointer,
-                                              ctypes.c_size_t(self.nbytes), 2) == 0
-        return host
-
-    def __del__(self):
-        if self.pointer:
-            DeviceArray.runtime.cudaFree(self.pointer)
-
-
+@pytest.fixture(name="runtime")
 def cuda_runtime():
+    """The CUDA runtime gemmkit's own device buffers (gemmkit._cuda) use, or a skip without a GPU."""
     if not gemmkit.gpu_available():
         pytest.skip("no usable GPU")
-    name = ctypes.util.find_library("cudart") or "libcudart.so"
-    try:
-        runtime = ctypes.CDLL(name)
-    except OSError:
+    runtime = _cuda.Runtime()
+    if runtime.cudart is None:
         pytest.skip("no CUDA runtime library to allocate device memory with")
-    runtime.cudaMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    DeviceArray.runtime = runtime
     return runtime
 
 
@@ -301,25 +268,23 @@ class DeviceDlpack:
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_device_arrays_run_on_the_gpu(dtype):
-    cuda_runtime()
+def test_device_arrays_run_on_the_gpu(dtype, runtime):
     a, b = operand((4, 33, 17), dtype), operand((4, 17, 9), dtype)
     c0 = operand((4, 33, 9), dtype)
-    da, db, dc = DeviceArray(a), DeviceArray(b), DeviceArray(c0)
+    da, db, dc = _cuda.DeviceArray(runtime, a), _cuda.DeviceArray(runtime, b), _cuda.DeviceArray(runtime, c0)
     assert gemmkit.matmul(da, db, dc, alpha=2.0, beta=-1.0) is dc
     assert close(dc.get(), 2.0 * reference(a, b) - c0.astype(np.float64), dtype, 17)
-    single = DeviceArray(a[0])
-    out = DeviceArray(np.zeros((4, 33, 9), dtype))
+    single = _cuda.DeviceArray(runtime, a[0])
+    out = _cuda.DeviceArray(runtime, np.zeros((4, 33, 9), dtype))
     gemmkit.matmul(single, db, out)  # one matrix against a stack
     assert close(out.get(), reference(a[0], b), dtype, 17)
     with pytest.raises(TypeError, match="device"):
         gemmkit.matmul(da, b, dc)  # a host array among device arrays
 
 
-def test_device_dlpack_producers_run_on_the_gpu():
-    cuda_runtime()
+def test_device_dlpack_producers_run_on_the_gpu(runtime):
     a, b = operand((20, 30), np.float64), operand((30, 10), np.float64)
-    da, db, dc = (DeviceDlpack(DeviceArray(x)) for x in (a, b, np.zeros((20, 10))))
+    da, db, dc = (DeviceDlpack(_cuda.DeviceArray(runtime, x)) for x in (a, b, np.zeros((20, 10))))
     assert gemmkit.matmul(da, db, dc) is dc
     assert close(dc.device_array.get(), reference(a, b), np.float64, 30)
     assert da.released == 1 and db.released == 1 and dc.released == 1
