@@ -12,8 +12,8 @@ command="${1:-tour}"
 build_dir="${GEMMKIT_BUILD_DIR:-build}"
 
 case "$command" in
-  tour) scripts/install-deps.sh base python peers ;;
-  test) scripts/install-deps.sh base python blas ;;
+  tour) scripts/install-deps.sh base peers ;;
+  test) scripts/install-deps.sh base python pytest blas ;;
   build|install) scripts/install-deps.sh base python ;;
   sanitize) scripts/install-deps.sh base ;;
   docs) scripts/install-deps.sh docs

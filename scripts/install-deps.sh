@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gemmkit needs that are not there yet. Groups:
 #   base   compiler, CMake, Ninja, OpenBLAS, GoogleTest, CLI11 (building and testing)
-#   python the Python package's build and tests: Python headers, pybind11, numpy, pytest, torch (its DLPack tests)
+#   python the Python package's build: Python headers, pybind11, numpy
+#   pytest its tests: pytest, and torch (CPU tensors through DLPack)
 #   blas   what the BLAS drop-in's tests run: netlib's testers, gfortran, numpy and scipy, ScaLAPACK
 #          over OpenMPI
 #   peers  the peer libraries the benchmarks compare against, and matplotlib for bench/plot.py
@@ -10,7 +11,8 @@
 set -euo pipefail
 declare -A groups=(
   [base]="g++ cmake ninja-build git libopenblas-dev libgtest-dev libcli11-dev"
-  [python]="python3-dev python3-pybind11 python3-numpy python3-pytest python3-torch"
+  [python]="python3-dev python3-pybind11 python3-numpy"
+  [pytest]="python3-pytest python3-torch"
   [blas]="libblas-test gfortran python3-numpy python3-scipy libscalapack-openmpi-dev libopenmpi-dev openmpi-bin"
   [peers]="libblis-dev libxsmm-dev libeigen3-dev python3-matplotlib"
   [docs]="doxygen"
