@@ -295,3 +295,27 @@ def test_an_empty_stack_broadcasts_to_an_empty_result():
     result = gemmkit.matmul(np.zeros((0, 3, 4)), np.ones((4, 5)))
     assert result.shape == (0, 3, 5)
     assert gemmkit.matmul(np.ones((3, 4)), np.zeros((0, 4, 5))).shape == (0, 3, 5)
+
+
+def test_torch_cuda_tensors_stay_on_the_device():
+    torch = pytest.importorskip("torch")
+    if not gemmkit.gpu_available() or not torch.cuda.is_available():
+        pytest.skip("no usable GPU for torch")
+    a = torch.rand(5, 40, 30, dtype=torch.float64, device="cuda")
+    b = torch.rand(5, 30, 20, dtype=torch.float64, device="cuda")
+    c = gemmkit.matmul(a, b)  # allocated by torch on a's device
+    assert isinstance(c, torch.Tensor) and c.is_cuda and c.shape == (5, 40, 20)
+    assert torch.allclose(c, a @ b, atol=1e-12)
+    out = torch.zeros(5, 20, 40, dtype=torch.float64, device="cuda").transpose(1, 2)  # a Fortran-order stack
+    assert gemmkit.matmul(a, b, out) is out
+    assert torch.allclose(out, a @ b, atol=1e-12)
+
+
+def test_cupy_arrays_stay_on_the_device():
+    cupy = pytest.importorskip("cupy")
+    if not gemmkit.gpu_available():
+        pytest.skip("no usable GPU")
+    a, b = cupy.random.rand(64, 48), cupy.random.rand(48, 32)
+    c = gemmkit.matmul(a, b, transa=False)
+    assert isinstance(c, cupy.ndarray)
+    assert cupy.allclose(c, a @ b, atol=1e-12)
