@@ -6,7 +6,7 @@
 # squares at 8192 and 16384 and 1 GiB stacks against numpy.matmul, device stacks against cuBLAS, the
 # Python layer's cost per call): $out/python.jsonl. The interpreter is the one CMake built the package for;
 # a call that narrows GEMMKIT_BUILD_TARGETS names _gemmkit among them.
-python_bin="$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt" | head -1)"
+python_bin="$(sed -n 's/^GEMMKIT_PYTHON_EXECUTABLE:INTERNAL=//p' "$build/CMakeCache.txt" | head -1)"
 if [[ -z "$python_bin" || ! -f "$build/python/gemmkit/__init__.py" ]]; then
   stage "python: no package in $build (no Python 3 with pybind11 and numpy at configure time)"
   status=1
