@@ -211,6 +211,44 @@ char real_kind(py::array const& x) {
 /// Below this much work (m n k over the batch) the GIL is kept: releasing it costs more than the product.
 constexpr double kReleaseGilWork = 32.0 * 32.0 * 32.0;
 
+/// C = alpha op(A) op(B) + beta C in gemmkit's column-major terms: op(X) is the user's transpose, flipped where X
+/// is stored row-major, and a row-major C is computed as C^T = op(B)^T op(A)^T. `batch` 0 for one product,
+/// else the strided batched call over it.
+gk_status run_gemm(gk_context ctx, bool f64, bool transa, bool transb, BlasMatrix const& A, BlasMatrix const& B,
+                   std::int64_t m, std::int64_t n, std::int64_t k, double alpha, double beta, char* c_data,
+                   std::int64_t ldc, std::int64_t c_stride, std::int64_t batch, bool c_transposed, bool release_gil) {
+  bool op_a = transa != A.transposed, op_b = transb != B.transposed;
+  std::int64_t rows = m, cols = n;
+  BlasMatrix first = A, second = B;
+  if (c_transposed) {
+    std::swap(first, second);
+    std::swap(rows, cols);
+    bool const t = op_a;
+    op_a = !op_b;
+    op_b = !t;
+  }
+  gk_op const ta = op_a ? GK_OP_T : GK_OP_N, tb = op_b ? GK_OP_T : GK_OP_N;
+  std::optional<py::gil_scoped_release> release;
+  if (release_gil) release.emplace();
+  if (f64) {
+    auto const* x = reinterpret_cast<double const*>(first.data);
+    auto const* y = reinterpret_cast<double const*>(second.data);
+    auto* z = reinterpret_cast<double*>(c_data);
+    return batch == 0 ? gk_dgemm(ctx, GK_COL_MAJOR, ta, tb, rows, cols, k, alpha, x, first.ld, y, second.ld, beta, z, ldc)
+                      : gk_dgemm_strided_batched(ctx, GK_COL_MAJOR, ta, tb, rows, cols, k, alpha, x, first.ld,
+                                                 first.batch_stride, y, second.ld, second.batch_stride, beta, z, ldc,
+                                                 c_stride, batch);
+  }
+  auto const* x = reinterpret_cast<float const*>(first.data);
+  auto const* y = reinterpret_cast<float const*>(second.data);
+  auto* z = reinterpret_cast<float*>(c_data);
+  return batch == 0 ? gk_sgemm(ctx, GK_COL_MAJOR, ta, tb, rows, cols, k, float(alpha), x, first.ld, y, second.ld,
+                               float(beta), z, ldc)
+                    : gk_sgemm_strided_batched(ctx, GK_COL_MAJOR, ta, tb, rows, cols, k, float(alpha), x, first.ld,
+                                               first.batch_stride, y, second.ld, second.batch_stride, float(beta), z,
+                                               ldc, c_stride, batch);
+}
+
 /// matmul of numpy arrays: op(a) @ op(b) * alpha + beta * out over the last two dimensions, stacks of 3-D
 /// arrays batched (a single matrix or a stack of one broadcast against the other's stack).
 py::array matmul_host(py::array a, py::array b, py::object out_object, double alpha, double beta, bool transa,
@@ -292,43 +330,9 @@ py::array matmul_host(py::array a, py::array b, py::object out_object, double al
   }
   char* const c_data = static_cast<char*>(target.mutable_data());
 
-  // op(X) in memory: the user's transpose, flipped when X is stored row-major; swapped with C's when C is.
-  bool op_a = transa != A.transposed, op_b = transb != B.transposed;
-  std::int64_t rows = m, cols = n;
-  BlasMatrix first = A, second = B;
-  if (c_transposed) {  // C^T = op(B)^T op(A)^T
-    std::swap(first, second);
-    std::swap(rows, cols);
-    bool const t = op_a;
-    op_a = !op_b;
-    op_b = !t;
-  }
-  gk_op const ta = op_a ? GK_OP_T : GK_OP_N, tb = op_b ? GK_OP_T : GK_OP_N;
-  gk_status status = GK_SUCCESS;
-  {
-    std::optional<py::gil_scoped_release> release;
-    if (double(m) * double(n) * double(ka) * double(batch) >= kReleaseGilWork) release.emplace();
-    if (f64) {
-      auto const* x = reinterpret_cast<double const*>(first.data);
-      auto const* y = reinterpret_cast<double const*>(second.data);
-      auto* z = reinterpret_cast<double*>(c_data);
-      status = batch == 1 && !stacked
-                   ? gk_dgemm(ctx, GK_COL_MAJOR, ta, tb, rows, cols, ka, alpha, x, first.ld, y, second.ld, beta, z, ldc)
-                   : gk_dgemm_strided_batched(ctx, GK_COL_MAJOR, ta, tb, rows, cols, ka, alpha, x, first.ld,
-                                              first.batch_stride, y, second.ld, second.batch_stride, beta, z, ldc,
-                                              c_batch, batch);
-    } else {
-      auto const* x = reinterpret_cast<float const*>(first.data);
-      auto const* y = reinterpret_cast<float const*>(second.data);
-      auto* z = reinterpret_cast<float*>(c_data);
-      status = batch == 1 && !stacked
-                   ? gk_sgemm(ctx, GK_COL_MAJOR, ta, tb, rows, cols, ka, float(alpha), x, first.ld, y, second.ld,
-                              float(beta), z, ldc)
-                   : gk_sgemm_strided_batched(ctx, GK_COL_MAJOR, ta, tb, rows, cols, ka, float(alpha), x, first.ld,
-                                              first.batch_stride, y, second.ld, second.batch_stride, float(beta), z,
-                                              ldc, c_batch, batch);
-    }
-  }
+  bool const release_gil = double(m) * double(n) * double(ka) * double(batch) >= kReleaseGilWork;
+  gk_status const status = run_gemm(ctx, f64, transa, transb, A, B, m, n, ka, alpha, beta, c_data, ldc, c_batch,
+                                    stacked ? std::int64_t(batch) : 0, c_transposed, release_gil);
   if (status != GK_SUCCESS) raise_status(ctx, status, "matmul");
   if (!c_ok) py::module_::import("numpy").attr("copyto")(out, target);
   return out;
@@ -379,41 +383,10 @@ void matmul_device(DeviceOperand const& a, DeviceOperand const& b, DeviceOperand
     throw py::value_error("out: strides BLAS cannot express");
   }
   if (m == 0 || n == 0 || c_batch == 0) return;
-  bool op_a = transa != A.transposed, op_b = transb != B.transposed;
-  std::int64_t rows = m, cols = n;
-  BlasMatrix first = A, second = B;
-  if (c_transposed) {
-    std::swap(first, second);
-    std::swap(rows, cols);
-    bool const t = op_a;
-    op_a = !op_b;
-    op_b = !t;
-  }
-  gk_op const ta = op_a ? GK_OP_T : GK_OP_N, tb = op_b ? GK_OP_T : GK_OP_N;
   bool const stacked = a.shape.size() == 3 || b.shape.size() == 3;
-  gk_status status = GK_SUCCESS;
-  {
-    py::gil_scoped_release release;
-    if (a.dtype == "f8") {
-      auto const* x = reinterpret_cast<double const*>(first.data);
-      auto const* y = reinterpret_cast<double const*>(second.data);
-      auto* z = reinterpret_cast<double*>(c.data);
-      status = !stacked ? gk_dgemm(ctx, GK_COL_MAJOR, ta, tb, rows, cols, k, alpha, x, first.ld, y, second.ld, beta,
-                                   z, ldc)
-                        : gk_dgemm_strided_batched(ctx, GK_COL_MAJOR, ta, tb, rows, cols, k, alpha, x, first.ld,
-                                                   first.batch_stride, y, second.ld, second.batch_stride, beta, z, ldc,
-                                                   c_bs, c_batch);
-    } else {
-      auto const* x = reinterpret_cast<float const*>(first.data);
-      auto const* y = reinterpret_cast<float const*>(second.data);
-      auto* z = reinterpret_cast<float*>(c.data);
-      status = !stacked ? gk_sgemm(ctx, GK_COL_MAJOR, ta, tb, rows, cols, k, float(alpha), x, first.ld, y, second.ld,
-                                   float(beta), z, ldc)
-                        : gk_sgemm_strided_batched(ctx, GK_COL_MAJOR, ta, tb, rows, cols, k, float(alpha), x,
-                                                   first.ld, first.batch_stride, y, second.ld, second.batch_stride,
-                                                   float(beta), z, ldc, c_bs, c_batch);
-    }
-  }
+  gk_status const status = run_gemm(ctx, a.dtype == "f8", transa, transb, A, B, m, n, k, alpha, beta,
+                                    reinterpret_cast<char*>(c.data), ldc, c_bs, stacked ? c_batch : 0, c_transposed,
+                                    true);
   if (status != GK_SUCCESS) raise_status(ctx, status, "matmul");
 }
 
