@@ -319,3 +319,15 @@ def test_cupy_arrays_stay_on_the_device():
     c = gemmkit.matmul(a, b, transa=False)
     assert isinstance(c, cupy.ndarray)
     assert cupy.allclose(c, a @ b, atol=1e-12)
+
+
+def test_copies_are_said_at_verbosity_two(capfd):
+    a = operand((10, 8), np.float64, step=2)  # element gaps BLAS cannot express
+    b = operand((8, 6), np.float64)
+    with gemmkit.Context(verbosity=2):
+        c = gemmkit.matmul(a, b)
+    assert close(c, reference(a, b), np.float64, 8)
+    assert "copied a (strides BLAS cannot express)" in capfd.readouterr().err
+    with gemmkit.Context(verbosity=0):
+        gemmkit.matmul(a, b)
+    assert "copied" not in capfd.readouterr().err
