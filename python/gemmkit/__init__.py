@@ -159,8 +159,15 @@ def _on_device(x):
 
 
 def _as_numpy(x, name):
+    """x's memory as a numpy array: through __array__ where it has one (torch CPU tensors: shared and writable),
+    else DLPack (read-only in numpy before 2.1, enough for inputs)."""
     if isinstance(x, np.ndarray):
         return x
+    if hasattr(x, "__array__"):
+        try:
+            return np.asarray(x)
+        except Exception:  # noqa: BLE001 - DLPack below, or the error there
+            pass
     if hasattr(x, "__dlpack__"):
         return np.from_dlpack(x)
     try:

@@ -186,6 +186,9 @@ def test_torch_cpu_tensors_come_back_as_tensors():
     c = gemmkit.matmul(a, b)
     assert isinstance(c, torch.Tensor)
     assert torch.allclose(c, a @ b, atol=1e-12)
+    out = torch.ones(6, 3, dtype=torch.float64)
+    assert gemmkit.matmul(a, b, out, alpha=2.0, beta=-1.0) is out
+    assert torch.allclose(out, 2.0 * (a @ b) - 1.0, atol=1e-12)
 
 
 @pytest.mark.parametrize("view", ["c", "f", "sliced", "stack"])
