@@ -36,6 +36,20 @@ def _pick(table, value, name):
         raise ValueError(f"{name} must be one of {', '.join(map(repr, table))}, not {value!r}") from None
 
 
+def _named_setting(name, table, set_core, default):
+    """A context setting given by name (a key of `table`): the C context gets its number, the name is kept."""
+    attribute = "_" + name
+
+    def get(self):
+        return getattr(self, attribute, default)
+
+    def put(self, value):
+        set_core(self._core, _pick(table, value, name))
+        setattr(self, attribute, value)
+
+    return property(get, put)
+
+
 class Context:
     """gemmkit's settings for the calls made with it: device, device-memory budget (bytes, 0 = the device's
     free memory), backend ("auto", "cpu", "gpu"), FP64 emulation ("off", "on", "auto") and its scaling
@@ -58,14 +72,7 @@ class Context:
                              lambda self, b: self._core.set_memory_budget(int(b)))
     stream = property(lambda self: self._core.stream(), lambda self, s: self._core.set_stream(int(s)))
 
-    @property
-    def backend(self):
-        return self._backend if hasattr(self, "_backend") else "auto"
-
-    @backend.setter
-    def backend(self, value):
-        self._core.set_backend(_pick(_BACKENDS, value, "backend"))
-        self._backend = value
+    backend = _named_setting("backend", _BACKENDS, _gemmkit.Context.set_backend, "auto")
 
     @property
     def fp64_emulation(self):
@@ -75,14 +82,8 @@ class Context:
     def fp64_emulation(self, value):
         self._core.set_fp64_emulation(_pick(_EMULATION, value, "fp64_emulation"))
 
-    @property
-    def fp64_emulation_scaling(self):
-        return self._scaling if hasattr(self, "_scaling") else "default"
-
-    @fp64_emulation_scaling.setter
-    def fp64_emulation_scaling(self, value):
-        self._core.set_fp64_emulation_scaling(_pick(_SCALING, value, "fp64_emulation_scaling"))
-        self._scaling = value
+    fp64_emulation_scaling = _named_setting("fp64_emulation_scaling", _SCALING,
+                                            _gemmkit.Context.set_fp64_emulation_scaling, "default")
 
     @property
     def verbosity(self):

@@ -127,14 +127,7 @@ GemmVariant const* emulation_variant(gk_context_st const& ctx, GemmProblem const
       return nullptr;
     }
   }
-  for (GemmVariant const* v : variant_registry().variants()) {
-    VariantInfo const& info = v->info();
-    if (info.emulates_fp64 && info.backend == Platform::kCuda && info.dtype == Dtype::kF64 &&
-        info.min_sm <= compute_capability(ctx.device) && v->can_implement(p) == GK_SUCCESS) {
-      return v;
-    }
-  }
-  return nullptr;
+  return variant_registry().emulation_for(p, compute_capability(ctx.device));
 }
 
 /// The variant for a problem: the forced one, else the selection table's. A forced CUDA kernel on

@@ -167,7 +167,10 @@ gk_status execute(GemmArguments const& args, ExecutorOptions const& requested, E
     request.rates.device_flops *= kEmulatedRate;
     request.rates.depth_for_half_rate = kEmulatedDepthForHalfRate;
   }
-  Plan plan = options.forced_tile > 0 ? plan_forced_tile(request, options.forced_tile) : make_plan(request);
+  auto const plan_for = [&] {
+    return options.forced_tile > 0 ? plan_forced_tile(request, options.forced_tile) : make_plan(request);
+  };
+  Plan plan = plan_for();
   // The emulation's workspace (its tile's residues and int32 products) comes out of the same budget: a plan
   // that leaves too little is made again within what remains.
   for (int attempt = 0; options.emulation_kernel != nullptr && plan.error.empty() && attempt < 3; ++attempt) {
@@ -177,7 +180,7 @@ gk_status execute(GemmArguments const& args, ExecutorOptions const& requested, E
     if (plan.device_bytes + workspace <= request.device_budget) break;
     if (workspace >= request.device_budget) break;  // the workers' set-up says what does not fit
     request.device_budget -= workspace;
-    plan = options.forced_tile > 0 ? plan_forced_tile(request, options.forced_tile) : make_plan(request);
+    plan = plan_for();
   }
   if (!plan.error.empty()) return fail(GK_ALLOCATION_FAILED, "host-resident plan: " + plan.error);
 

@@ -264,6 +264,11 @@ bool Worker::run_kernel(KernelShape const& shape, char const* A, char const* B, 
   ka.alpha = job_.args.alpha;
   ka.beta = beta;
   ka.A = A, ka.B = B, ka.C = C;
+  auto const failed = [&](GemmVariant const& kernel, gk_status s) {
+    job_.failure.raise(s, "device " + std::to_string(device_) + ": kernel '" + kernel.info().id + "' failed" +
+                              (s == GK_CUDA_ERROR ? ": " + cuda_error_text(cudaGetLastError(), "launch") : ""));
+    return false;
+  };
   if (auto const emulation = emulation_kernels_.find(shape); emulation != emulation_kernels_.end()) {
     ExecutionContext exec{compute_.get(), device_};
     exec.fp64_emulation_bits = job_.options.fp64_emulation_bits;
@@ -276,17 +281,11 @@ bool Worker::run_kernel(KernelShape const& shape, char const* A, char const* B, 
       ++emulated_blocks_;
       return true;
     }
-    if (s != GK_NOT_SUPPORTED) {
-      job_.failure.raise(s, "device " + std::to_string(device_) + ": kernel '" + emulation->second->info().id +
-                                "' failed" + (s == GK_CUDA_ERROR ? ": " + cuda_error_text(cudaGetLastError(), "launch") : ""));
-      return false;
-    }
+    if (s != GK_NOT_SUPPORTED) return failed(*emulation->second, s);
     ++declined_blocks_;  // the block's inputs leave the emulation, which wrote nothing: the native kernel
   }
   if (gk_status s = v->run(ka, workspace_, ExecutionContext{compute_.get(), device_}); s != GK_SUCCESS) {
-    job_.failure.raise(s, "device " + std::to_string(device_) + ": kernel '" + v->info().id + "' failed" +
-                              (s == GK_CUDA_ERROR ? ": " + cuda_error_text(cudaGetLastError(), "launch") : ""));
-    return false;
+    return failed(*v, s);
   }
   return true;
 }

@@ -40,6 +40,18 @@ GemmVariant const* Registry::find(std::string_view id) const {
   return nullptr;
 }
 
+GemmVariant const* Registry::emulation_for(GemmProblem const& problem, int compute_capability) const {
+  if (problem.dtype != Dtype::kF64) return nullptr;
+  for (auto const& v : variants_) {
+    VariantInfo const& info = v->info();
+    if (info.emulates_fp64 && info.backend == Platform::kCuda && info.dtype == Dtype::kF64 &&
+        info.min_sm <= compute_capability && v->can_implement(problem) == GK_SUCCESS) {
+      return v.get();
+    }
+  }
+  return nullptr;
+}
+
 GemmVariant const* Registry::select(GemmProblem const& problem, Platform backend, int compute_capability,
                                     int multiprocessors, std::size_t workspace_limit, HostCompute host_compute,
                                     HostCrossover const& host_crossover) const {

@@ -64,6 +64,9 @@ class Registry {
                             int multiprocessors = 0, std::size_t workspace_limit = 0,
                             HostCompute host_compute = HostCompute::kAny, HostCrossover const& host_crossover = {}) const;
   std::vector<SelectionRule> const& rules() const { return rules_; }
+  /// The first FP64-emulating CUDA variant (VariantInfo::emulates_fp64; registration order puts gemmkit's own
+  /// engine first) that runs this double-precision problem on a GPU of this compute capability, or nullptr.
+  GemmVariant const* emulation_for(GemmProblem const& problem, int compute_capability) const;
 
   void add(std::unique_ptr<GemmVariant> variant);
   void set_rules(std::vector<SelectionRule> rules);

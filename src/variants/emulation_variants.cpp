@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -313,7 +312,7 @@ class Ozaki2Dgemm final : public GemmVariant {
       return {};
     }
     bool const accurate = exec.fp64_emulation_accurate;
-    double const product_bound = as_double(summary.product_bound_bits), sum_bound = as_double(summary.sum_bound_bits);
+    double const product_bound = ozaki2::product_bound_of(summary), sum_bound = ozaki2::sum_bound_of(summary);
     auto const plan_for = [&](int b) {
       return accurate ? ozaki2::plan_for_bounds(b, product_bound, sum_bound, k) : ozaki2::plan_for_bits(b, k);
     };
@@ -337,12 +336,6 @@ class Ozaki2Dgemm final : public GemmVariant {
     }
     ozaki2::Plan const most = plan_for(ozaki2::kMaxBits);
     return most.moduli > 0 ? most : ozaki2::plan_for_moduli(ozaki2::kMaxModuli, k);
-  }
-
-  static double as_double(unsigned long long bits) {
-    double value = 0;
-    std::memcpy(&value, &bits, sizeof value);
-    return value;
   }
 
   Engine engine_;

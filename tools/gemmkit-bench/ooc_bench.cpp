@@ -281,17 +281,16 @@ std::string copy_rates(std::vector<ooc::TimelineEvent> const& events, char const
   return rates;
 }
 
-/// The FP64 emulation the API's setting would run on device 0's blocks (nullptr for f32 or none).
-GemmVariant const* emulation_kernel(Dtype dtype) {
-  if (dtype != Dtype::kF64) return nullptr;
+/// The FP64 emulation the API's setting would run on device 0 for an n^3 problem (nullptr for f32 or none).
+GemmVariant const* emulation_kernel(Dtype dtype, std::int64_t n) {
   int major = 0, minor = 0;
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
   cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
-  for (GemmVariant const* v : variant_registry().variants()) {
-    VariantInfo const& info = v->info();
-    if (info.emulates_fp64 && info.backend == gemmkit::Platform::kCuda && info.min_sm <= major * 10 + minor) return v;
-  }
-  return nullptr;
+  gemmkit::GemmProblem p;
+  p.dtype = dtype == Dtype::kF64 ? gemmkit::Dtype::kF64 : gemmkit::Dtype::kF32;
+  p.m = p.n = p.k = n;
+  p.lda = p.ldb = p.ldc = n;
+  return variant_registry().emulation_for(p, major * 10 + minor);
 }
 
 /// The rows of one setting: each emulation mode (CPU share off), and each CPU thread count of a share.
@@ -630,7 +629,7 @@ int run_ooc_bench(OocOptions o, MachineInfo const& machine) {
                   ooc::ExecutorOptions options;
                   options.kernels = &variant_registry();
                   if (emulation != "off") {
-                    options.emulation_kernel = emulation_kernel(o.dtype);
+                    options.emulation_kernel = emulation_kernel(o.dtype, n);
                     options.fp64_emulation_accurate = emulation == "accurate";
                     if (options.emulation_kernel == nullptr) continue;  // f32, or no GPU that runs one
                   }

@@ -450,15 +450,26 @@ std::string find_scales(GemmProblem const& p, double const* A, double const* B, 
   return launch_error("ozaki2 maxima");
 }
 
+namespace {
+
+/// A Summary's maxima are kept as the bit patterns of non-negative doubles (atomicMax on integers).
+double from_bits(unsigned long long bits) {
+  double value = 0;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+}  // namespace
+
 double spread_of(Summary const& summary) {
   double spread = 1;
-  for (unsigned long long bits : summary.spread_bits) {
-    double value = 0;
-    std::memcpy(&value, &bits, sizeof value);
-    spread = std::max(spread, value);
-  }
+  for (unsigned long long bits : summary.spread_bits) spread = std::max(spread, from_bits(bits));
   return spread;
 }
+
+double product_bound_of(Summary const& summary) { return from_bits(summary.product_bound_bits); }
+
+double sum_bound_of(Summary const& summary) { return from_bits(summary.sum_bound_bits); }
 
 namespace {
 

@@ -57,6 +57,9 @@ std::string find_scales(GemmProblem const& problem, double const* A, double cons
                         DeviceLayout const& layout, void* stream);
 /// The larger of the two spreads of a Summary copied to the host (at least 1).
 double spread_of(Summary const& summary);
+/// Its accurate-scaling bounds W and V (Plan plan_for_bounds).
+double product_bound_of(Summary const& summary);
+double sum_bound_of(Summary const& summary);
 
 /// The accurate scaling's first step: op(A)'s magnitudes quantized, |a| 2^q_i rounded down and at most 127, into
 /// the first plane of A's residues (or a block of op(B)'s columns likewise into B's). q_i puts the row's largest

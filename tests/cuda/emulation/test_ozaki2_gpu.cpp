@@ -92,6 +92,40 @@ gk_status on_gpu(EmulationCase const& r, double alpha, double beta, std::vector<
   return s;
 }
 
+/// gk_dgemm through the context's FP64 emulation setting (ON, no forced variant) with this scaling and device-memory
+/// budget (0: the default), on device copies: the status, C, and the variant that ran (or the error).
+gk_status with_setting(EmulationCase const& r, gk_fp64_emulation_scaling scaling, std::size_t budget, double alpha,
+                       double beta, std::vector<double>* C, std::string* ran) {
+  DeviceBuffer<double> A(r.A), B(r.B), Cd(r.C0);
+  gk_context ctx = nullptr;
+  EXPECT_EQ(gk_create(&ctx), GK_SUCCESS);
+  EXPECT_EQ(gk_set_fp64_emulation(ctx, GK_FP64_EMULATION_ON), GK_SUCCESS);
+  EXPECT_EQ(gk_set_fp64_emulation_scaling(ctx, scaling), GK_SUCCESS);
+  EXPECT_EQ(gk_set_device_memory_budget(ctx, budget), GK_SUCCESS);
+  gk_status const s = gk_dgemm(ctx, GK_COL_MAJOR, r.p.trans_a, r.p.trans_b, r.p.m, r.p.n, r.p.k, alpha, A.get(), r.p.lda,
+                               B.get(), r.p.ldb, beta, Cd.get(), r.p.ldc);
+  cudaDeviceSynchronize();
+  *C = Cd.download();
+  *ran = s == GK_SUCCESS ? gk_last_variant(ctx) : gk_last_error(ctx);
+  gk_destroy(ctx);
+  return s;
+}
+
+/// op(A) large in the first half of k and 2^-30 of that in the second, op(B) the other way round: every element
+/// of |op(A)||op(B)| is 2^-30 of what the rows' and columns' largest suggest.
+void split_magnitudes(EmulationCase& r) {
+  GemmProblem const& p = r.p;
+  for (std::int64_t h = 0; h < p.k; ++h) {
+    bool const first_half = h < p.k / 2;
+    for (std::int64_t i = 0; i < p.m && !first_half; ++i) {
+      r.A[std::size_t(is_transposed(p.trans_a) ? h + i * p.lda : i + h * p.lda)] *= 0x1p-30;
+    }
+    for (std::int64_t j = 0; j < p.n && first_half; ++j) {
+      r.B[std::size_t(is_transposed(p.trans_b) ? j + h * p.ldb : h + j * p.ldb)] *= 0x1p-30;
+    }
+  }
+}
+
 #define REQUIRE_GPU() \
   if (!gk_gpu_available()) GTEST_SKIP() << "no CUDA device"
 
@@ -229,16 +263,9 @@ TEST(Ozaki2Gpu, WithoutABitsSettingThePlanFollowsTheSpread) {
   ASSERT_EQ(on_gpu(wide, 1.0, 0.0, &C, 0, &report), GK_SUCCESS);
   EXPECT_NE(report.find(" 62 bits"), std::string::npos) << report;
   // The same wide inputs through the context's setting: native.
-  DeviceBuffer<double> A(wide.A), B(wide.B), Cd(wide.C0);
-  gk_context ctx = nullptr;
-  ASSERT_EQ(gk_create(&ctx), GK_SUCCESS);
-  ASSERT_EQ(gk_set_fp64_emulation(ctx, GK_FP64_EMULATION_ON), GK_SUCCESS);
-  ASSERT_EQ(gk_dgemm(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, wide.p.m, wide.p.n, wide.p.k, 1.0, A.get(), wide.p.lda,
-                     B.get(), wide.p.ldb, 0.0, Cd.get(), wide.p.ldc),
-            GK_SUCCESS)
-      << gk_last_error(ctx);
-  EXPECT_EQ(std::string(gk_last_variant(ctx)).rfind("dgemm_ozaki2", 0), std::string::npos);
-  gk_destroy(ctx);
+  std::string ran;
+  ASSERT_EQ(with_setting(wide, GK_FP64_EMULATION_SCALING_DEFAULT, 0, 1.0, 0.0, &C, &ran), GK_SUCCESS) << ran;
+  EXPECT_EQ(ran.rfind("dgemm_ozaki2", 0), std::string::npos);
 }
 
 TEST(Ozaki2Gpu, NonFiniteOperandLeavesTheSchemeWithCUnwritten) {
@@ -433,12 +460,7 @@ TEST(Ozaki2Gpu, SplitMagnitudesLeaveTheAccurateScaling) {
   REQUIRE_GPU();
   std::mt19937_64 rng(30);
   EmulationCase r = make_run(GK_OP_N, GK_OP_N, 48, 40, 4096, 0.0, false, rng);
-  for (std::int64_t h = r.p.k / 2; h < r.p.k; ++h) {
-    for (std::int64_t i = 0; i < r.p.m; ++i) r.A[std::size_t(i + h * r.p.lda)] *= 0x1p-30;
-  }
-  for (std::int64_t j = 0; j < r.p.n; ++j) {
-    for (std::int64_t h = 0; h < r.p.k / 2; ++h) r.B[std::size_t(h + j * r.p.ldb)] *= 0x1p-30;
-  }
+  split_magnitudes(r);
   std::vector<double> C;
   std::string report;
   ASSERT_EQ(on_gpu(r, 1.0, 0.0, &C, 0, &report, kVariant, GK_FP64_EMULATION_SCALING_FAST), GK_SUCCESS);
@@ -446,19 +468,10 @@ TEST(Ozaki2Gpu, SplitMagnitudesLeaveTheAccurateScaling) {
   ASSERT_EQ(on_gpu(r, 1.0, 0.0, &C, 0, &report, kVariant, GK_FP64_EMULATION_SCALING_ACCURATE), GK_SUCCESS);
   EXPECT_NE(report.find(" 62 bits"), std::string::npos) << report;
 
-  DeviceBuffer<double> A(r.A), B(r.B), Cd(r.C0);
-  gk_context ctx = nullptr;
-  ASSERT_EQ(gk_create(&ctx), GK_SUCCESS);
-  ASSERT_EQ(gk_set_fp64_emulation(ctx, GK_FP64_EMULATION_ON), GK_SUCCESS);
-  ASSERT_EQ(gk_set_fp64_emulation_scaling(ctx, GK_FP64_EMULATION_SCALING_ACCURATE), GK_SUCCESS);
-  ASSERT_EQ(gk_dgemm(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, r.p.m, r.p.n, r.p.k, 1.0, A.get(), r.p.lda, B.get(),
-                     r.p.ldb, 0.0, Cd.get(), r.p.ldc),
-            GK_SUCCESS)
-      << gk_last_error(ctx);
-  EXPECT_EQ(std::string(gk_last_variant(ctx)).rfind("dgemm_ozaki2", 0), std::string::npos);
-  cudaDeviceSynchronize();
-  EXPECT_EQ(outside_bound(r, Cd.download(), ozaki2::kAccurateErrorBound), 0);
-  gk_destroy(ctx);
+  std::string ran;
+  ASSERT_EQ(with_setting(r, GK_FP64_EMULATION_SCALING_ACCURATE, 0, 1.0, 0.0, &C, &ran), GK_SUCCESS) << ran;
+  EXPECT_EQ(ran.rfind("dgemm_ozaki2", 0), std::string::npos);
+  EXPECT_EQ(outside_bound(r, C, ozaki2::kAccurateErrorBound), 0);
 }
 
 /// Host operands through the context's setting: the host-resident pipeline runs its blocks emulated, and a
@@ -468,12 +481,7 @@ TEST(Ozaki2Gpu, HostOperandsRunEmulatedBlocksThroughThePipeline) {
   std::mt19937_64 rng(32768);
   for (bool split : {false, true}) {
     EmulationCase r = make_run(GK_OP_N, GK_OP_T, 300, 260, 900, 0.0, false, rng);
-    if (split) {
-      for (std::int64_t h = r.p.k / 2; h < r.p.k; ++h) {
-        for (std::int64_t i = 0; i < r.p.m; ++i) r.A[std::size_t(i + h * r.p.lda)] *= 0x1p-30;
-        for (std::int64_t j = 0; j < r.p.n; ++j) r.B[std::size_t(j + (h - r.p.k / 2) * r.p.ldb)] *= 0x1p-30;
-      }
-    }
+    if (split) split_magnitudes(r);
     std::vector<double> C = r.C0;
     gk_context ctx = nullptr;
     ASSERT_EQ(gk_create(&ctx), GK_SUCCESS);
@@ -503,20 +511,10 @@ TEST(Ozaki2Gpu, ABudgetBlocksTheWorkAndKeepsTheBits) {
   for (gk_fp64_emulation_scaling scaling : {GK_FP64_EMULATION_SCALING_FAST, GK_FP64_EMULATION_SCALING_ACCURATE}) {
     std::vector<double> results[2];
     for (std::size_t budget : {std::size_t(0), std::size_t(12) << 20}) {
-      DeviceBuffer<double> A(r.A), B(r.B), C(r.C0);
-      gk_context ctx = nullptr;
-      ASSERT_EQ(gk_create(&ctx), GK_SUCCESS);
-      ASSERT_EQ(gk_set_fp64_emulation(ctx, GK_FP64_EMULATION_ON), GK_SUCCESS);
-      ASSERT_EQ(gk_set_fp64_emulation_scaling(ctx, scaling), GK_SUCCESS);
-      ASSERT_EQ(gk_set_device_memory_budget(ctx, budget), GK_SUCCESS);
-      ASSERT_EQ(gk_dgemm(ctx, GK_COL_MAJOR, r.p.trans_a, r.p.trans_b, r.p.m, r.p.n, r.p.k, 1.25, A.get(), r.p.lda,
-                         B.get(), r.p.ldb, -0.5, C.get(), r.p.ldc),
-                GK_SUCCESS)
-          << gk_last_error(ctx);
-      EXPECT_EQ(std::string(gk_last_variant(ctx)).rfind("dgemm_ozaki2", 0), 0u) << gk_last_variant(ctx);
-      cudaDeviceSynchronize();
-      results[budget == 0 ? 0 : 1] = C.download();
-      gk_destroy(ctx);
+      std::string ran;
+      std::vector<double>& C = results[budget == 0 ? 0 : 1];
+      ASSERT_EQ(with_setting(r, scaling, budget, 1.25, -0.5, &C, &ran), GK_SUCCESS) << ran;
+      EXPECT_EQ(ran.rfind("dgemm_ozaki2", 0), 0u) << ran;
     }
     ASSERT_EQ(results[0].size(), results[1].size());
     EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(), results[0].size() * sizeof(double)), 0)
