@@ -181,11 +181,7 @@ class Ozaki2Dgemm final : public GemmVariant {
       }
     }
     ozaki2::Summary summary{};
-    if (cudaMemcpyAsync(&summary, base + sizing.summary, sizeof summary, cudaMemcpyDeviceToHost, stream) !=
-            cudaSuccess ||
-        cudaStreamSynchronize(stream) != cudaSuccess) {
-      return GK_CUDA_ERROR;
-    }
+    if (!ozaki2::read_summary(workspace, sizing, &summary, exec.stream).empty()) return GK_CUDA_ERROR;
     std::string why;
     ozaki2::Plan const chosen = choose_plan(p, summary, exec, &why);
     if (chosen.moduli == 0) {

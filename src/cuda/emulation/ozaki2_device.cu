@@ -452,6 +452,54 @@ std::string find_scales(GemmProblem const& p, double const* A, double const* B, 
 
 namespace {
 
+__global__ void copy_summary_kernel(Summary const* __restrict__ from, Summary* __restrict__ to) { *to = *from; }
+
+/// A calling thread's Summary in mapped pinned host memory, which a kernel writes over the bus: a copy engine
+/// would queue the few bytes behind whatever transfer it is running (the pipeline's block stores of C).
+class MappedSummary {
+ public:
+  MappedSummary() {
+    void* p = nullptr;
+    if (cudaHostAlloc(&p, sizeof(Summary), cudaHostAllocMapped | cudaHostAllocPortable) == cudaSuccess) {
+      host_ = static_cast<Summary*>(p);
+    } else {
+      (void)cudaGetLastError();
+    }
+  }
+  ~MappedSummary() {
+    if (host_ != nullptr) (void)cudaFreeHost(host_);
+  }
+  MappedSummary(MappedSummary const&) = delete;
+  MappedSummary& operator=(MappedSummary const&) = delete;
+  Summary* get() const { return host_; }
+
+ private:
+  Summary* host_ = nullptr;
+};
+
+}  // namespace
+
+std::string read_summary(void const* workspace, DeviceLayout const& d, Summary* out, void* stream) {
+  auto const* const summary = reinterpret_cast<Summary const*>(static_cast<unsigned char const*>(workspace) + d.summary);
+  auto const s = static_cast<cudaStream_t>(stream);
+  thread_local MappedSummary const mapped;
+  if (mapped.get() == nullptr) {  // no pinned page: through a copy engine
+    if (auto e = cuda_error_text(cudaMemcpyAsync(out, summary, sizeof(Summary), cudaMemcpyDeviceToHost, s),
+                                 "ozaki2 summary copy");
+        !e.empty()) {
+      return e;
+    }
+    return cuda_error_text(cudaStreamSynchronize(s), "ozaki2 summary");
+  }
+  copy_summary_kernel<<<1, 1, 0, s>>>(summary, mapped.get());
+  if (auto e = launch_error("ozaki2 summary"); !e.empty()) return e;
+  if (auto e = cuda_error_text(cudaStreamSynchronize(s), "ozaki2 summary"); !e.empty()) return e;
+  std::memcpy(out, mapped.get(), sizeof(Summary));
+  return {};
+}
+
+namespace {
+
 /// A Summary's maxima are kept as the bit patterns of non-negative doubles (atomicMax on integers).
 double from_bits(unsigned long long bits) {
   double value = 0;

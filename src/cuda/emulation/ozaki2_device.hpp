@@ -55,6 +55,8 @@ enum class Operand { kA, kB };
 /// workspace's Summary (which the caller clears) whether an element is not finite and the largest spread.
 std::string find_scales(GemmProblem const& problem, double const* A, double const* B, void* workspace,
                         DeviceLayout const& layout, void* stream);
+/// The workspace's Summary on the host once everything before it on `stream` is done (waits for the stream).
+std::string read_summary(void const* workspace, DeviceLayout const& layout, Summary* out, void* stream);
 /// The larger of the two spreads of a Summary copied to the host (at least 1).
 double spread_of(Summary const& summary);
 /// Its accurate-scaling bounds W and V (Plan plan_for_bounds).
