@@ -100,11 +100,25 @@ gk_status gemm(gk_context handle, gk_layout layout, gk_op transa, gk_op transb, 
   });
 }
 
-/// Smallest stride that keeps consecutive C windows from overlapping (as stored by the caller).
-std::int64_t min_c_stride(gk_layout layout, std::int64_t m, std::int64_t n, std::int64_t ldc) {
-  std::int64_t const lines = layout == GK_COL_MAJOR ? n : m;
-  std::int64_t const line_length = layout == GK_COL_MAJOR ? m : n;
-  return lines == 0 ? 0 : ldc * (lines - 1) + line_length;
+/// A stored operand's lines (columns, or rows when row-major) and their length.
+struct StoredShape {
+  std::int64_t lines, length;
+};
+StoredShape stored_shape(gk_layout layout, bool transposed, std::int64_t rows, std::int64_t cols) {
+  bool const swap = (layout == GK_COL_MAJOR) == transposed;  // lines run along op(X)'s rows
+  return swap ? StoredShape{rows, cols} : StoredShape{cols, rows};
+}
+
+/// Whether a strided batch's C windows are disjoint: empty, one after another (stride_c at least a window's
+/// extent), or interleaved within one line's gap (stride_c at least a line's length and the last window's
+/// line ending within ldc of the first's).
+bool c_windows_disjoint(gk_layout layout, std::int64_t m, std::int64_t n, std::int64_t ldc, std::int64_t stride_c,
+                        std::int64_t batch) {
+  if (batch <= 1 || m == 0 || n == 0) return true;
+  StoredShape const c = stored_shape(layout, false, m, n);
+  if (stride_c >= operand_extent(ldc, c.lines, c.length)) return true;
+  std::int64_t reach = 0;
+  return stride_c >= c.length && !__builtin_mul_overflow(stride_c, batch - 1, &reach) && reach <= ldc - c.length;
 }
 
 template <typename T>
@@ -122,11 +136,27 @@ gk_status gemm_strided_batched(gk_context handle, gk_layout layout, gk_op transa
     if (stride_a < 0) return fail(ctx, GK_INVALID_ARGUMENT, "stride_a is negative", 10);
     if (stride_b < 0) return fail(ctx, GK_INVALID_ARGUMENT, "stride_b is negative", 13);
     if (batch < 0) return fail(ctx, GK_INVALID_ARGUMENT, "batch is negative", 18);
-    if (batch > 1 && stride_c < min_c_stride(layout, m, n, ldc)) {
+    if (stride_c < 0) return fail(ctx, GK_INVALID_ARGUMENT, "stride_c is negative", 17);
+    if (!c_windows_disjoint(layout, m, n, ldc, stride_c, batch)) {
+      StoredShape const c = stored_shape(layout, false, m, n);
       return fail(ctx, GK_INVALID_ARGUMENT,
                   "stride_c = " + std::to_string(stride_c) + " makes the C matrices overlap (need >= " +
-                      std::to_string(min_c_stride(layout, m, n, ldc)) + ")",
+                      std::to_string(operand_extent(ldc, c.lines, c.length)) +
+                      ", or windows interleaved within ldc)",
                   17);
+    }
+    // The last problem's operands must end at a 64-bit address too.
+    StoredShape const a = stored_shape(layout, is_transposed(transa), m, k);
+    StoredShape const b = stored_shape(layout, is_transposed(transb), k, n);
+    StoredShape const c = stored_shape(layout, false, m, n);
+    if (batch_extent(operand_extent(lda, a.lines, a.length), stride_a, batch) < 0) {
+      return fail(ctx, GK_INVALID_ARGUMENT, "stride_a * (batch - 1) puts the last A past a 64-bit address", 10);
+    }
+    if (batch_extent(operand_extent(ldb, b.lines, b.length), stride_b, batch) < 0) {
+      return fail(ctx, GK_INVALID_ARGUMENT, "stride_b * (batch - 1) puts the last B past a 64-bit address", 13);
+    }
+    if (batch_extent(operand_extent(ldc, c.lines, c.length), stride_c, batch) < 0) {
+      return fail(ctx, GK_INVALID_ARGUMENT, "stride_c * (batch - 1) puts the last C past a 64-bit address", 17);
     }
     GemmProblem p = to_column_major(layout, dtype_of<T>(), transa, transb, m, n, k, lda, ldb, ldc);
     p.batch = batch;
@@ -173,6 +203,10 @@ gk_status gemm_grouped(gk_context handle, gk_layout layout, gk_op const* transa,
   gk_context_st& ctx = resolve_context(handle);
   clear_error(ctx);
   return guarded(ctx, [&] {
+    // Reference CBLAS order: the layout first, whatever the groups.
+    if (layout != GK_COL_MAJOR && layout != GK_ROW_MAJOR) {
+      return fail(ctx, GK_INVALID_ARGUMENT, "layout must be GK_COL_MAJOR or GK_ROW_MAJOR", 1);
+    }
     if (group_count < 0) return fail(ctx, GK_INVALID_ARGUMENT, "group_count is negative", 15);
     if (group_count == 0) return GK_SUCCESS;
     void const* const arrays[] = {transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, group_size};
@@ -189,7 +223,9 @@ gk_status gemm_grouped(gk_context handle, gk_layout layout, gk_op const* transa,
       if (ArgumentError e = check_gemm_arguments(layout, transa[g], transb[g], m[g], n[g], k[g], lda[g], ldb[g], ldc[g])) {
         return fail(ctx, GK_INVALID_ARGUMENT, "group " + std::to_string(g) + ": " + e.message, e.parameter);
       }
-      problems += group_size[g];
+      if (__builtin_add_overflow(problems, group_size[g], &problems)) {
+        return fail(ctx, GK_INVALID_ARGUMENT, "the group sizes' sum overflows 64 bits", 16);
+      }
     }
     if (problems > 0 && (A_array == nullptr || B_array == nullptr || C_array == nullptr)) {
       int const parameter = A_array == nullptr ? 8 : (B_array == nullptr ? 10 : 13);
@@ -199,54 +235,40 @@ gk_status gemm_grouped(gk_context handle, gk_layout layout, gk_op const* transa,
     if (problems > 0) {
       if (gk_status s = locate_arrays(ctx, A_array, B_array, C_array, &arrays_on_device); s != GK_SUCCESS) return s;
     }
-    gk_status first_failure = GK_SUCCESS;
-    std::string first_message;
-    // Statuses of the groups that ran whole, written to info after the last launch so that no
-    // per-problem store holds back the next group's launch.
-    struct GroupStatus {
-      std::int64_t first, count;
-      gk_status status;
-    };
-    std::vector<GroupStatus> whole_groups;
-    std::int64_t problem = 0;
-    for (std::int64_t g = 0; g < group_count; ++g) {
+    // Every group is placed and its entries checked before any runs: a rejected call has written no C, and its
+    // status is every problem's in info.
+    auto const group_arguments = [&](std::int64_t g, std::int64_t first) {
       GemmProblem const p =
           to_column_major(layout, dtype_of<T>(), transa[g], transb[g], m[g], n[g], k[g], lda[g], ldb[g], ldc[g]);
-      // The group as one pointer-array batch, unless a NULL operand means some problem must fail:
-      // then problem by problem, so info names exactly the ones that did. Device arrays cannot be
-      // read here: their entries must be valid (the API's contract), and the group runs whole.
-      auto has_null = [&](auto const* array) {
-        return std::find(array + problem, array + problem + group_size[g], nullptr) != array + problem + group_size[g];
-      };
-      if (arrays_on_device || (!has_null(A_array) && !has_null(B_array) && !has_null(C_array))) {
-        gk_status const s = dispatch(ctx,
-                                     make_array_arguments(layout, p, group_size[g], alpha[g], A_array + problem,
-                                                          B_array + problem, beta[g], C_array + problem,
-                                                          arrays_on_device),
-                                     // The groups' problems are independent, so a group's kernel may start while
-                                     // the previous group's drains; the first group's waits for what came before.
-                                     CallSite{positions_for(layout, {}), g > 0});
-        whole_groups.push_back({problem, group_size[g], s});
-        if (s != GK_SUCCESS && first_failure == GK_SUCCESS) {
-          first_failure = s;
-          first_message = "group " + std::to_string(g) + ": " + ctx.last_error;
-        }
-        problem += group_size[g];
-        continue;
+      return make_array_arguments(layout, p, group_size[g], alpha[g], A_array + first, B_array + first, beta[g],
+                                  C_array + first, arrays_on_device);
+    };
+    for (std::int64_t g = 0, first = 0; g < group_count; first += group_size[g], ++g) {
+      if (gk_status s = check_pointer_array(ctx, group_arguments(g, first), positions_for(layout, {}), first);
+          s != GK_SUCCESS) {
+        if (info != nullptr) std::fill(info, info + problems, s);
+        ctx.last_error = "group " + std::to_string(g) + ", " + ctx.last_error;
+        return s;
       }
-      for (std::int64_t i = 0; i < group_size[g]; ++i, ++problem) {
-        gk_status const s = dispatch(
-            ctx, make_arguments(layout, p, alpha[g], A_array[problem], B_array[problem], beta[g], C_array[problem]),
-            positions_for(layout, {}));
-        if (info != nullptr) info[problem] = s;
-        if (s != GK_SUCCESS && first_failure == GK_SUCCESS) {
-          first_failure = s;
-          first_message = "problem " + std::to_string(problem) + ": " + ctx.last_error;
-        }
+    }
+    gk_status first_failure = GK_SUCCESS;
+    std::string first_message;
+    // info is filled after the last launch, so that no per-problem store holds back the next group's.
+    std::vector<gk_status> group_status(std::size_t(group_count), GK_SUCCESS);
+    for (std::int64_t g = 0, first = 0; g < group_count; first += group_size[g], ++g) {
+      // The groups' problems are independent, so a group's kernel may start while the previous group's
+      // drains; the first group's waits for what came before.
+      gk_status const s = dispatch(ctx, group_arguments(g, first), CallSite{positions_for(layout, {}), g > 0});
+      group_status[std::size_t(g)] = s;
+      if (s != GK_SUCCESS && first_failure == GK_SUCCESS) {
+        first_failure = s;
+        first_message = "group " + std::to_string(g) + ": " + ctx.last_error;
       }
     }
     if (info != nullptr) {
-      for (GroupStatus const& w : whole_groups) std::fill(info + w.first, info + w.first + w.count, w.status);
+      for (std::int64_t g = 0, first = 0; g < group_count; first += group_size[g], ++g) {
+        std::fill(info + first, info + first + group_size[g], group_status[std::size_t(g)]);
+      }
     }
     if (first_failure != GK_SUCCESS) ctx.last_error = first_message;
     return first_failure;

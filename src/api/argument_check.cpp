@@ -36,7 +36,39 @@ ArgumentError check_gemm_arguments(gk_layout layout, gk_op transa, gk_op transb,
   if (lda < std::max<std::int64_t>(1, a_min)) return error(positions.lda, ld_rule(lda, a_min, "lda"));
   if (ldb < std::max<std::int64_t>(1, b_min)) return error(positions.ldb, ld_rule(ldb, b_min, "ldb"));
   if (ldc < std::max<std::int64_t>(1, c_min)) return error(positions.ldc, ld_rule(ldc, c_min, "ldc"));
+  // Each operand's stored lines (columns, or rows when row-major) of the length checked above.
+  std::int64_t const a_lines = col ? (is_transposed(transa) ? m : k) : (is_transposed(transa) ? k : m);
+  std::int64_t const b_lines = col ? (is_transposed(transb) ? k : n) : (is_transposed(transb) ? n : k);
+  std::int64_t const c_lines = col ? n : m;
+  auto too_far = [](std::int64_t ld, std::int64_t lines, std::int64_t length, char const* name) {
+    return std::string(name) + " = " + std::to_string(ld) + " over " + std::to_string(lines) +
+           " lines of " + std::to_string(length) + " puts the matrix's end past a 64-bit address";
+  };
+  if (operand_extent(lda, a_lines, a_min) < 0) return error(positions.lda, too_far(lda, a_lines, a_min, "lda"));
+  if (operand_extent(ldb, b_lines, b_min) < 0) return error(positions.ldb, too_far(ldb, b_lines, b_min, "ldb"));
+  if (operand_extent(ldc, c_lines, c_min) < 0) return error(positions.ldc, too_far(ldc, c_lines, c_min, "ldc"));
   return {};
+}
+
+std::int64_t operand_extent(std::int64_t ld, std::int64_t lines, std::int64_t length) {
+  if (lines <= 0 || length <= 0) return 0;
+  std::int64_t gap = 0, extent = 0;
+  if (__builtin_mul_overflow(ld, lines - 1, &gap) || __builtin_add_overflow(gap, length, &extent) ||
+      extent > kMaxElements) {
+    return -1;
+  }
+  return extent;
+}
+
+std::int64_t batch_extent(std::int64_t extent, std::int64_t stride, std::int64_t batch) {
+  if (extent < 0) return -1;
+  if (batch <= 1 || extent == 0) return extent;
+  std::int64_t reach = 0, total = 0;
+  if (__builtin_mul_overflow(stride, batch - 1, &reach) || __builtin_add_overflow(reach, extent, &total) ||
+      total > kMaxElements) {
+    return -1;
+  }
+  return total;
 }
 
 GemmProblem to_column_major(gk_layout layout, Dtype dtype, gk_op transa, gk_op transb, std::int64_t m,

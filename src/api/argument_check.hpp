@@ -30,6 +30,15 @@ ArgumentError check_gemm_arguments(gk_layout layout, gk_op transa, gk_op transb,
                                    std::int64_t n, std::int64_t k, std::int64_t lda, std::int64_t ldb,
                                    std::int64_t ldc, GemmParameterPositions positions = kGemmPositions);
 
+/// The most elements an operand may span: its end in bytes (8-byte elements) must be a 64-bit address.
+inline constexpr std::int64_t kMaxElements = std::int64_t(1) << 59;
+
+/// Elements from an operand's first to past its last: ld * (lines - 1) + length (0 when empty), or -1 when
+/// that exceeds kMaxElements or 64 bits.
+std::int64_t operand_extent(std::int64_t ld, std::int64_t lines, std::int64_t length);
+/// The same over a strided batch: (batch - 1) * stride + extent, or -1.
+std::int64_t batch_extent(std::int64_t extent, std::int64_t stride, std::int64_t batch);
+
 /// Rewrites a caller's problem to column-major: a row-major C = op(A) op(B) is the column-major
 /// C^T = op(B)^T op(A)^T, so A and B trade places together with m and n.
 GemmProblem to_column_major(gk_layout layout, Dtype dtype, gk_op transa, gk_op transb, std::int64_t m,

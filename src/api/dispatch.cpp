@@ -272,30 +272,66 @@ gk_status check_operands(gk_context_st& ctx, GemmArguments const& args, CallSite
   return choose_backend(ctx, args, reads_ab, backend);
 }
 
+/// A host pointer-array batch's entries: no NULL C, and no NULL A or B when they are read; the first
+/// NULL fails the call, naming its problem.
+gk_status check_entries(gk_context_st& ctx, GemmArguments const& args, CallSite const& call, bool reads_ab,
+                        std::int64_t numbered_from = 0) {
+  std::int64_t const count = args.problem.batch;
+  auto const first_null = [&](void const* array) {
+    auto const* pointers = static_cast<void const* const*>(array);
+    return std::int64_t(std::find(pointers, pointers + count, nullptr) - pointers);
+  };
+  struct Operand {
+    void const* array;
+    bool read;
+    int position;
+    char const* name;
+  };
+  std::int64_t worst = count;
+  Operand const* culprit = nullptr;
+  Operand const operands[] = {{args.C, true, call.positions.c, "C"},
+                              {args.A, reads_ab, call.positions.a, "A"},
+                              {args.B, reads_ab, call.positions.b, "B"}};
+  for (Operand const& o : operands) {
+    if (!o.read) continue;
+    if (std::int64_t const i = first_null(o.array); i < worst) {
+      worst = i;
+      culprit = &o;
+    }
+  }
+  if (culprit == nullptr) return GK_SUCCESS;
+  return fail(ctx, GK_INVALID_ARGUMENT,
+              "problem " + std::to_string(numbered_from + worst) + ": " + culprit->name + " is NULL",
+              culprit->position);
+}
+
 /// A pointer-array batch: one call to a variant that takes arrays when the selection table has
-/// one for it, else one dispatch per problem.
+/// one for it, else one dispatch per problem. Every entry is checked before any problem runs, so a
+/// rejected batch has written no C.
 gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, CallSite const& call) {
   GemmProblem const& p = args.problem;
   bool const reads_ab = p.k > 0 && args.alpha != 0.0;
-  auto no_null = [&](void const* array) {
-    auto const* pointers = static_cast<void const* const*>(array);
-    return std::find(pointers, pointers + p.batch, nullptr) == pointers + p.batch;
-  };
-  // NULL entries take the per-problem path, which reports the problem and the parameter.
-  if (reads_ab && ctx.forced_variant.empty() && no_null(args.A) && no_null(args.B) && no_null(args.C)) {
+  if (gk_status s = check_entries(ctx, args, call, reads_ab); s != GK_SUCCESS) return s;
+  if (reads_ab && ctx.forced_variant.empty()) {
     // By the API's contract all matrices live where the first problem's do.
     GemmArguments const first = single_problem(args, 0);
-    {
-      Platform backend{};
-      if (gk_status s = choose_backend(ctx, first, reads_ab, &backend); s != GK_SUCCESS) return s;
-      // Host matrices the GPU pipeline takes (it runs single problems) go problem by problem, below.
-      if (GemmVariant const* v = select_for_context(ctx, p, backend); v != nullptr) {
-        ExecutionContext const exec = execution_context(ctx, call.overlaps_previous_kernel);
-        if (backend == Platform::kCuda) {
-          if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
-        }
-        return run_variant(ctx, *v, args, backend, exec);
+    Platform backend{};
+    if (gk_status s = choose_backend(ctx, first, reads_ab, &backend); s != GK_SUCCESS) return s;
+    // Host matrices the GPU pipeline takes (it runs single problems) go problem by problem, below.
+    if (GemmVariant const* v = select_for_context(ctx, p, backend); v != nullptr) {
+      ExecutionContext const exec = execution_context(ctx, call.overlaps_previous_kernel);
+      if (backend == Platform::kCuda) {
+        if (std::string e = use_device(ctx.device); !e.empty()) return fail(ctx, GK_CUDA_ERROR, e);
       }
+      return run_variant(ctx, *v, args, backend, exec);
+    }
+  }
+  // Problem by problem: each one's operands are placed (host or device, the backend they take) first.
+  for (std::int64_t i = 0; i < p.batch; ++i) {
+    Platform backend{};
+    if (gk_status s = check_operands(ctx, single_problem(args, i), call, reads_ab, &backend); s != GK_SUCCESS) {
+      ctx.last_error = "problem " + std::to_string(i) + ": " + ctx.last_error;
+      return s;
     }
   }
   char const* variant = "";  // the first problem's that ran one (m, n = 0 problems run none)
@@ -365,6 +401,20 @@ gk_status dispatch_device_arrays(gk_context_st& ctx, GemmArguments const& args, 
 }
 
 }  // namespace
+
+gk_status check_pointer_array(gk_context_st& ctx, GemmArguments const& args, CallSite const& call,
+                              std::int64_t numbered_from) {
+  GemmProblem const& p = args.problem;
+  if (p.m == 0 || p.n == 0 || p.batch == 0 || p.arrays_on_device) return GK_SUCCESS;
+  bool const reads_ab = p.k > 0 && args.alpha != 0.0;
+  if (gk_status s = check_entries(ctx, args, call, reads_ab, numbered_from); s != GK_SUCCESS) return s;
+  Platform backend{};
+  if (gk_status s = check_operands(ctx, single_problem(args, 0), call, reads_ab, &backend); s != GK_SUCCESS) {
+    ctx.last_error = "problem " + std::to_string(numbered_from) + ": " + ctx.last_error;
+    return s;
+  }
+  return GK_SUCCESS;
+}
 
 gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const& call) {
   GemmProblem const& p = args.problem;

@@ -30,6 +30,12 @@ struct CallSite {
 /// context forces or the selection table picks.
 gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const& call = {});
 
+/// What dispatch checks of a pointer-array batch with host arrays before it runs any problem: its entries
+/// (no NULL C, nor A or B where read) and where its first problem's matrices are (the backend they take).
+/// A grouped call checks every group so before running the first (its problems numbered from `numbered_from`).
+gk_status check_pointer_array(gk_context_st& ctx, GemmArguments const& args, CallSite const& call = {},
+                              std::int64_t numbered_from = 0);
+
 /// The crossover of a GPU (from where host operands go to the host-resident pipeline): its machine
 /// description's, or the default description's for a GPU gemmkit has none of.
 HostCrossover device_host_crossover(int device);

@@ -311,6 +311,120 @@ TYPED_TEST(GemmApi, PointerArrayBatched) {
   }
 }
 
+/// A NULL entry at any problem rejects the whole batch before any problem runs; unread operands may be NULL.
+TYPED_TEST(GemmApi, PointerArrayWithANullEntryWritesNothing) {
+  using T = TypeParam;
+  GemmProblem const p = make_problem(dtype_of<T>(), GK_OP_N, GK_OP_T, 9, 7, 5, 1);
+  std::int64_t const batch = 4;
+  std::vector<Operands<T>> ops;
+  for (std::int64_t b = 0; b < batch; ++b) ops.push_back(make_operands<T>(p, 1.0));
+  std::vector<Operands<T>> const originals = ops;
+  std::vector<T const*> A, B;
+  std::vector<T*> C;
+  for (auto& o : ops) A.push_back(o.A.data()), B.push_back(o.B.data()), C.push_back(o.C.data());
+  ScopedContext ctx;
+  for (int culprit : {0, 1, 2}) {  // C, then A, then B, each NULL at a later problem
+    std::vector<T const*> a = A, b = B;
+    std::vector<T*> c = C;
+    if (culprit == 0) c[2] = nullptr;
+    if (culprit == 1) a[3] = nullptr;
+    if (culprit == 2) b[1] = nullptr;
+    EXPECT_EQ(api_gemm_batched(ctx, GK_COL_MAJOR, p.trans_a, p.trans_b, p.m, p.n, p.k, T(1), a.data(), p.lda,
+                               b.data(), p.ldb, T(1), c.data(), p.ldc, batch),
+              GK_INVALID_ARGUMENT);
+    EXPECT_EQ(gk_error_parameter(ctx), culprit == 0 ? 13 : culprit == 1 ? 8 : 10);
+    std::string const problem = culprit == 0 ? "problem 2" : culprit == 1 ? "problem 3" : "problem 1";
+    EXPECT_NE(std::string(gk_last_error(ctx)).find(problem), std::string::npos) << gk_last_error(ctx);
+    for (std::int64_t i = 0; i < batch; ++i) {
+      EXPECT_TRUE(ops[std::size_t(i)].C.bitwise_equal(originals[std::size_t(i)].C)) << "problem " << i << " wrote C";
+    }
+  }
+  // alpha = 0 reads neither A nor B: NULL entries there are fine, C = beta * C.
+  std::vector<T const*> no_a = A;
+  no_a[1] = nullptr;
+  ASSERT_EQ(api_gemm_batched(ctx, GK_COL_MAJOR, p.trans_a, p.trans_b, p.m, p.n, p.k, T(0), no_a.data(), p.lda,
+                             B.data(), p.ldb, T(2), C.data(), p.ldc, batch),
+            GK_SUCCESS)
+      << gk_last_error(ctx);
+  for (std::int64_t i = 0; i < batch; ++i) expect_scaled(originals[std::size_t(i)].C, ops[std::size_t(i)].C, T(2));
+}
+
+/// C windows: empty ones never overlap, windows interleaved within ldc are disjoint, and a batch whose
+/// last matrix ends past a 64-bit address is an argument error, not a wrap.
+TYPED_TEST(GemmApi, StridedBatchedWindowsAndSizeOverflow) {
+  using T = TypeParam;
+  ScopedContext ctx;
+  std::mt19937_64 rng = fresh_generator();
+  std::vector<T> a(64), b(64), c(64);
+  for (auto* v : {&a, &b, &c}) {
+    for (T& x : *v) x = random_value<T>(rng);
+  }
+  std::vector<T> const c0 = c;
+  // m = 0: nothing is written, whatever stride_c.
+  EXPECT_EQ(api_gemm_strided_batched(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, 0, 3, 2, T(1), a.data(), 1, 0, b.data(), 2,
+                                     0, T(1), c.data(), 1, 0, 3),
+            GK_SUCCESS)
+      << gk_last_error(ctx);
+  // Interleaved: problem i's 2 x 3 C at c + 2i with ldc = 4 (column-major), and its 3 x 2 row-major twin.
+  for (gk_layout layout : {GK_COL_MAJOR, GK_ROW_MAJOR}) {
+    bool const col = layout == GK_COL_MAJOR;
+    std::int64_t const m = col ? 2 : 3, n = col ? 3 : 2, k = 4;
+    std::int64_t const lda = col ? m : k, ldb = col ? k : n;  // A m x k, B k x n, packed
+    std::vector<T> got = c0, each = c0;
+    ASSERT_EQ(api_gemm_strided_batched(ctx, layout, GK_OP_N, GK_OP_N, m, n, k, T(1), a.data(), lda, m * k, b.data(),
+                                       ldb, k * n, T(0.5), got.data(), 4, 2, 2),
+              GK_SUCCESS)
+        << gk_last_error(ctx);
+    for (std::int64_t i = 0; i < 2; ++i) {
+      ASSERT_EQ(api_gemm(ctx, layout, GK_OP_N, GK_OP_N, m, n, k, T(1), a.data() + i * m * k, lda,
+                         b.data() + i * k * n, ldb, T(0.5), each.data() + 2 * i, 4),
+                GK_SUCCESS);
+    }
+    EXPECT_EQ(std::memcmp(got.data(), each.data(), got.size() * sizeof(T)), 0);
+    // Stride 1 interleaves rows of one problem with the next's: they overlap.
+    std::vector<T> untouched = c0;
+    EXPECT_EQ(api_gemm_strided_batched(ctx, layout, GK_OP_N, GK_OP_N, m, n, k, T(1), a.data(), lda, m * k, b.data(),
+                                       ldb, k * n, T(0.5), untouched.data(), 4, 1, 2),
+              GK_INVALID_ARGUMENT);
+    EXPECT_EQ(gk_error_parameter(ctx), 17);
+    EXPECT_EQ(std::memcmp(untouched.data(), c0.data(), c0.size() * sizeof(T)), 0);
+  }
+  // Sizes whose products leave 64 bits, each an argument error at its parameter.
+  std::int64_t const huge = std::int64_t(1) << 62;
+  EXPECT_EQ(api_gemm_strided_batched(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, 2, 2, 1, T(1), a.data(), 2, 2, b.data(), 1,
+                                     2, T(1), c.data(), huge, 1, 2),
+            GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_error_parameter(ctx), 16);
+  EXPECT_EQ(api_gemm_strided_batched(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, 2, 2, 1, T(1), a.data(), 2, huge, b.data(),
+                                     1, 2, T(1), c.data(), 2, 4, 3),
+            GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_error_parameter(ctx), 10);
+  EXPECT_EQ(api_gemm_strided_batched(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, 2, 2, 1, T(1), a.data(), 2, 2, b.data(), 1,
+                                     2, T(1), c.data(), 2, INT64_MAX / 2, 3),
+            GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_error_parameter(ctx), 17);
+  EXPECT_EQ(api_gemm(ctx, GK_COL_MAJOR, GK_OP_N, GK_OP_N, 2, 3, 2, T(1), a.data(), huge, b.data(), 2, T(1), c.data(),
+                     2),
+            GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_error_parameter(ctx), 9);
+  EXPECT_EQ(std::memcmp(c.data(), c0.data(), c0.size() * sizeof(T)), 0);
+}
+
+/// Reference CBLAS checks the layout first: a bad one fails even with no groups.
+TYPED_TEST(GemmApi, GroupedChecksTheLayoutBeforeTheGroupCount) {
+  using T = TypeParam;
+  ScopedContext ctx;
+  EXPECT_EQ(api_gemm_grouped(ctx, gk_layout(99), nullptr, nullptr, nullptr, nullptr, nullptr, static_cast<T const*>(nullptr),
+                             nullptr, nullptr, nullptr, nullptr, static_cast<T const*>(nullptr), nullptr, nullptr, 0,
+                             nullptr, nullptr),
+            GK_INVALID_ARGUMENT);
+  EXPECT_EQ(gk_error_parameter(ctx), 1);
+  EXPECT_EQ(api_gemm_grouped(ctx, GK_COL_MAJOR, nullptr, nullptr, nullptr, nullptr, nullptr,
+                             static_cast<T const*>(nullptr), nullptr, nullptr, nullptr, nullptr,
+                             static_cast<T const*>(nullptr), nullptr, nullptr, 0, nullptr, nullptr),
+            GK_SUCCESS);
+}
+
 /// Two groups of different shapes, op, scalars and sizes; per-problem info all GK_SUCCESS.
 TYPED_TEST(GemmApi, GroupedTwoGroups) {
   using T = TypeParam;
@@ -345,7 +459,7 @@ TYPED_TEST(GemmApi, GroupedTwoGroups) {
 }
 
 /// A problem that fails at run time is reported in its info slot; the others still run.
-TYPED_TEST(GemmApi, GroupedInfoReportsEachProblem) {
+TYPED_TEST(GemmApi, GroupedCallWithANullEntryWritesNothing) {
   using T = TypeParam;
   GemmProblem const g = make_problem(dtype_of<T>(), GK_OP_N, GK_OP_T, 6, 5, 4, 1);
   gk_op const ta[] = {g.trans_a, g.trans_a}, tb[] = {g.trans_b, g.trans_b};
@@ -366,12 +480,18 @@ TYPED_TEST(GemmApi, GroupedInfoReportsEachProblem) {
                              ldc, 2, group_size, info.data()),
             GK_INVALID_ARGUMENT);
   EXPECT_NE(std::string(gk_last_error(ctx)).find("problem 3"), std::string::npos) << gk_last_error(ctx);
-  EXPECT_EQ(info[0], GK_SUCCESS);
-  EXPECT_EQ(info[1], GK_SUCCESS);
-  EXPECT_EQ(info[2], GK_SUCCESS);
-  EXPECT_EQ(info[3], GK_INVALID_ARGUMENT);
-  EXPECT_TRUE(ops[3].C.bitwise_equal(originals[3].C)) << "the failed problem wrote C";
-  for (int p = 0; p < 3; ++p) {
+  EXPECT_EQ(gk_error_parameter(ctx), 8);
+  for (int p = 0; p < 4; ++p) {
+    EXPECT_EQ(info[std::size_t(p)], GK_INVALID_ARGUMENT) << "problem " << p;
+    EXPECT_TRUE(ops[std::size_t(p)].C.bitwise_equal(originals[std::size_t(p)].C)) << "problem " << p << " wrote C";
+  }
+  // The same call with every entry valid fills info with each group's status.
+  A[3] = ops[3].A.data();
+  ASSERT_EQ(api_gemm_grouped(ctx, GK_COL_MAJOR, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, C.data(),
+                             ldc, 2, group_size, info.data()),
+            GK_SUCCESS);
+  for (int p = 0; p < 4; ++p) {
+    EXPECT_EQ(info[std::size_t(p)], GK_SUCCESS);
     double const a = p < 2 ? 1.0 : 2.0;
     auto const reference = reference_result(g, a, originals[p].A, originals[p].B, 1.0, originals[p].C);
     EXPECT_TRUE(check_result(g, a, 1.0, originals[p].A, originals[p].B, originals[p].C, ops[p].C, reference))
