@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <vector>
 
 namespace gemmkit::cpu {
 
@@ -35,6 +36,95 @@ CpuBlasGemms const& cpu_blas_gemms() {
   }();
   return gemms;
 }
+
+namespace {
+
+constexpr std::int64_t kIntMax = 2147483647;
+/// The edge of the blocks a GEMM past the int interface runs in (packed blocks of at most 32 MiB).
+constexpr std::int64_t kBlock = 2048;
+
+CBLAS_TRANSPOSE to_cblas(gk_op op) {
+  return op == GK_OP_N ? CblasNoTrans : (op == GK_OP_T ? CblasTrans : CblasConjTrans);
+}
+
+template <typename T>
+void int_gemm(gk_op transa, gk_op transb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, T const* A,
+              std::int64_t lda, T const* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc) {
+  if constexpr (sizeof(T) == 8) {
+    cpu_blas_gemms().dgemm(CblasColMajor, to_cblas(transa), to_cblas(transb), int(m), int(n), int(k), alpha, A,
+                           int(lda), B, int(ldb), beta, C, int(ldc));
+  } else {
+    cpu_blas_gemms().sgemm(CblasColMajor, to_cblas(transa), to_cblas(transb), int(m), int(n), int(k), alpha, A,
+                           int(lda), B, int(ldb), beta, C, int(ldc));
+  }
+}
+
+/// rows x cols of a column-major matrix, between a leading dimension `ld` and a packed block (ld = rows).
+template <typename T>
+void pack(T const* from, std::int64_t ld, std::int64_t rows, std::int64_t cols, T* to) {
+  for (std::int64_t j = 0; j < cols; ++j) std::copy_n(from + j * ld, rows, to + j * rows);
+}
+template <typename T>
+void unpack(T const* from, std::int64_t rows, std::int64_t cols, T* to, std::int64_t ld) {
+  for (std::int64_t j = 0; j < cols; ++j) std::copy_n(from + j * rows, rows, to + j * ld);
+}
+
+/// A block of a stored operand as the int interface takes it: in place when its leading dimension fits,
+/// else packed into `buffer`.
+template <typename T>
+std::pair<T const*, std::int64_t> block_of(T const* at, std::int64_t ld, std::int64_t rows, std::int64_t cols,
+                                           std::vector<T>& buffer) {
+  if (ld <= kIntMax) return {at, ld};
+  buffer.resize(std::size_t(rows * cols));
+  pack(at, ld, rows, cols, buffer.data());
+  return {buffer.data(), std::max<std::int64_t>(1, rows)};
+}
+
+}  // namespace
+
+template <typename T>
+void blas_gemm(gk_op transa, gk_op transb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, T const* A,
+               std::int64_t lda, T const* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc) {
+  if (std::max({m, n, k, lda, ldb, ldc}) <= kIntMax) {
+    int_gemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
+  bool const ta = is_transposed(transa), tb = is_transposed(transb);
+  std::vector<T> a_block, b_block, c_block;
+  for (std::int64_t j0 = 0; j0 < n; j0 += kBlock) {
+    std::int64_t const nb = std::min(kBlock, n - j0);
+    for (std::int64_t i0 = 0; i0 < m; i0 += kBlock) {
+      std::int64_t const mb = std::min(kBlock, m - i0);
+      T* const c_at = C + i0 + j0 * ldc;
+      T* c = c_at;
+      std::int64_t c_ld = ldc;
+      if (ldc > kIntMax) {  // beta = 0 never reads C, and the BLAS then ignores the block's contents
+        c_block.resize(std::size_t(mb * nb));
+        if (beta != T(0)) pack<T>(c_at, ldc, mb, nb, c_block.data());
+        c = c_block.data();
+        c_ld = mb;
+      }
+      if (k == 0) {  // C = beta C: A and B are not read, any valid leading dimension goes
+        int_gemm(transa, transb, mb, nb, std::int64_t(0), alpha, A, ta ? 1 : mb, B, tb ? nb : 1, beta, c, c_ld);
+      }
+      for (std::int64_t h0 = 0; h0 < k; h0 += kBlock) {
+        std::int64_t const kb = std::min(kBlock, k - h0);
+        // op(A)'s rows i0.. and columns h0.., op(B)'s rows h0.. and columns j0.., as stored.
+        auto const [a, a_ld] = ta ? block_of(A + h0 + i0 * lda, lda, kb, mb, a_block)
+                                  : block_of(A + i0 + h0 * lda, lda, mb, kb, a_block);
+        auto const [b, b_ld] = tb ? block_of(B + j0 + h0 * ldb, ldb, nb, kb, b_block)
+                                  : block_of(B + h0 + j0 * ldb, ldb, kb, nb, b_block);
+        int_gemm(transa, transb, mb, nb, kb, alpha, a, a_ld, b, b_ld, h0 == 0 ? beta : T(1), c, c_ld);
+      }
+      if (c != c_at) unpack<T>(c, mb, nb, c_at, ldc);
+    }
+  }
+}
+
+template void blas_gemm<double>(gk_op, gk_op, std::int64_t, std::int64_t, std::int64_t, double, double const*,
+                                std::int64_t, double const*, std::int64_t, double, double*, std::int64_t);
+template void blas_gemm<float>(gk_op, gk_op, std::int64_t, std::int64_t, std::int64_t, float, float const*,
+                               std::int64_t, float const*, std::int64_t, float, float*, std::int64_t);
 
 std::string cpu_blas_description() {
   return std::string("OpenBLAS ") + openblas_get_corename() + " (" + openblas_get_config() + ")";

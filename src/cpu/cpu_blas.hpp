@@ -4,8 +4,11 @@
 */
 #pragma once
 
+#include "base/problem.hpp"
+
 #include <cblas.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -20,6 +23,13 @@ struct CpuBlasGemms {
   decltype(&cblas_sgemm) sgemm;
 };
 CpuBlasGemms const& cpu_blas_gemms();
+
+/// C = alpha op(A) op(B) + beta C, column-major, through the CPU BLAS's 32-bit interface whatever the sizes:
+/// one call when every size and leading dimension fits in an int; else in blocks, each operand whose
+/// leading dimension does not fit copied into a packed block (C copied back).
+template <typename T>
+void blas_gemm(gk_op transa, gk_op transb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, T const* A,
+               std::int64_t lda, T const* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc);
 
 /// "OpenBLAS <core> (<build config>)".
 std::string cpu_blas_description();

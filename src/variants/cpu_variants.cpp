@@ -7,35 +7,24 @@
 #include "registry/registry.hpp"
 #include "variants/variants.hpp"
 
-#include <cblas.h>
-
 #include <vector>
 
 namespace gemmkit {
 
 namespace {
 
-CBLAS_TRANSPOSE to_cblas(gk_op op) {
-  return op == GK_OP_N ? CblasNoTrans : (op == GK_OP_T ? CblasTrans : CblasConjTrans);
-}
-
-/// OpenBLAS takes int (LP64 Debian build): problems past INT_MAX in any dimension are refused.
-bool fits_blas_int(GemmProblem const& p) {
-  constexpr std::int64_t kMax = 2147483647;
-  return p.m <= kMax && p.n <= kMax && p.k <= kMax && p.lda <= kMax && p.ldb <= kMax && p.ldc <= kMax;
-}
-
 template <typename T>
 class OpenBlasGemm final : public GemmVariant {
  public:
   OpenBlasGemm()
       : info_{sizeof(T) == 8 ? "openblas_dgemm" : "openblas_sgemm", sizeof(T) == 8 ? Dtype::kF64 : Dtype::kF32,
-              Platform::kCpu, VariantKind::kPeer, 0, "OpenBLAS cblas_?gemm, one call per batch entry"} {}
+              Platform::kCpu, VariantKind::kPeer, 0,
+              "OpenBLAS cblas_?gemm, one call per batch entry (blocks past its int interface)"} {}
 
   VariantInfo const& info() const override { return info_; }
 
   gk_status can_implement(GemmProblem const& p) const override {
-    return p.dtype == info_.dtype && fits_blas_int(p) ? GK_SUCCESS : GK_NOT_SUPPORTED;
+    return p.dtype == info_.dtype ? GK_SUCCESS : GK_NOT_SUPPORTED;
   }
 
   gk_status run(GemmArguments const& args, void*, ExecutionContext const&) const override {
@@ -47,13 +36,8 @@ class OpenBlasGemm final : public GemmVariant {
       T const* a = A + b * p.stride_a;
       T const* bm = B + b * p.stride_b;
       T* c = C + b * p.stride_c;
-      if constexpr (sizeof(T) == 8) {
-        cpu::cpu_blas_gemms().dgemm(CblasColMajor, to_cblas(p.trans_a), to_cblas(p.trans_b), int(p.m), int(p.n), int(p.k), args.alpha,
-                    a, int(p.lda), bm, int(p.ldb), args.beta, c, int(p.ldc));
-      } else {
-        cpu::cpu_blas_gemms().sgemm(CblasColMajor, to_cblas(p.trans_a), to_cblas(p.trans_b), int(p.m), int(p.n), int(p.k),
-                    float(args.alpha), a, int(p.lda), bm, int(p.ldb), float(args.beta), c, int(p.ldc));
-      }
+      cpu::blas_gemm<T>(p.trans_a, p.trans_b, p.m, p.n, p.k, T(args.alpha), a, p.lda, bm, p.ldb, T(args.beta), c,
+                        p.ldc);
     }
     return GK_SUCCESS;
   }

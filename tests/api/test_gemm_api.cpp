@@ -6,12 +6,15 @@
 #include "variants/variants.hpp"
 #include "support/api_calls.hpp"
 #include "support/gemm_check.hpp"
+#include "support/sparse_buffer.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -408,6 +411,49 @@ TYPED_TEST(GemmApi, StridedBatchedWindowsAndSizeOverflow) {
             GK_INVALID_ARGUMENT);
   EXPECT_EQ(gk_error_parameter(ctx), 9);
   EXPECT_EQ(std::memcmp(c.data(), c0.data(), c0.size() * sizeof(T)), 0);
+}
+
+/// Leading dimensions past 2^31 on the CPU path, in both layouts (only the operands' first lines are touched):
+/// the same result as the compact operands give.
+TYPED_TEST(GemmApi, LeadingDimensionsPastTheIntRange) {
+  using T = TypeParam;
+  std::int64_t const wide = (std::int64_t(1) << 31) + 64;
+  ScopedContext ctx;
+  ASSERT_EQ(gk_set_backend(ctx, GK_BACKEND_CPU), GK_SUCCESS);
+  for (gk_layout layout : {GK_COL_MAJOR, GK_ROW_MAJOR}) {
+    bool const col = layout == GK_COL_MAJOR;
+    std::int64_t const m = col ? 40 : 2, n = col ? 2 : 40, k = 2;
+    // A: m x k, C: m x n, each with `wide` between its lines (columns, or rows); B compact.
+    std::int64_t const a_lines = col ? k : m, a_length = col ? m : k, c_lines = col ? n : m, c_length = col ? m : n;
+    std::int64_t const ldb = col ? k : n;
+    SparseBuffer<T> A(std::size_t(wide * (a_lines - 1) + a_length)), C(std::size_t(wide * (c_lines - 1) + c_length));
+    ASSERT_TRUE(A.data() != nullptr && C.data() != nullptr) << "no room for the mappings";
+    std::mt19937_64 rng = fresh_generator();
+    std::vector<T> a(std::size_t(m * k)), b(std::size_t(k * n)), c(std::size_t(m * n));
+    for (auto* v : {&a, &b, &c}) {
+      for (T& x : *v) x = random_value<T>(rng);
+    }
+    for (std::int64_t line = 0; line < a_lines; ++line) {
+      std::copy_n(a.data() + line * a_length, a_length, A.data() + line * wide);
+    }
+    for (std::int64_t line = 0; line < c_lines; ++line) {
+      std::copy_n(c.data() + line * c_length, c_length, C.data() + line * wide);
+    }
+    ASSERT_EQ(api_gemm(ctx, layout, GK_OP_N, GK_OP_N, m, n, k, T(1.5), A.data(), wide, b.data(), ldb, T(-0.5),
+                       C.data(), wide),
+              GK_SUCCESS)
+        << gk_last_error(ctx);
+    ASSERT_EQ(api_gemm(ctx, layout, GK_OP_N, GK_OP_N, m, n, k, T(1.5), a.data(), a_length, b.data(), ldb, T(-0.5),
+                       c.data(), c_length),
+              GK_SUCCESS);
+    for (std::int64_t line = 0; line < c_lines; ++line) {
+      for (std::int64_t e = 0; e < c_length; ++e) {
+        T const got = C.data()[line * wide + e], want = c[std::size_t(line * c_length + e)];
+        ASSERT_NEAR(got, want, 8 * std::numeric_limits<T>::epsilon() * (std::fabs(want) + 4))
+            << (col ? "column-major" : "row-major") << " line " << line << " element " << e;
+      }
+    }
+  }
 }
 
 /// Reference CBLAS checks the layout first: a bad one fails even with no groups.
