@@ -75,6 +75,8 @@ typedef GK_ENUM(gk_fp64_emulation_scaling) {
   GK_FP64_EMULATION_SCALING_ACCURATE = 2
 } gk_fp64_emulation_scaling;
 
+/// Every call takes a context; NULL stands for the calling thread's default context (created on the
+/// thread's first use with gk_create's defaults, freed when the thread ends), settings and errors included.
 typedef struct gk_context_st* gk_context;
 
 /// Creates a context on the current CUDA device (or a CPU-only context when no GPU exists).
@@ -177,7 +179,10 @@ gk_status gk_sgemm(gk_context ctx, gk_layout layout, gk_op transa, gk_op transb,
                    float beta, float* C, int64_t ldc);
 
 /// Strided batch: problem i uses A + i*stride_a, B + i*stride_b, C + i*stride_c. A stride of 0 for
-/// A or B broadcasts that operand; stride_c must keep the C windows disjoint.
+/// A or B broadcasts that operand; stride_c must keep the C windows disjoint: one after another, or
+/// interleaved within ldc ((batch-1)*stride_c + a line's length <= ldc); empty windows (m or n = 0)
+/// take any stride. Sizes, leading dimensions and strides are 64-bit everywhere; an operand whose end
+/// would lie past 2^59 elements (a product that leaves 64 bits) is an argument error.
 /// Parameter indices follow the argument order: 9 = lda, 10 = stride_a, 12 = ldb, 13 = stride_b,
 /// 16 = ldc, 17 = stride_c, 18 = batch.
 gk_status gk_dgemm_strided_batched(gk_context ctx, gk_layout layout, gk_op transa, gk_op transb,
@@ -194,7 +199,7 @@ gk_status gk_sgemm_strided_batched(gk_context ctx, gk_layout layout, gk_op trans
 /// Pointer-array batch: problem i uses A_array[i], B_array[i], C_array[i]. The three arrays live
 /// all in host memory or all in device memory (mixed: GK_NOT_SUPPORTED, nothing written).
 ///  - Host arrays: the matrices they point to are all on the host or all on one device; every entry
-///    is checked (a NULL entry fails, naming its problem). The small batched GPU kernel gets a copy
+///    is checked before any problem runs (a NULL entry fails, naming its problem, and no C is written). The small batched GPU kernel gets a copy
 ///    of the arrays on the device, made per call.
 ///  - Device arrays (what cublas?gemmBatched takes): the matrices are device matrices on the
 ///    context's device. The host cannot read the entries, so they are not checked: each must be a
@@ -216,10 +221,12 @@ gk_status gk_sgemm_batched(gk_context ctx, gk_layout layout, gk_op transa, gk_op
 /// Grouped (Batched-BLAS style): group g has group_size[g] problems sharing transa[g] ... ldc[g];
 /// problems are numbered consecutively across groups and use A_array[p], B_array[p], C_array[p].
 /// The per-group arrays (transa ... ldc, alpha, beta, group_size) and info are host memory; A_array,
-/// B_array and C_array are host or device memory as for gk_?gemm_batched. Each group runs as one
-/// pointer-array batch; with host arrays, a group holding a NULL entry runs problem by problem
-/// instead. info (may be NULL) receives one status per problem (with device arrays, its group's);
-/// filling it is one host store per problem. The call returns the first failure. As in every
+/// B_array and C_array are host or device memory as for gk_?gemm_batched. The layout is checked
+/// first (reference CBLAS order), then every group's arguments and, with host arrays, every entry and
+/// each group's matrices' location, before any group runs: a rejected call writes no C and sets every
+/// problem's info to its status. Each group then runs as one pointer-array batch. info (may be NULL)
+/// receives one status per problem, its group's; filling it is one host store per problem. The call
+/// returns the first failure. As in every
 /// batch, the problems are independent and may run concurrently (a group's kernel may start while
 /// the previous group's drains): no problem's C may overlap another problem's A, B or C.
 gk_status gk_dgemm_grouped(gk_context ctx, gk_layout layout, const gk_op* transa, const gk_op* transb,
