@@ -8,6 +8,7 @@
 # scalapack (PDGEMM over OpenMPI on gemmkit and on OpenBLAS; stage with scripts/stage-device-mpi.sh).
 # emulation (gemm --emulate: FP64 on the INT8 tensor cores beside native and cuBLAS, not default).
 # python (the Python package's tests with the GPU and python -m gemmkit.bench, not default).
+# random-shapes (bench/shapes/random-suite.txt in FP64 and FP32 beside cuBLAS, not default).
 # GEMMKIT_TEST_FILTER=<gtest filter> makes the test step run only those GPU tests;
 # GEMMKIT_TEST_SHARD=i/n runs shard i (0-based) of n of the GPU test binary (the whole binary is past
 # 10 minutes on the H100: 11776 tests in 3 x 180-205 s on 2026-11-26); the CPU tests run in shard 0.
@@ -67,7 +68,7 @@ build_cpu_only() {
   gpu_tests="$build/tests/gemmkit_gpu_tests"
   sweep_sizes=(--m "${GEMMKIT_SWEEP_SIZES:-1024,2048,4096,8192,4097}")
   [[ -n "${GEMMKIT_SWEEP_SHAPES:-}" ]] && sweep_sizes=(--shapes "$GEMMKIT_SWEEP_SHAPES")
-  for step in build test memcheck racecheck tour dgemm overhead micro host ooc ooc-beyond tune batched sweep sgemm sgemm-sweep sass ladder ncu ncu-dgemm ncu-sgemm ncu-small cpu-tune cpu-ab blas-test blas scalapack emulation python; do
+  for step in build test memcheck racecheck tour dgemm overhead micro host ooc ooc-beyond tune batched sweep sgemm sgemm-sweep sass ladder ncu ncu-dgemm ncu-sgemm ncu-small cpu-tune cpu-ab blas-test blas scalapack emulation python random-shapes; do
     if want "$step"; then
       # shellcheck source=/dev/null
       source "bench/device/$step.sh"

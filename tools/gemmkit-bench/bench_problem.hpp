@@ -20,6 +20,19 @@ inline std::size_t size_of(Dtype dtype) { return dtype == Dtype::kF64 ? 8 : 4; }
 inline bool is_transposed(gk_op op) { return op != GK_OP_N; }
 inline char op_letter(gk_op op) { return op == GK_OP_N ? 'n' : (op == GK_OP_T ? 't' : 'c'); }
 
+/// How a case's leading dimensions relate to its sizes: tight (the minimum), aligned (each rounded up to
+/// a multiple of 64 elements) or odd (each the next odd number above the minimum).
+enum class LeadingForm { kTight, kAligned, kOdd };
+inline char const* to_string(LeadingForm form) {
+  return form == LeadingForm::kTight ? "tight" : form == LeadingForm::kAligned ? "aligned" : "odd";
+}
+inline std::int64_t leading_dimension(std::int64_t minimum, LeadingForm form) {
+  std::int64_t const ld = minimum < 1 ? 1 : minimum;
+  if (form == LeadingForm::kAligned) return (ld + 63) / 64 * 64;
+  if (form == LeadingForm::kOdd) return ld % 2 == 0 ? ld + 1 : ld + 2;
+  return ld;
+}
+
 /// One column-major GEMM, or a strided batch of them: C = alpha op(A) op(B) + beta C.
 struct GemmProblem {
   Dtype dtype = Dtype::kF64;

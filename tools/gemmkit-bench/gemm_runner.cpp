@@ -97,7 +97,8 @@ struct CaseEnd {
 std::string GemmCase::trans() const { return std::string{op_letter(trans_a), op_letter(trans_b)}; }
 
 std::string GemmCase::name() const {
-  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + "_" + trans();
+  std::string const base = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + "_" + trans();
+  return leading == LeadingForm::kTight ? base : base + "_ld" + to_string(leading);
 }
 
 GemmRunner::~GemmRunner() {
@@ -192,9 +193,9 @@ void GemmRunner::run_typed(CaseResult& r) {
   p.m = c.m;
   p.n = c.n;
   p.k = c.k;
-  p.lda = std::max<std::int64_t>(1, p.a_rows());
-  p.ldb = std::max<std::int64_t>(1, p.b_rows());
-  p.ldc = std::max<std::int64_t>(1, p.m);
+  p.lda = leading_dimension(p.a_rows(), c.leading);
+  p.ldb = leading_dimension(p.b_rows(), c.leading);
+  p.ldc = leading_dimension(p.m, c.leading);
 
   auto const can_implement = [&](char const* id) {
     return gk_variant_can_implement(id, p.trans_a, p.trans_b, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, 1);

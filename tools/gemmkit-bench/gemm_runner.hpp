@@ -22,6 +22,7 @@ struct GemmCase {
   gk_op trans_b = GK_OP_N;
   std::int64_t m = 0, n = 0, k = 0;
   std::string forced_variant;       ///< "" = what gemmkit's selection table picks (the public API as is)
+  LeadingForm leading = LeadingForm::kTight;
 
   /// "4096x4096x4096_nn": the `case` key of a result row.
   std::string name() const;

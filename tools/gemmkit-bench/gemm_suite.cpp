@@ -201,6 +201,7 @@ JsonObject GemmReporter::json_row(CaseResult const& r, std::string const& sectio
       .add_int("k", c.k)
       .add_int("batch", 1)
       .add_string("trans", c.trans())
+      .add_string("leading_dimensions", to_string(c.leading))
       .add_string("variant", ok ? r.gemmkit.variant : c.forced_variant)
       .add_bool("variant_forced", !c.forced_variant.empty())
       .add_string("backend", to_string(c.backend))

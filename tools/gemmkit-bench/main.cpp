@@ -101,7 +101,7 @@ std::vector<GemmCase> make_cases(std::vector<Dtype> const& dtypes, std::vector<S
       for (ShapeSpec const& s : shapes) {
         std::vector<TransPair> const ts = s.trans ? std::vector<TransPair>{*s.trans} : trans;
         for (TransPair const& t : ts) {
-          cases.push_back(GemmCase{dtype, backend, t.first, t.second, s.m, s.n, s.k, variant});
+          cases.push_back(GemmCase{dtype, backend, t.first, t.second, s.m, s.n, s.k, variant, s.leading});
         }
       }
     }

@@ -171,18 +171,26 @@ std::string read_shapes_file(std::string const& path, std::vector<ShapeSpec>* ou
     for (std::string w; fields >> w;) f.push_back(w);
     if (f.empty()) continue;
     auto bad = [&](std::string const& why) { return path + ":" + std::to_string(number) + ": " + why; };
-    if (f.size() != 3 && f.size() != 5) return bad("expected 'm n k [transA transB]'");
+    if (f.size() != 3 && f.size() != 5 && f.size() != 6) {
+      return bad("expected 'm n k [transA transB [tight|aligned|odd]]'");
+    }
     ShapeSpec s;
     if (!parse_int(f[0], &s.m) || !parse_int(f[1], &s.n) || !parse_int(f[2], &s.k) || s.m <= 0 || s.n <= 0 ||
         s.k <= 0) {
       return bad("m, n, k must be positive integers");
     }
-    if (f.size() == 5) {
+    if (f.size() >= 5) {
       TransPair t;
       if (f[3].size() != 1 || f[4].size() != 1 || !parse_op(f[3][0], &t.first) || !parse_op(f[4][0], &t.second)) {
         return bad("transA and transB must be N, T or C");
       }
       s.trans = t;
+    }
+    if (f.size() == 6) {
+      if (f[5] == "tight") s.leading = LeadingForm::kTight;
+      else if (f[5] == "aligned") s.leading = LeadingForm::kAligned;
+      else if (f[5] == "odd") s.leading = LeadingForm::kOdd;
+      else return bad("the leading-dimension form must be tight, aligned or odd");
     }
     out->push_back(s);
   }

@@ -17,10 +17,11 @@ namespace gemmkit::bench {
 
 using TransPair = std::pair<gk_op, gk_op>;
 
-/// One line of a --shapes file: sizes and, optionally, its own transposes.
+/// One line of a --shapes file: sizes and, optionally, its own transposes and leading-dimension form.
 struct ShapeSpec {
   std::int64_t m = 0, n = 0, k = 0;
   std::optional<TransPair> trans;
+  LeadingForm leading = LeadingForm::kTight;
 };
 
 struct Options {
