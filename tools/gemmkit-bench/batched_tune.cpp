@@ -63,20 +63,20 @@ struct TuneBatch {
   }
 };
 
-/// The key of a table row ("f32,7,7,7"), or "" for a comment or the header.
+/// The key of a table row ("h200,f32,7,7,7"), or "" for a comment or the header.
 std::string row_key(std::string const& line) {
-  if (line.empty() || line[0] == '#' || line.rfind("dtype,", 0) == 0) return {};
+  if (line.empty() || line[0] == '#' || line.rfind("gpu,", 0) == 0) return {};
   std::size_t end = std::string::npos;
-  for (int comma = 0; comma < 4; ++comma) {  // the fourth comma ends dtype, m, n, k
+  for (int comma = 0; comma < 5; ++comma) {  // the fifth comma ends gpu, dtype, m, n, k
     end = line.find(',', end == std::string::npos ? 0 : end + 1);
     if (end == std::string::npos) return line;
   }
   return line.substr(0, end);
 }
 
-/// The table at `path` with the rows of `fresh` (a partial tune, of square sizes `sizes`) in place
-/// of its rows of the same buckets, plus a comment naming the re-tuned rows; `fresh` alone where
-/// `path` cannot be read.
+/// The table at `path` with the rows of `fresh` (this GPU's, all buckets or the square sizes `sizes`)
+/// in place of its rows of the same GPU and buckets, the other GPUs' rows kept, plus a comment naming
+/// what was tuned; `fresh` alone where `path` cannot be read.
 std::string merge_tuning_rows(std::string const& path, std::string const& fresh, std::vector<std::int64_t> const& sizes) {
   std::ifstream in(path);
   if (!in) return fresh;
@@ -95,8 +95,9 @@ std::string merge_tuning_rows(std::string const& path, std::string const& fresh,
   }
   for (std::string line; std::getline(in, line);) {
     std::string const key = row_key(line);
-    if (line.rfind("dtype,", 0) == 0) {
-      out << "# Rows of square sizes " << sizes_text << " re-tuned (`--tune --n " << sizes_text << "`):\n";
+    if (line.rfind("gpu,", 0) == 0) {
+      out << (sizes.empty() ? std::string("# Tuned (`--tune`):\n")
+                            : "# Rows of square sizes " + sizes_text + " re-tuned (`--tune --n " + sizes_text + "`):\n");
       for (std::string const& comment : fresh_comments) {
         if (comment.find("# (fastest") == 0 || comment.find(", driver") != std::string::npos) {  // how, and where
           out << comment << '\n';
@@ -190,13 +191,15 @@ int run_batched_tune(Options const& o) {
     return o.n.empty() || (bucket.m == bucket.n && bucket.n == bucket.k &&
                            std::find(o.n.begin(), o.n.end(), std::int64_t(bucket.m)) != o.n.end());
   };
+  std::string const gpu = small::gpu_tuning_key(machine.gpu->name);
   std::ostringstream table;
   table << "# Which candidate shape (small_batched_config.hpp) each bucket (m x n x k) of the small batched GPU\n"
-        << "# kernel runs: rows x columns of C per thread, problems per block, registers per thread, stages. Written by\n"
+        << "# kernel runs, per GPU (small_tuning.csv says how a GPU finds its rows). Written by\n"
         << "# `gemmkit-bench batched --tune`\n"
         << "# (fastest median of " << reps << " launches over " << (bytes >> 20) << " MiB of packed operands, beta = 1) on\n"
-        << "# " << machine.gpu->name << ", driver " << machine.driver << ", " << iso_utc_now().substr(0, 10) << ".\n"
-        << "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages\n";
+        << "# " << machine.gpu->name << " (" << gpu << "), driver " << machine.driver << ", "
+        << iso_utc_now().substr(0, 10) << ".\n"
+        << "gpu,dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages\n";
   int failures = 0;
   std::printf("%-5s %-8s %4s %4s %5s %4s %6s %7s %10s %9s  %s\n", "dtype", "bucket", "rows", "cols", "probs", "regs",
               "stages", "threads", "ms median", "GB/s", "");
@@ -232,14 +235,13 @@ int run_batched_tune(Options const& o) {
         ++failures;
         continue;
       }
-      table << dtype << ',' << bucket.m << ',' << bucket.n << ',' << bucket.k << ',' << best->candidate.rows_per_thread
+      table << gpu << ',' << dtype << ',' << bucket.m << ',' << bucket.n << ',' << bucket.k << ',' << best->candidate.rows_per_thread
             << ',' << best->candidate.cols_per_thread << ',' << best->candidate.problems_per_block << ','
             << best->candidate.register_budget << ',' << best->candidate.stages << '\n';
     }
   }
   cudaStreamDestroy(stream);
-  std::string const text =
-      o.tune_out.empty() || o.n.empty() ? table.str() : merge_tuning_rows(o.tune_out, table.str(), o.n);
+  std::string const text = o.tune_out.empty() ? table.str() : merge_tuning_rows(o.tune_out, table.str(), o.n);
   if (int const written = print_and_write_table(table.str(), o.tune_out, text); written != 0) return written;
   return failures == 0 ? 0 : 1;
 }

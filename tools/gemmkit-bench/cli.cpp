@@ -316,8 +316,9 @@ void add_batched(Builder& b, CLI::App* cmd) {
           "(bench/shapes/batched-suite.txt: squares 2..32 and four other shapes), and on the GPU the grouped case.\n"
           "--tune takes --n, --dtype, --bytes, --reps, --tune-out and --cpu, --gpu or --device: on the CPU it times "
           "every blocking and prefetch of the small kernels on one thread and prints src/cpu/small/small_blocking.csv "
-          "with this CPU vendor's rows replaced; on the GPU it prints src/cuda/batched/small_tuning.csv, with --n "
-          "only those square sizes merged into the table at --tune-out.\n") +
+          "with this CPU vendor's rows replaced; on the GPU it prints this GPU's rows of src/cuda/batched/small_tuning.csv "
+          "(all buckets, or with --n those square sizes), merged into the table at --tune-out, whose other GPUs' rows "
+          "stay.\n") +
       kRowsFooter);
 }
 

@@ -18,19 +18,23 @@ namespace gemmkit::small {
 template <typename T>
 cudaError_t launch_small_batched(SmallBatchParams<T> const& p, cudaStream_t stream, SmallLaunchOptions const& options) {
   int candidate = -1;
+  int device = -1;
   if (options.family != SmallKernelFamily::kFlat) {
     candidate = options.candidate;
     SmallBucket const bucket = small_bucket_for(int(p.gemm.m), int(p.gemm.n), int(p.gemm.k));
     if (!bucket.valid()) return cudaErrorInvalidValue;
-    if (candidate < 0) candidate = small_tuned_candidate(int(sizeof(T)), bucket);
+    if (candidate < 0) {  // the device's rows of the table
+      if (cudaError_t const status = cudaGetDevice(&device); status != cudaSuccess) return status;
+      candidate = small_tuned_candidate_here(int(sizeof(T)), bucket, device);
+    }
     if (candidate < 0 || candidate >= kSmallCandidateCount) return cudaErrorInvalidValue;
     SmallBucket const& holds = small_candidates()[candidate].bucket;
     if (holds.m < p.gemm.m || holds.n < p.gemm.n || holds.k < p.gemm.k) return cudaErrorInvalidValue;
     // Checked before the device: only the tuner's and the tests' candidates can be unbuilt.
     if (!small_candidate_built(candidate, int(sizeof(T)))) return cudaErrorNotSupported;
   }
-  int device = 0, multiprocessors = 0;
-  cudaError_t status = cudaGetDevice(&device);
+  int multiprocessors = 0;
+  cudaError_t status = device < 0 ? cudaGetDevice(&device) : cudaSuccess;
   if (status == cudaSuccess) status = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device);
   if (status != cudaSuccess) return status;
   if (options.family == SmallKernelFamily::kFlat) return launch_flat_batched<T>(p, multiprocessors, stream, options);

@@ -39,11 +39,21 @@ constexpr std::uint64_t shape_key(std::uint64_t m, std::uint64_t n, std::uint64_
 /// shape_key / kBucketDivisor: the bucket alone.
 inline constexpr std::uint64_t kBucketDivisor = std::uint64_t(64) * 64 * 1024 * 1024 * 8;
 
-/// The table's rows: element bytes and shape, then 0 (so the arrays are never empty).
+/// The table's rows: GPU index (0: the default GPU's rows), element bytes and shape, then 0 bytes (so
+/// the arrays are never empty).
+inline constexpr int kRowGpus[] = {
+#define GEMMKIT_SMALL_BUILD_ALL(all)
+#define GEMMKIT_SMALL_LAUNCH_PARTS(parts)
+#define GEMMKIT_SMALL_PICKED(gpu, bytes, ...) gpu,
+#include "cuda/batched/small_picked.def"
+#undef GEMMKIT_SMALL_BUILD_ALL
+#undef GEMMKIT_SMALL_LAUNCH_PARTS
+#undef GEMMKIT_SMALL_PICKED
+    0};
 inline constexpr int kRowBytes[] = {
 #define GEMMKIT_SMALL_BUILD_ALL(all)
 #define GEMMKIT_SMALL_LAUNCH_PARTS(parts)
-#define GEMMKIT_SMALL_PICKED(bytes, ...) bytes,
+#define GEMMKIT_SMALL_PICKED(gpu, bytes, ...) bytes,
 #include "cuda/batched/small_picked.def"
 #undef GEMMKIT_SMALL_BUILD_ALL
 #undef GEMMKIT_SMALL_LAUNCH_PARTS
@@ -52,7 +62,7 @@ inline constexpr int kRowBytes[] = {
 inline constexpr std::uint64_t kRowShapes[] = {
 #define GEMMKIT_SMALL_BUILD_ALL(all)
 #define GEMMKIT_SMALL_LAUNCH_PARTS(parts)
-#define GEMMKIT_SMALL_PICKED(bytes, ...) shape_key(__VA_ARGS__),
+#define GEMMKIT_SMALL_PICKED(gpu, bytes, ...) shape_key(__VA_ARGS__),
 #include "cuda/batched/small_picked.def"
 #undef GEMMKIT_SMALL_BUILD_ALL
 #undef GEMMKIT_SMALL_LAUNCH_PARTS
@@ -68,8 +78,9 @@ constexpr std::array<std::uint64_t, sizeof...(Shape)> candidate_shapes(std::type
                     Shape::kProblemsPerBlock, Shape::kRegisterBudget, Shape::kStages)...};
 }
 
-/// Bit 0: built for f64, bit 1: for f32. What small_tuned_candidate picks: for each precision and
-/// bucket the first row's shape (its first candidate), else the bucket's first candidate.
+/// Bit 0: built for f64, bit 1: for f32. What small_tuned_candidate can pick: for each GPU, precision and
+/// bucket the GPU's first row (a later row of the bucket is not read), and where the default GPU (index 0)
+/// has no row, the bucket's first candidate.
 constexpr std::array<unsigned char, kSmallCandidateCount> built_flags() {
   constexpr int kCount = kSmallCandidateCount;
   constexpr auto shapes = small_built_detail::candidate_shapes(std::type_identity<SmallCandidates>{});  // qualified: no ADL
@@ -84,21 +95,27 @@ constexpr std::array<unsigned char, kSmallCandidateCount> built_flags() {
       }
     }
   }
+  int gpus = 1;
+  for (std::size_t r = 0; kRowBytes[r] != 0; ++r) gpus = kRowGpus[r] + 1 > gpus ? kRowGpus[r] + 1 : gpus;
   for (int precision = 0; precision < 2; ++precision) {
     unsigned char const bit = precision == 0 ? 1 : 2;
-    std::array<bool, kSmallCandidateCount> has_row{};  // by the bucket's first candidate
-    for (std::size_t r = 0; kRowBytes[r] != 0; ++r) {
-      if (kRowBytes[r] != (precision == 0 ? 8 : 4)) continue;
-      for (int c = 0; c < kCount; ++c) {
-        if (shapes[std::size_t(c)] != kRowShapes[r]) continue;
-        std::size_t const bucket = std::size_t(first_of_bucket[std::size_t(c)]);
-        if (!has_row[bucket]) flags[std::size_t(c)] |= bit;  // a later row of the bucket is not read
-        has_row[bucket] = true;
-        break;
+    std::array<bool, kSmallCandidateCount> default_has_row{};  // by the bucket's first candidate
+    for (int gpu = 0; gpu < gpus; ++gpu) {
+      std::array<bool, kSmallCandidateCount> has_row{};
+      for (std::size_t r = 0; kRowBytes[r] != 0; ++r) {
+        if (kRowGpus[r] != gpu || kRowBytes[r] != (precision == 0 ? 8 : 4)) continue;
+        for (int c = 0; c < kCount; ++c) {
+          if (shapes[std::size_t(c)] != kRowShapes[r]) continue;
+          std::size_t const bucket = std::size_t(first_of_bucket[std::size_t(c)]);
+          if (!has_row[bucket]) flags[std::size_t(c)] |= bit;
+          has_row[bucket] = true;
+          break;
+        }
       }
+      if (gpu == 0) default_has_row = has_row;
     }
     for (int c = 0; c < kCount; ++c) {
-      if (kAll || (first_of_bucket[std::size_t(c)] == c && !has_row[std::size_t(c)])) flags[std::size_t(c)] |= bit;
+      if (kAll || (first_of_bucket[std::size_t(c)] == c && !default_has_row[std::size_t(c)])) flags[std::size_t(c)] |= bit;
     }
   }
   return flags;

@@ -5,6 +5,7 @@
 #include "cuda/batched/small_tuning.hpp"
 
 #include "base/csv_rows.hpp"
+#include "base/device.hpp"
 #include "cuda/batched/small_batched_config.hpp"
 #include "cuda/batched/small_tuning_data.hpp"
 
@@ -110,37 +111,73 @@ int find_candidate(SmallTuningRow const& row) {
 
 std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv) {
   std::vector<SmallTuningRow> rows;
-  for_each_csv_row(csv, "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages",
+  for_each_csv_row(csv, "gpu,dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages",
                    "small tuning table", [&](std::string const& line, int number) {
     std::istringstream fields(line);
     std::string dtype;
     char comma = 0;
     SmallTuningRow row{};
+    std::getline(fields, row.gpu, ',');
     std::getline(fields, dtype, ',');
     if (!(fields >> row.bucket.m >> comma >> row.bucket.n >> comma >> row.bucket.k >> comma >> row.rows_per_thread >> comma >> row.cols_per_thread >> comma >> row.problems_per_block >> comma >>
           row.register_budget >> comma >> row.stages) ||
-        (dtype != "f64" && dtype != "f32")) {
+        (dtype != "f64" && dtype != "f32") || row.gpu.empty() || gpu_tuning_key(row.gpu) != row.gpu) {
       throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": malformed '" + line + "'");
     }
     row.element_bytes = dtype == "f64" ? 8 : 4;
     if (find_candidate(row) < 0) {
       throw std::invalid_argument("small tuning table line " + std::to_string(number) + ": no candidate shape " +
-                                  line.substr(dtype.size() + 1));
+                                  line.substr(row.gpu.size() + dtype.size() + 2));
     }
     rows.push_back(row);
   });
   return rows;
 }
 
-int small_tuned_candidate(int element_bytes, SmallBucket bucket) {
-  static std::vector<SmallTuningRow> const table = parse_small_tuning(kSmallTuningCsv);
-  for (SmallTuningRow const& row : table) {
-    if (row.element_bytes == element_bytes && row.bucket == bucket) return find_candidate(row);
+std::string gpu_tuning_key(std::string_view device_name) {
+  std::string_view name = device_name;
+  if (name.rfind("NVIDIA ", 0) == 0) name.remove_prefix(7);
+  std::string key;
+  for (char c : name) {
+    bool const digit = c >= '0' && c <= '9', upper = c >= 'A' && c <= 'Z', lower = c >= 'a' && c <= 'z';
+    if (!digit && !upper && !lower && c != '-') break;
+    key += upper ? char(c - 'A' + 'a') : c;
+  }
+  return key;
+}
+
+int small_tuned_candidate(std::vector<SmallTuningRow> const& table, std::string_view gpu, int element_bytes,
+                          SmallBucket bucket) {
+  auto const row_for = [&](std::string_view key) {
+    for (SmallTuningRow const& row : table) {
+      if (row.gpu == key && row.element_bytes == element_bytes && row.bucket == bucket) return find_candidate(row);
+    }
+    return -1;
+  };
+  if (int const c = row_for(gpu); c >= 0) return c;
+  if (!table.empty()) {
+    if (int const c = row_for(table.front().gpu); c >= 0) return c;
   }
   for (SmallCandidateInfo const& c : small_candidates()) {
     if (c.bucket == bucket) return c.index;
   }
   return -1;
+}
+
+int small_tuned_candidate(std::string_view gpu, int element_bytes, SmallBucket bucket) {
+  static std::vector<SmallTuningRow> const table = parse_small_tuning(kSmallTuningCsv);
+  return small_tuned_candidate(table, gpu, element_bytes, bucket);
+}
+
+int small_tuned_candidate_here(int element_bytes, SmallBucket bucket, int device) {
+  static std::vector<std::string> const keys = [] {
+    std::vector<std::string> out;
+    for (int d = 0; d < device_count(); ++d) out.push_back(gpu_tuning_key(device_name(d)));
+    return out;
+  }();
+  std::string_view const key = device >= 0 && device < int(keys.size()) ? std::string_view(keys[std::size_t(device)])
+                                                                          : std::string_view();
+  return small_tuned_candidate(key, element_bytes, bucket);
 }
 
 }  // namespace gemmkit::small

@@ -56,6 +56,7 @@ bool flat_two_by_two(int element_bytes, int m, int n, int k);
 
 /// One row of small_tuning.csv.
 struct SmallTuningRow {
+  std::string gpu;    ///< gpu_tuning_key of the GPU it was tuned on
   int element_bytes;  ///< 8 (f64) or 4 (f32)
   SmallBucket bucket;
   int rows_per_thread, cols_per_thread, problems_per_block, register_budget, stages;
@@ -65,8 +66,17 @@ struct SmallTuningRow {
 /// row that names no candidate.
 std::vector<SmallTuningRow> parse_small_tuning(std::string_view csv);
 
-/// The candidate index the compiled-in table picks for this precision and bucket (the bucket's
-/// first candidate when the table has no row for it; -1 for no such bucket).
-int small_tuned_candidate(int element_bytes, SmallBucket bucket);
+/// The key of a GPU's rows: its model, lower case, from its name ("NVIDIA H100 80GB HBM3": h100).
+std::string gpu_tuning_key(std::string_view device_name);
+
+/// The candidate index a table picks for a GPU's key, precision and bucket: the GPU's row, else the
+/// row of the table's first key (the default for GPUs without rows), else the bucket's first candidate;
+/// -1 for no such bucket.
+int small_tuned_candidate(std::vector<SmallTuningRow> const& table, std::string_view gpu, int element_bytes,
+                          SmallBucket bucket);
+/// The same from the compiled-in table (small_tuning.csv).
+int small_tuned_candidate(std::string_view gpu, int element_bytes, SmallBucket bucket);
+/// The compiled-in table's pick for the current CUDA device (its key cached per device).
+int small_tuned_candidate_here(int element_bytes, SmallBucket bucket, int device);
 
 }  // namespace gemmkit::small

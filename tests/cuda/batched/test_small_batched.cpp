@@ -373,7 +373,7 @@ void check_pointer_ring_wraps() {
   ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
   ASSERT_EQ(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
   for (int size : small::kSmallSizes) {
-    int const index = small::small_tuned_candidate(int(sizeof(T)), small::small_bucket_for(size, size, size));
+    int const index = small::small_tuned_candidate_here(int(sizeof(T)), small::small_bucket_for(size, size, size), device);
     ASSERT_GE(index, 0) << size;
     small::SmallCandidateInfo const& cand = small::small_candidates()[std::size_t(index)];
     // At most 2048 resident threads an SM: a wave holds no more blocks than that.

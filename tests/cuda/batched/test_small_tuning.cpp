@@ -11,7 +11,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
 #include <stdexcept>
+#include <tuple>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace gemmkit::small {
 namespace {
@@ -22,7 +28,7 @@ TEST(SmallTuning, EverySquareSizeOfBothPrecisionsHasARow) {
     for (int size : {2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 28, 32}) {
       SmallBucket const square{size, size, size};
       bool found = false;
-      for (SmallTuningRow const& r : rows) found |= r.element_bytes == bytes && r.bucket == square;
+      for (SmallTuningRow const& r : rows) found |= r.gpu == rows.front().gpu && r.element_bytes == bytes && r.bucket == square;
       EXPECT_TRUE(found) << "no row for " << bytes << "-byte elements, size " << size;
     }
   }
@@ -32,21 +38,30 @@ TEST(SmallTuning, EveryBucketHasACandidateOfWholeWarps) {
   EXPECT_EQ(small_buckets().size(), 14u + 125u - 5u);  // the squares, and the grid less its 5 squares
   for (SmallBucket const& bucket : small_buckets()) {
     for (int bytes : {8, 4}) {
-      int const c = small_tuned_candidate(bytes, bucket);
+      int const c = small_tuned_candidate("h100", bytes, bucket);
       ASSERT_GE(c, 0);
       EXPECT_EQ(small_candidates()[c].bucket, bucket);
       EXPECT_EQ(small_candidates()[c].threads % 32, 0);
     }
   }
-  EXPECT_EQ(small_tuned_candidate(8, SmallBucket{3, 5, 7}), -1);  // no such bucket
+  EXPECT_EQ(small_tuned_candidate("h100", 8, SmallBucket{3, 5, 7}), -1);  // no such bucket
 }
 
 TEST(SmallTuning, EveryCandidateTheTablePicksIsBuilt) {
   int built = 0;
-  for (SmallBucket const& bucket : small_buckets()) {
-    for (int bytes : {8, 4}) {
-      int const c = small_tuned_candidate(bytes, bucket);
-      EXPECT_TRUE(small_candidate_built(c, bytes)) << "candidate " << c << ", " << bytes << "-byte elements";
+  std::vector<SmallTuningRow> const rows = parse_small_tuning(kSmallTuningCsv);
+  std::vector<std::string> keys{"unknown-gpu"};  // a GPU without rows: the default's
+  for (SmallTuningRow const& r : rows) {
+    if (std::find(keys.begin(), keys.end(), r.gpu) == keys.end()) keys.push_back(r.gpu);
+  }
+  std::set<std::pair<int, int>> picked;  // (candidate, bytes)
+  for (std::string const& key : keys) {
+    for (SmallBucket const& bucket : small_buckets()) {
+      for (int bytes : {8, 4}) {
+        int const c = small_tuned_candidate(key, bytes, bucket);
+        picked.insert({c, bytes});
+        EXPECT_TRUE(small_candidate_built(c, bytes)) << key << ": candidate " << c << ", " << bytes << "-byte elements";
+      }
     }
   }
   for (int c = 0; c < kSmallCandidateCount; ++c) {
@@ -59,7 +74,7 @@ TEST(SmallTuning, EveryCandidateTheTablePicksIsBuilt) {
   if (kSmallAllCandidatesBuilt) {
     EXPECT_EQ(built, 2 * kSmallCandidateCount);
   } else {
-    EXPECT_EQ(built, 2 * int(small_buckets().size()));  // one a bucket and precision: the table's pick
+    EXPECT_EQ(built, int(picked.size()));  // what some GPU's lookup picks, nothing more
   }
   EXPECT_FALSE(small_candidate_built(-1, 8));
   EXPECT_FALSE(small_candidate_built(kSmallCandidateCount, 8));
@@ -105,20 +120,53 @@ TEST(SmallTuning, BucketHoldsTheProblemWithTheLeastPadding) {
   }
 }
 
+TEST(SmallTuning, GpuKeysAndTheirFallback) {
+  EXPECT_EQ(gpu_tuning_key("NVIDIA H100 80GB HBM3"), "h100");
+  EXPECT_EQ(gpu_tuning_key("NVIDIA H200"), "h200");
+  EXPECT_EQ(gpu_tuning_key("NVIDIA A100-SXM4-80GB"), "a100-sxm4-80gb");
+  EXPECT_EQ(gpu_tuning_key(""), "");
+  // Two GPUs' rows for the 8x8x8 bucket, only the first's for 4x4x4: each GPU its own row, the first
+  // GPU's row where a GPU has none, the bucket's first candidate where neither has one.
+  std::vector<SmallTuningRow> const table = parse_small_tuning(
+      "gpu,dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages\n"
+      "h100,f64,8,8,8,2,2,32,80,2\n"
+      "h100,f64,4,4,4,2,2,128,80,2\n"
+      "h200,f64,8,8,8,2,2,16,80,2\n");
+  auto const shape = [](int c) {
+    SmallCandidateInfo const& i = small_candidates()[std::size_t(c)];
+    return std::tuple{i.rows_per_thread, i.cols_per_thread, i.problems_per_block, i.register_budget};
+  };
+  SmallBucket const eight{8, 8, 8}, four{4, 4, 4}, two{2, 2, 2};
+  EXPECT_EQ(shape(small_tuned_candidate(table, "h100", 8, eight)), std::tuple(2, 2, 32, 80));
+  EXPECT_EQ(shape(small_tuned_candidate(table, "h200", 8, eight)), std::tuple(2, 2, 16, 80));
+  EXPECT_EQ(shape(small_tuned_candidate(table, "h200", 8, four)), std::tuple(2, 2, 128, 80));
+  EXPECT_EQ(shape(small_tuned_candidate(table, "b200", 8, eight)), std::tuple(2, 2, 32, 80));
+  int first_two = -1;
+  for (SmallCandidateInfo const& c : small_candidates()) {
+    if (first_two < 0 && c.bucket == two) first_two = c.index;
+  }
+  EXPECT_EQ(small_tuned_candidate(table, "h200", 8, two), first_two);
+}
+
 TEST(SmallTuning, ParserRefusesBadRows) {
-  char const* header = "dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages\n";
-  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,2,2,1,80,2\n"));
-  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f32,32,16,8,2,2,2,64,2\n"));
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f32,32,16,8,2,2,2,80,2\n"), std::invalid_argument);  // the grid's is 64
-  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,5,5,5,1,1,20,40,2\n"));
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,3,3,1,80,2\n"), std::invalid_argument);  // no such shape
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,16,8,4,4,1,80,2\n"), std::invalid_argument);
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,5,5,5,1,1,20,48,2\n"), std::invalid_argument);  // no such budget
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f16,32,32,32,4,4,1,80,2\n"), std::invalid_argument);
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,32,32,32,2,2,1,2\n"), std::invalid_argument);
-  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "f64,5,5,5,1,1,20,40,3\n"));
-  EXPECT_THROW(parse_small_tuning(std::string(header) + "f64,5,5,5,1,1,20,40,4\n"), std::invalid_argument);  // no such stages
+  char const* header = "gpu,dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages\n";
+  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "h100,f64,32,32,32,2,2,1,80,2\n"));
+  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "h100,f32,32,16,8,2,2,2,64,2\n"));
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "h100,f32,32,16,8,2,2,2,80,2\n"), std::invalid_argument);  // the grid's is 64
+  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "h100,f64,5,5,5,1,1,20,40,2\n"));
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "h100,f64,32,32,32,3,3,1,80,2\n"), std::invalid_argument);  // no such shape
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "h100,f64,32,16,8,4,4,1,80,2\n"), std::invalid_argument);
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "h100,f64,5,5,5,1,1,20,48,2\n"), std::invalid_argument);  // no such budget
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "h100,f16,32,32,32,4,4,1,80,2\n"), std::invalid_argument);
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "h100,f64,32,32,32,2,2,1,2\n"), std::invalid_argument);
+  EXPECT_NO_THROW(parse_small_tuning(std::string(header) + "h100,f64,5,5,5,1,1,20,40,3\n"));
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "h100,f64,5,5,5,1,1,20,40,4\n"), std::invalid_argument);  // no such stages
+  EXPECT_THROW(parse_small_tuning(std::string(header) + "H100,f64,5,5,5,1,1,20,40,2\n"), std::invalid_argument);  // not a key
+  EXPECT_THROW(parse_small_tuning(std::string(header) + ",f64,5,5,5,1,1,20,40,2\n"), std::invalid_argument);
   // The older headers are refused, not misread.
+  EXPECT_THROW(parse_small_tuning("dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers,stages\n"
+                                  "f64,5,5,5,1,1,20,40,2\n"),
+               std::invalid_argument);
   EXPECT_THROW(parse_small_tuning("dtype,m,n,k,rows_per_thread,cols_per_thread,problems_per_block,registers\n"
                                   "f64,5,5,5,1,1,20,40\n"),
                std::invalid_argument);
