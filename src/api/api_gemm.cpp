@@ -100,15 +100,6 @@ gk_status gemm(gk_context handle, gk_layout layout, gk_op transa, gk_op transb, 
   });
 }
 
-/// A stored operand's lines (columns, or rows when row-major) and their length.
-struct StoredShape {
-  std::int64_t lines, length;
-};
-StoredShape stored_shape(gk_layout layout, bool transposed, std::int64_t rows, std::int64_t cols) {
-  bool const swap = (layout == GK_COL_MAJOR) == transposed;  // lines run along op(X)'s rows
-  return swap ? StoredShape{rows, cols} : StoredShape{cols, rows};
-}
-
 /// Whether a strided batch's C windows are disjoint: empty, one after another (stride_c at least a window's
 /// extent), or interleaved within one line's gap (stride_c at least a line's length and the last window's
 /// line ending within ldc of the first's).

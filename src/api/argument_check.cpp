@@ -26,28 +26,29 @@ ArgumentError check_gemm_arguments(gk_layout layout, gk_op transa, gk_op transb,
   if (k < 0) return error(6, "k = " + std::to_string(k) + " is negative");
 
   // Minimum leading dimension = length of a stored row (row-major) or column (column-major).
-  bool const col = layout == GK_COL_MAJOR;
-  std::int64_t const a_min = col ? (is_transposed(transa) ? k : m) : (is_transposed(transa) ? m : k);
-  std::int64_t const b_min = col ? (is_transposed(transb) ? n : k) : (is_transposed(transb) ? k : n);
-  std::int64_t const c_min = col ? m : n;
+  StoredShape const a = stored_shape(layout, is_transposed(transa), m, k);
+  StoredShape const b = stored_shape(layout, is_transposed(transb), k, n);
+  StoredShape const c = stored_shape(layout, false, m, n);
+  std::int64_t const a_min = a.length, b_min = b.length, c_min = c.length;
   auto ld_rule = [](std::int64_t ld, std::int64_t need, char const* name) {
     return std::string(name) + " = " + std::to_string(ld) + " must be >= max(1, " + std::to_string(need) + ")";
   };
   if (lda < std::max<std::int64_t>(1, a_min)) return error(positions.lda, ld_rule(lda, a_min, "lda"));
   if (ldb < std::max<std::int64_t>(1, b_min)) return error(positions.ldb, ld_rule(ldb, b_min, "ldb"));
   if (ldc < std::max<std::int64_t>(1, c_min)) return error(positions.ldc, ld_rule(ldc, c_min, "ldc"));
-  // Each operand's stored lines (columns, or rows when row-major) of the length checked above.
-  std::int64_t const a_lines = col ? (is_transposed(transa) ? m : k) : (is_transposed(transa) ? k : m);
-  std::int64_t const b_lines = col ? (is_transposed(transb) ? k : n) : (is_transposed(transb) ? n : k);
-  std::int64_t const c_lines = col ? n : m;
   auto too_far = [](std::int64_t ld, std::int64_t lines, std::int64_t length, char const* name) {
     return std::string(name) + " = " + std::to_string(ld) + " over " + std::to_string(lines) +
            " lines of " + std::to_string(length) + " puts the matrix's end past a 64-bit address";
   };
-  if (operand_extent(lda, a_lines, a_min) < 0) return error(positions.lda, too_far(lda, a_lines, a_min, "lda"));
-  if (operand_extent(ldb, b_lines, b_min) < 0) return error(positions.ldb, too_far(ldb, b_lines, b_min, "ldb"));
-  if (operand_extent(ldc, c_lines, c_min) < 0) return error(positions.ldc, too_far(ldc, c_lines, c_min, "ldc"));
+  if (operand_extent(lda, a.lines, a_min) < 0) return error(positions.lda, too_far(lda, a.lines, a_min, "lda"));
+  if (operand_extent(ldb, b.lines, b_min) < 0) return error(positions.ldb, too_far(ldb, b.lines, b_min, "ldb"));
+  if (operand_extent(ldc, c.lines, c_min) < 0) return error(positions.ldc, too_far(ldc, c.lines, c_min, "ldc"));
   return {};
+}
+
+StoredShape stored_shape(gk_layout layout, bool transposed, std::int64_t rows, std::int64_t cols) {
+  bool const along_rows = (layout == GK_COL_MAJOR) == transposed;  // lines run along op(X)'s rows
+  return along_rows ? StoredShape{rows, cols} : StoredShape{cols, rows};
 }
 
 std::int64_t operand_extent(std::int64_t ld, std::int64_t lines, std::int64_t length) {

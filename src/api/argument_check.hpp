@@ -30,6 +30,13 @@ ArgumentError check_gemm_arguments(gk_layout layout, gk_op transa, gk_op transb,
                                    std::int64_t n, std::int64_t k, std::int64_t lda, std::int64_t ldb,
                                    std::int64_t ldc, GemmParameterPositions positions = kGemmPositions);
 
+/// A stored operand's lines (columns, or rows when row-major) and their length (the least leading dimension).
+struct StoredShape {
+  std::int64_t lines, length;
+};
+/// Those of op(X), rows x cols, as the caller stores X in `layout` (transposed or not).
+StoredShape stored_shape(gk_layout layout, bool transposed, std::int64_t rows, std::int64_t cols);
+
 /// The most elements an operand may span: its end in bytes (8-byte elements) must be a 64-bit address.
 inline constexpr std::int64_t kMaxElements = std::int64_t(1) << 59;
 

@@ -311,12 +311,10 @@ gk_status check_entries(gk_context_st& ctx, GemmArguments const& args, CallSite 
 gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, CallSite const& call) {
   GemmProblem const& p = args.problem;
   bool const reads_ab = p.k > 0 && args.alpha != 0.0;
-  if (gk_status s = check_entries(ctx, args, call, reads_ab); s != GK_SUCCESS) return s;
+  // By the API's contract all matrices live where the first problem's do.
+  Platform backend{};
+  if (gk_status s = check_pointer_array(ctx, args, call, 0, &backend); s != GK_SUCCESS) return s;
   if (reads_ab && ctx.forced_variant.empty()) {
-    // By the API's contract all matrices live where the first problem's do.
-    GemmArguments const first = single_problem(args, 0);
-    Platform backend{};
-    if (gk_status s = choose_backend(ctx, first, reads_ab, &backend); s != GK_SUCCESS) return s;
     // Host matrices the GPU pipeline takes (it runs single problems) go problem by problem, below.
     if (GemmVariant const* v = select_for_context(ctx, p, backend); v != nullptr) {
       ExecutionContext const exec = execution_context(ctx, call.overlaps_previous_kernel);
@@ -326,10 +324,10 @@ gk_status dispatch_pointer_array(gk_context_st& ctx, GemmArguments const& args, 
       return run_variant(ctx, *v, args, backend, exec);
     }
   }
-  // Problem by problem: each one's operands are placed (host or device, the backend they take) first.
-  for (std::int64_t i = 0; i < p.batch; ++i) {
-    Platform backend{};
-    if (gk_status s = check_operands(ctx, single_problem(args, i), call, reads_ab, &backend); s != GK_SUCCESS) {
+  // Problem by problem: each later one's operands are placed (host or device, the backend they take) first.
+  for (std::int64_t i = 1; i < p.batch; ++i) {
+    Platform placed{};
+    if (gk_status s = check_operands(ctx, single_problem(args, i), call, reads_ab, &placed); s != GK_SUCCESS) {
       ctx.last_error = "problem " + std::to_string(i) + ": " + ctx.last_error;
       return s;
     }
@@ -403,7 +401,7 @@ gk_status dispatch_device_arrays(gk_context_st& ctx, GemmArguments const& args, 
 }  // namespace
 
 gk_status check_pointer_array(gk_context_st& ctx, GemmArguments const& args, CallSite const& call,
-                              std::int64_t numbered_from) {
+                              std::int64_t numbered_from, Platform* first_backend) {
   GemmProblem const& p = args.problem;
   if (p.m == 0 || p.n == 0 || p.batch == 0 || p.arrays_on_device) return GK_SUCCESS;
   bool const reads_ab = p.k > 0 && args.alpha != 0.0;
@@ -413,6 +411,7 @@ gk_status check_pointer_array(gk_context_st& ctx, GemmArguments const& args, Cal
     ctx.last_error = "problem " + std::to_string(numbered_from) + ": " + ctx.last_error;
     return s;
   }
+  if (first_backend != nullptr) *first_backend = backend;
   return GK_SUCCESS;
 }
 

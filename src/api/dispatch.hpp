@@ -33,8 +33,9 @@ gk_status dispatch(gk_context_st& ctx, GemmArguments const& args, CallSite const
 /// What dispatch checks of a pointer-array batch with host arrays before it runs any problem: its entries
 /// (no NULL C, nor A or B where read) and where its first problem's matrices are (the backend they take).
 /// A grouped call checks every group so before running the first (its problems numbered from `numbered_from`).
+/// `first_backend` receives the backend of the first problem's matrices.
 gk_status check_pointer_array(gk_context_st& ctx, GemmArguments const& args, CallSite const& call = {},
-                              std::int64_t numbered_from = 0);
+                              std::int64_t numbered_from = 0, Platform* first_backend = nullptr);
 
 /// The crossover of a GPU (from where host operands go to the host-resident pipeline): its machine
 /// description's, or the default description's for a GPU gemmkit has none of.
